@@ -1,0 +1,20 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { config } from '../config';
+
+/**
+ * Settings that ClickHouse 18.16 understands (newer settings fail every request there):
+ * unquoted 64-bit integers in JSON output and lenient DateTime parsing on insert.
+ */
+export const CLICKHOUSE_SETTINGS = {
+  output_format_json_quote_64bit_integers: 0,
+  date_time_input_format: 'best_effort',
+} as const;
+
+export function createClickhouse(database: string | undefined = config.clickhouse.database): ClickHouseClient {
+  return createClient({
+    url: config.clickhouse.url,
+    database,
+    clickhouse_settings: CLICKHOUSE_SETTINGS,
+    request_timeout: 30_000,
+  });
+}

@@ -1,0 +1,37 @@
+/**
+ * Every address and tunable the processes read, in one place. Each comes from
+ * the environment, with local defaults matching scripts/bootstrap.sh so that a
+ * fresh checkout runs with no configuration at all.
+ */
+const isTest = process.env.NODE_ENV === 'test';
+
+function intFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value)) throw new Error(`${name} must be an integer, got "${raw}"`);
+  return value;
+}
+
+export const config = {
+  isTest,
+  databaseUrl:
+    process.env.DATABASE_URL ??
+    `postgresql://adplatform:adplatform@127.0.0.1:5432/${isTest ? 'adplatform_test' : 'adplatform'}`,
+  clickhouse: {
+    url: process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123',
+    database: process.env.CLICKHOUSE_DATABASE ?? (isTest ? 'adplatform_test' : 'adplatform'),
+  },
+  api: {
+    port: intFromEnv('PORT', 3000),
+    /** Public base of this api, used to build asset URLs that image_url reads back. */
+    publicUrl: process.env.PUBLIC_URL ?? `http://127.0.0.1:${intFromEnv('PORT', 3000)}`,
+  },
+  auction: { port: intFromEnv('AUCTION_PORT', 3100) },
+  assets: { dir: process.env.ASSET_DIR ?? `${process.env.ADPLATFORM_DATA_DIR ?? '/var/lib/adplatform'}/assets${isTest ? '-test' : ''}` },
+  rateLimits: {
+    perKeyPerHour: intFromEnv('RATE_LIMIT_PER_HOUR', 1000),
+    campaignCreatesPerKeyPerHour: intFromEnv('RATE_LIMIT_CAMPAIGN_CREATES_PER_HOUR', 60),
+  },
+  keyRotationGraceSeconds: 30 * 60,
+};

