@@ -23,6 +23,7 @@ export const config = {
     database: process.env.CLICKHOUSE_DATABASE ?? (isTest ? 'adplatform_test' : 'adplatform'),
   },
   api: {
+    host: process.env.HOST ?? '127.0.0.1',
     port: intFromEnv('PORT', 3000),
     /** Public base of this api, used to build asset URLs that image_url reads back. */
     publicUrl: process.env.PUBLIC_URL ?? `http://127.0.0.1:${intFromEnv('PORT', 3000)}`,

@@ -1,0 +1,94 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Client } from '@temporalio/client';
+import type { Db } from '../../lib/db';
+import { temporalConfig } from '../../temporal.config';
+import { keyRotationGrace, keyRotationGraceWorkflowId } from '../../workflows/key-rotation-grace';
+import { sessionAuth, sessionAuthOf } from '../auth/session-auth';
+import { jsonBody } from '../http/body';
+import { envelopeErrorHandler, sendEnvelope } from '../http/envelope';
+import { notFound } from '../http/errors';
+import { documentRoute } from '../http/openapi';
+import { isUuid } from '../http/pagination';
+import { bodyObject, parseOrThrow } from '../http/validation';
+import { listApiKeys, mintApiKey, revokeApiKey } from './service';
+
+export const createApiKeySchema = z.strictObject({ name: z.string().max(100).default('') });
+
+const apiKeyRecordSchema = z.object({
+  public_id: z.uuid(),
+  name: z.string(),
+  is_active: z.boolean(),
+  key_preview: z.string(),
+  last_used: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  created_at: z.string(),
+});
+const envelope = (data: z.ZodType) =>
+  z.object({ success: z.boolean(), data, error: z.null(), meta: z.object({ request_id: z.string() }) });
+const errorEnvelope = z.object({
+  success: z.literal(false),
+  data: z.null(),
+  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }),
+  meta: z.object({ request_id: z.string() }),
+});
+
+const BASE = '/api/organizations/:orgPublicId/api-keys';
+const errors = {
+  401: { description: 'auth_required or invalid_session (an `ak_` key is refused)', schema: errorEnvelope },
+  403: { description: 'insufficient_role: a member without owner or admin role', schema: errorEnvelope },
+  404: { description: 'not_found: unknown organization or one the session does not belong to', schema: errorEnvelope },
+};
+documentRoute({
+  method: 'post', path: `${BASE}/`, tag: 'API keys', auth: 'session', body: createApiKeySchema,
+  summary: 'Mint an API key; rotates the active key, which stays valid for a 30-minute grace window',
+  responses: { 201: { description: 'The new key, with its secret (shown once)', schema: envelope(z.object({ api_key: apiKeyRecordSchema.extend({ secret: z.string() }) })) }, 400: { description: 'string_too_long or invalid_value', schema: errorEnvelope }, ...errors },
+});
+documentRoute({
+  method: 'get', path: `${BASE}/`, tag: 'API keys', auth: 'session', summary: 'List API keys (no secrets)',
+  responses: { 200: { description: 'Key records, newest first', schema: envelope(z.object({ api_keys: z.array(apiKeyRecordSchema) })) }, ...errors },
+});
+documentRoute({
+  method: 'delete', path: `${BASE}/:key_public_id/`, tag: 'API keys', auth: 'session', summary: 'Revoke a key at once',
+  responses: { 200: { description: 'Revoked', schema: envelope(z.object({ public_id: z.uuid(), revoked: z.literal(true) })) }, ...errors },
+});
+
+export function apiKeyRoutes(db: Db, temporal: Client): Router {
+  const router = Router({ mergeParams: true });
+  router.use('/api/organizations/:orgPublicId/api-keys', sessionAuth(db, ['owner', 'admin']), jsonBody);
+
+  router.post(`${BASE}/`, async (req, res) => {
+    const { name } = parseOrThrow(createApiKeySchema, bodyObject(req.body));
+    const { organizationId } = sessionAuthOf(res);
+    const minted = await mintApiKey(db, organizationId, name);
+    if (minted.rotatedOut) {
+      const { id, expiresAt } = minted.rotatedOut;
+      // Auth enforces expires_at itself; if Temporal is unreachable the key still expires on time.
+      await temporal.workflow
+        .start(keyRotationGrace, {
+          taskQueue: temporalConfig.taskQueues.main,
+          workflowId: keyRotationGraceWorkflowId(id),
+          args: [{ apiKeyId: id, expiresAtMs: expiresAt.getTime() }],
+        })
+        .catch((err) => console.error(`key rotation grace workflow not started: ${err.message}`));
+    }
+    sendEnvelope(res, 201, { api_key: minted.record });
+  });
+
+  router.get(`${BASE}/`, async (_req, res) => {
+    sendEnvelope(res, 200, { api_keys: await listApiKeys(db, sessionAuthOf(res).organizationId) });
+  });
+
+  router.delete(`${BASE}/:keyPublicId/`, async (req, res) => {
+    const keyPublicId = String(req.params.keyPublicId);
+    const revoked = isUuid(keyPublicId)
+      ? await revokeApiKey(db, sessionAuthOf(res).organizationId, keyPublicId.toLowerCase())
+      : null;
+    if (!revoked) throw notFound('API key', 'key_public_id');
+    sendEnvelope(res, 200, revoked);
+  });
+
+  router.use('/api', (_req, _res, next) => next(notFound('resource')));
+  router.use('/api', envelopeErrorHandler);
+  return router;
+}

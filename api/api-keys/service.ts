@@ -1,0 +1,69 @@
+import type { Db } from '../../lib/db';
+import { config } from '../../lib/config';
+import { hashSecret, keyPreview, newSecret } from '../../lib/secrets';
+
+type ApiKeyRow = {
+  publicId: string; name: string; isActive: boolean; keyPreview: string;
+  lastUsedAt: Date | null; expiresAt: Date | null; createdAt: Date;
+};
+
+/** The spec's API key record (without `secret`). */
+export function presentApiKey(key: ApiKeyRow) {
+  return {
+    public_id: key.publicId,
+    name: key.name,
+    is_active: key.isActive,
+    key_preview: key.keyPreview,
+    last_used: key.lastUsedAt?.toISOString() ?? null,
+    expires_at: key.expiresAt?.toISOString() ?? null,
+    created_at: key.createdAt.toISOString(),
+  };
+}
+
+export interface MintedKey {
+  record: ReturnType<typeof presentApiKey> & { secret: string };
+  /** The key this mint rotated out, which stays valid until `expiresAt`. */
+  rotatedOut: { id: string; expiresAt: Date } | null;
+}
+
+/**
+ * Mints a key. When the organization has an active key it is rotated out in the
+ * same transaction: inactive from now, valid until the end of the grace window.
+ * The organization row is locked so two concurrent mints cannot leave two
+ * active keys.
+ */
+export async function mintApiKey(db: Db, organizationId: string, name: string): Promise<MintedKey> {
+  const secret = newSecret('ak_');
+  return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR UPDATE`;
+    const active = await tx.apiKey.findFirst({ where: { organizationId, isActive: true } });
+    let rotatedOut: MintedKey['rotatedOut'] = null;
+    if (active) {
+      const expiresAt = new Date(Date.now() + config.keyRotationGraceSeconds * 1000);
+      await tx.apiKey.update({ where: { id: active.id }, data: { isActive: false, expiresAt } });
+      rotatedOut = { id: active.id, expiresAt };
+    }
+    const created = await tx.apiKey.create({
+      data: { organizationId, name, secretHash: hashSecret(secret), keyPreview: keyPreview(secret) },
+    });
+    return { record: { ...presentApiKey(created), secret }, rotatedOut };
+  });
+}
+
+/** Immediate revocation, no grace. Revoking twice is harmless. Null when unknown. */
+export async function revokeApiKey(db: Db, organizationId: string, publicId: string) {
+  const key = await db.apiKey.findFirst({ where: { organizationId, publicId } });
+  if (!key) return null;
+  if (key.revokedAt === null) {
+    const now = new Date();
+    // A rotated-out key keeps no part of its grace window.
+    const expiresAt = key.expiresAt && key.expiresAt < now ? key.expiresAt : now;
+    await db.apiKey.update({ where: { id: key.id }, data: { isActive: false, revokedAt: now, expiresAt } });
+  }
+  return { public_id: key.publicId, revoked: true as const };
+}
+
+export async function listApiKeys(db: Db, organizationId: string) {
+  const keys = await db.apiKey.findMany({ where: { organizationId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  return keys.map(presentApiKey);
+}

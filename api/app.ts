@@ -1,0 +1,49 @@
+import express, { Router } from 'express';
+import type { Client } from '@temporalio/client';
+import { config } from '../lib/config';
+import type { Db } from '../lib/db';
+import { adAccountRoutes } from './ad-account/routes';
+import { apiKeyRoutes } from './api-keys/routes';
+import { apiKeyAuth } from './auth/api-key-auth';
+import { jsonBody } from './http/body';
+import { errorHandler, unknownRoute } from './http/errors';
+import { buildOpenApiDocument } from './http/openapi';
+import { requestId } from './http/request-id';
+import { rateLimit } from './rate-limit/rate-limiter';
+
+export interface AppDeps {
+  db: Db;
+  temporal: Client;
+}
+
+/**
+ * The api process: `/v1` (API keys), `/api/organizations/...` (dashboard
+ * sessions), health and the OpenAPI document. One port serves every host of the
+ * spec in dev; paths tell them apart.
+ */
+export function createApp(deps: AppDeps) {
+  const { db } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId);
+
+  app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
+  // The contract itself is public: it holds no organization's data.
+  app.get('/v1/openapi.json', (_req, res) => { res.json(buildOpenApiDocument()); });
+
+  app.use(apiKeyRoutes(db, deps.temporal));
+
+  const v1 = Router();
+  v1.use(apiKeyAuth(db));
+  v1.use(rateLimit(db, 'all', () => config.rateLimits.perKeyPerHour));
+  v1.use(jsonBody);
+  v1.use(adAccountRoutes(db));
+  v1.use(unknownRoute);
+  // Mounted without stripping the prefix, so routes declare (and document) their full paths.
+  app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));
+  // Anything else, on any host, answers with the error object rather than an HTML page.
+  app.use(unknownRoute);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,62 @@
+import type { RequestHandler, Response } from 'express';
+import type { Db } from '../../lib/db';
+import { digestsEqual, hashSecret, SESSION_TOKEN_PREFIX } from '../../lib/secrets';
+import { ApiError } from '../http/errors';
+import { isUuid } from '../http/pagination';
+import { bearerToken } from './api-key-auth';
+
+export interface SessionAuth {
+  memberId: string;
+  organizationId: string;
+  role: 'owner' | 'admin' | 'member';
+}
+
+export function sessionAuthOf(res: Response): SessionAuth {
+  return res.locals.sessionAuth as SessionAuth;
+}
+
+const invalidSession = () => new ApiError(401, 'invalid_session', 'Invalid or expired dashboard session');
+
+/**
+ * Dashboard session auth for `/api/organizations/{org_public_id}/...`. An `ak_`
+ * key is refused like any other non-session token. A session of another
+ * organization gets 404 (the organization is not revealed); a session without
+ * the owner or admin role gets 403.
+ */
+export function sessionAuth(db: Db, roles: SessionAuth['role'][]): RequestHandler {
+  return async (req, res, next) => {
+    const token = bearerToken(req);
+    if (token === undefined) throw new ApiError(401, 'auth_required', 'No dashboard session provided');
+    if (token === null || !token.startsWith(SESSION_TOKEN_PREFIX)) throw invalidSession();
+
+    const tokenHash = hashSecret(token);
+    const session = await db.dashboardSession.findUnique({
+      where: { tokenHash },
+      select: {
+        tokenHash: true, expiresAt: true,
+        member: { select: { id: true, role: true, organization: { select: { id: true, publicId: true, deletedAt: true } } } },
+      },
+    });
+    if (
+      !session ||
+      !digestsEqual(session.tokenHash, tokenHash) ||
+      session.expiresAt.getTime() <= Date.now() ||
+      session.member.organization.deletedAt !== null
+    ) {
+      throw invalidSession();
+    }
+    const orgPublicId = String(req.params.orgPublicId ?? '');
+    if (!isUuid(orgPublicId) || session.member.organization.publicId !== orgPublicId.toLowerCase()) {
+      throw new ApiError(404, 'not_found', 'No such organization');
+    }
+    if (!roles.includes(session.member.role)) {
+      throw new ApiError(403, 'insufficient_role', 'Only organization owners and admins can manage API keys');
+    }
+    res.locals.sessionAuth = {
+      memberId: session.member.id,
+      organizationId: session.member.organization.id,
+      role: session.member.role,
+    } satisfies SessionAuth;
+    next();
+  };
+}

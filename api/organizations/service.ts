@@ -1,0 +1,62 @@
+import type { Db } from '../../lib/db';
+import { hashSecret, newSecret, SESSION_TOKEN_PREFIX } from '../../lib/secrets';
+import { mintApiKey } from '../api-keys/service';
+
+const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+export type Role = 'owner' | 'admin' | 'member';
+
+/** A dashboard session for a member; only the token's hash is stored. */
+export async function createSession(db: Db, memberId: string): Promise<string> {
+  const token = newSecret(SESSION_TOKEN_PREFIX);
+  await db.dashboardSession.create({
+    data: { memberId, tokenHash: hashSecret(token), expiresAt: new Date(Date.now() + SESSION_TTL_MS) },
+  });
+  return token;
+}
+
+export interface NewOrganization {
+  name: string;
+  domain?: string;
+  paymentMethodId?: string;
+  withAdAccount: boolean;
+}
+
+/**
+ * An organization with its default ad account, an owner with a dashboard
+ * session, and a first API key: what an advertiser has after sign-up.
+ */
+export async function createOrganization(db: Db, input: NewOrganization) {
+  const org = await db.organization.create({
+    data: {
+      name: input.name,
+      domain: input.domain ?? null,
+      defaultPaymentMethodId: input.paymentMethodId ?? null,
+      ...(input.withAdAccount ? { adAccounts: { create: { name: input.name, isDefault: true } } } : {}),
+      members: { create: { role: 'owner' } },
+    },
+    include: { adAccounts: true, members: true },
+  });
+  const sessionToken = await createSession(db, org.members[0].id);
+  const key = await mintApiKey(db, org.id, 'default');
+  return {
+    org_public_id: org.publicId,
+    ad_account_id: org.adAccounts[0]?.id ?? null,
+    api_key: key.record.secret,
+    session_token: sessionToken,
+  };
+}
+
+export async function findOrganization(db: Db, publicId: string) {
+  return db.organization.findFirst({ where: { publicId, deletedAt: null } });
+}
+
+export async function createMember(db: Db, organizationId: string, role: Role) {
+  const member = await db.member.create({ data: { organizationId, role } });
+  return { session_token: await createSession(db, member.id) };
+}
+
+/** Soft delete: every key and session of the organization stops working at once. */
+export async function deleteOrganization(db: Db, organizationId: string) {
+  await db.organization.update({ where: { id: organizationId }, data: { deletedAt: new Date() } });
+}

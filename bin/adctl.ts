@@ -1,0 +1,97 @@
+/**
+ * `adctl`: how operators and tests drive what has no public API.
+ * Every command prints one JSON object on stdout and exits 0, or prints an
+ * error on stderr and exits non-zero.
+ */
+import { parseArgs } from 'node:util';
+import { createDb, type Db } from '../lib/db';
+import { createTemporalClient } from '../lib/temporal';
+import { createMember, createOrganization, deleteOrganization, findOrganization, type Role } from '../api/organizations/service';
+import { isUuid } from '../api/http/pagination';
+import { reviewCampaign } from '../api/campaigns/review';
+
+class UsageError extends Error {}
+
+const USAGE = `usage:
+  adctl org create --name N [--domain D] [--payment-method PM] [--no-ad-account]
+  adctl org delete --org ORG
+  adctl member create --org ORG --role owner|admin|member
+  adctl review approve|reject CAMPAIGN_ID [--reason R]`;
+
+function options<S extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: S) {
+  try {
+    return parseArgs({ args, options: spec, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+async function organizationOf(db: Db, publicId: string | undefined) {
+  if (!publicId) throw new UsageError('--org is required');
+  const org = isUuid(publicId) ? await findOrganization(db, publicId.toLowerCase()) : null;
+  if (!org) throw new Error(`no such organization: ${publicId}`);
+  return org;
+}
+
+async function run(db: Db, argv: string[]): Promise<object> {
+  const [noun, verb, ...rest] = argv;
+  const command = `${noun ?? ''} ${verb ?? ''}`;
+  switch (command) {
+    case 'org create': {
+      const { values } = options(rest, {
+        name: { type: 'string' }, domain: { type: 'string' }, 'payment-method': { type: 'string' }, 'no-ad-account': { type: 'boolean' },
+      } as const);
+      if (!values.name) throw new UsageError('--name is required');
+      return createOrganization(db, {
+        name: values.name,
+        domain: values.domain,
+        paymentMethodId: values['payment-method'],
+        withAdAccount: !values['no-ad-account'],
+      });
+    }
+    case 'org delete': {
+      const { values } = options(rest, { org: { type: 'string' } } as const);
+      const org = await organizationOf(db, values.org);
+      await deleteOrganization(db, org.id);
+      return { org_public_id: org.publicId, deleted: true };
+    }
+    case 'member create': {
+      const { values } = options(rest, { org: { type: 'string' }, role: { type: 'string' } } as const);
+      const role = values.role as Role;
+      if (!['owner', 'admin', 'member'].includes(role)) throw new UsageError('--role must be owner, admin or member');
+      const org = await organizationOf(db, values.org);
+      return createMember(db, org.id, role);
+    }
+    case 'review approve':
+    case 'review reject': {
+      const { values, positionals } = options(rest, { reason: { type: 'string' } } as const);
+      const campaignId = positionals[0];
+      if (!campaignId || positionals.length > 1) throw new UsageError('exactly one CAMPAIGN_ID is required');
+      const temporal = createTemporalClient();
+      try {
+        return await reviewCampaign(db, temporal, campaignId, verb === 'approve' ? 'approved' : 'rejected', values.reason);
+      } finally {
+        await temporal.connection.close();
+      }
+    }
+    default:
+      throw new UsageError(`unknown command: ${command.trim() || '(none)'}`);
+  }
+}
+
+async function main() {
+  const db = createDb(undefined, 2);
+  try {
+    const result = await run(db, process.argv.slice(2));
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`adctl: ${(err as Error).message}\n`);
+    if (err instanceof UsageError) process.stderr.write(`${USAGE}\n`);
+    return err instanceof UsageError ? 2 : 1;
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+main().then((code) => process.exit(code));

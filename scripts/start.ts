@@ -1,0 +1,58 @@
+/**
+ * `npm start` after the bootstrap: runs api, worker and auction (and the local
+ * Stripe emulator when no STRIPE_SECRET_KEY is set) in the foreground, prints
+ * the URLs, and stops every child on Ctrl-C or when any of them dies.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { config } from '../lib/config';
+import { temporalConfig } from '../temporal.config';
+import { STRIPE_EMULATOR_DEFAULT_URL } from '../lib/stripe';
+
+const root = path.resolve(__dirname, '..');
+const tsx = path.join(root, 'node_modules/.bin/tsx');
+
+const processes: Record<string, string> = {
+  api: 'api/server.ts',
+  worker: 'worker/main.ts',
+  auction: 'auction/server.ts',
+};
+if (!process.env.STRIPE_SECRET_KEY) processes['stripe-emulator'] = 'dev/stripe-emulator/main.ts';
+
+const children: ChildProcess[] = [];
+let stopping = false;
+
+function stopAll(exitCode: number) {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  const force = setTimeout(() => { for (const c of children) c.kill('SIGKILL'); process.exit(exitCode); }, 10_000);
+  force.unref();
+  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r))))).then(() => process.exit(exitCode));
+}
+
+for (const [name, entry] of Object.entries(processes)) {
+  const child = spawn(tsx, [path.join(root, entry)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  const prefix = (line: string) => `[${name}] ${line}`;
+  child.stdout!.on('data', (d: Buffer) => process.stdout.write(d.toString().split(/\n(?=.)/).map(prefix).join('\n')));
+  child.stderr!.on('data', (d: Buffer) => process.stderr.write(d.toString().split(/\n(?=.)/).map(prefix).join('\n')));
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`[${name}] exited (${signal ?? code}); stopping everything`);
+      stopAll(1);
+    }
+  });
+  children.push(child);
+}
+
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+
+console.log(`
+  API          http://${config.api.host}:${config.api.port}   (OpenAPI: /v1/openapi.json)
+  Auction      http://${config.api.host}:${config.auction.port}
+  Temporal UI  ${temporalConfig.uiUrl}
+  Stripe       ${process.env.STRIPE_SECRET_KEY ? 'api.stripe.com (STRIPE_SECRET_KEY)' : `local emulator ${process.env.STRIPE_EMULATOR_URL ?? STRIPE_EMULATOR_DEFAULT_URL}`}
+  Operator CLI bin/adctl
+Press Ctrl-C to stop.
+`);

@@ -1,0 +1,3 @@
+// Every workflow the worker runs; the worker bundles this file.
+export { keyRotationGrace } from './key-rotation-grace';
+export { campaignReview } from './campaign-review';
