@@ -1,7 +1,9 @@
 import express, { Router } from 'express';
 import type { Client } from '@temporalio/client';
 import { config } from '../lib/config';
+import type { AssetStore } from '../lib/asset-store';
 import type { Db } from '../lib/db';
+import type { CreativeGenerator } from './creatives/generator';
 import { adAccountRoutes } from './ad-account/routes';
 import { apiKeyRoutes } from './api-keys/routes';
 import { apiKeyAuth } from './auth/api-key-auth';
@@ -14,6 +16,8 @@ import { rateLimit } from './rate-limit/rate-limiter';
 export interface AppDeps {
   db: Db;
   temporal: Client;
+  assets: AssetStore;
+  creatives: CreativeGenerator;
 }
 
 /**

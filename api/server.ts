@@ -1,5 +1,7 @@
 import { createApp } from './app';
 import { config } from '../lib/config';
+import { createAssetStore } from '../lib/asset-store';
+import { createCreativeGenerator } from '../api/creatives/generator';
 import { createDb } from '../lib/db';
 import { createTemporalClient } from '../lib/temporal';
 import { pruneCounters } from './rate-limit/rate-limiter';
@@ -7,7 +9,7 @@ import { pruneCounters } from './rate-limit/rate-limiter';
 /** The api process. */
 const db = createDb();
 const temporal = createTemporalClient();
-const server = createApp({ db, temporal }).listen(config.api.port, config.api.host, () => {
+const server = createApp({ db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(config.api.port, config.api.host, () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);
 });
 

@@ -30,6 +30,16 @@ export const config = {
   },
   auction: { port: intFromEnv('AUCTION_PORT', 3100) },
   assets: { dir: process.env.ASSET_DIR ?? `${process.env.ADPLATFORM_DATA_DIR ?? '/var/lib/adplatform'}/assets${isTest ? '-test' : ''}` },
+  imageFetch: {
+    /** Test-only: lets image_url downloads reach loopback test servers. Never set in production. */
+    allowLoopback: process.env.IMAGE_FETCH_ALLOW_LOOPBACK === '1' && isTest,
+  },
+  creativeGenerator: {
+    /** An OpenAI-compatible chat-completions endpoint; unset = the built-in generator. */
+    url: process.env.CREATIVE_GENERATOR_URL,
+    apiKey: process.env.CREATIVE_GENERATOR_API_KEY,
+    model: process.env.CREATIVE_GENERATOR_MODEL ?? 'gpt-4o-mini',
+  },
   rateLimits: {
     perKeyPerHour: intFromEnv('RATE_LIMIT_PER_HOUR', 1000),
     campaignCreatesPerKeyPerHour: intFromEnv('RATE_LIMIT_CAMPAIGN_CREATES_PER_HOUR', 60),

@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../api/app';
 import { createOrganization, type NewOrganization } from '../../api/organizations/service';
+import { createAssetStore } from '../../lib/asset-store';
+import { createCreativeGenerator } from '../../api/creatives/generator';
 import { createDb, type Db } from '../../lib/db';
 import { createTemporalClient } from '../../lib/temporal';
 
@@ -20,7 +22,7 @@ export async function startHarness(): Promise<Harness> {
   const db = createDb(undefined, 5);
   const temporal = createTemporalClient();
   const server: Server = await new Promise((resolve) => {
-    const s = createApp({ db, temporal }).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createApp({ db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {

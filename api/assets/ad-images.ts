@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import type { AssetStore } from '../../lib/asset-store';
+import { config } from '../../lib/config';
+import type { Db, Prisma } from '../../lib/db';
+import { ApiError } from '../http/errors';
+import { fetchImageBytes } from '../uploads/guarded-fetch';
+import { inspectImage, MAX_UPLOAD_BYTES, type ImageInfo } from '../uploads/image-inspect';
+
+/** How an ad names its image on create or replace: exactly one of the two. */
+export interface ImageSource {
+  file_id?: string;
+  image_url?: string;
+}
+
+export interface LoadedImage extends ImageInfo {
+  bytes: Buffer;
+  sha256: string;
+}
+
+export interface ImageLoaderOptions {
+  /** Test-only: let image_url reach loopback (see api/uploads/guarded-fetch.ts). */
+  allowLoopback?: boolean;
+  timeoutMs?: number;
+}
+
+type Tx = Prisma.TransactionClient | Db;
+
+/** Re-labels an image error with the caller's parameter path (`creative.image_url`, ...). */
+function withParam(err: unknown, param: string): never {
+  if (err instanceof ApiError) throw new ApiError(err.status, err.code, err.message, param, err.type);
+  throw err;
+}
+
+/**
+ * The bytes of an ad's image, from the organization's upload (`file_id`) or by a
+ * guarded download (`image_url`), checked as an upload is. Null when the
+ * creative names no image. `paramPrefix` is the creative's path in the request.
+ */
+export async function loadAdImage(
+  db: Db, store: AssetStore, organizationId: string, source: ImageSource, paramPrefix: string, options: ImageLoaderOptions = {},
+): Promise<LoadedImage | null> {
+  if (source.file_id !== undefined && source.image_url !== undefined) {
+    throw new ApiError(400, 'invalid_value', 'Send either file_id or image_url, not both', `${paramPrefix}.file_id`);
+  }
+  let bytes: Buffer;
+  if (source.file_id !== undefined) {
+    const param = `${paramPrefix}.file_id`;
+    const upload = await db.upload.findFirst({ where: { fileId: source.file_id, organizationId } });
+    const stored = upload ? await store.get(upload.fileId) : null;
+    if (!stored) throw new ApiError(400, 'invalid_value', 'No such file_id; upload the image first', param);
+    bytes = stored;
+  } else if (source.image_url !== undefined) {
+    const param = `${paramPrefix}.image_url`;
+    bytes = await fetchImageBytes(source.image_url, {
+      maxBytes: MAX_UPLOAD_BYTES,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      allowLoopback: options.allowLoopback ?? config.imageFetch.allowLoopback,
+    }).catch((err) => withParam(err, param));
+  } else {
+    return null;
+  }
+  const info = await inspectImage(bytes).catch((err) =>
+    withParam(err, `${paramPrefix}.${source.file_id !== undefined ? 'file_id' : 'image_url'}`));
+  return { ...info, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+export const assetKey = (asset: { sha256: string; ext: string }) => `assets/${asset.sha256}.${asset.ext}`;
+
+/** The stable public URL an ad's `image_url` reads back. */
+export const assetUrl = (asset: { sha256: string; ext: string }) => `${config.api.publicUrl}/${assetKey(asset)}`;
+
+/**
+ * Serializes writers and the garbage collector of one content hash, so bytes
+ * are never deleted between a writer's put and its commit. Transaction-scoped.
+ */
+async function lockHash(tx: Tx, sha256: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`asset:${sha256}`}, 0))`;
+}
+
+/**
+ * Stores an ad's own asset: the bytes under their content hash (shared by
+ * identical images), and an Asset row. Must run inside the transaction that
+ * links the asset to its ad.
+ */
+export async function createAdAsset(tx: Prisma.TransactionClient, store: AssetStore, organizationId: string, image: LoadedImage): Promise<string> {
+  await lockHash(tx, image.sha256);
+  await store.put(assetKey(image), image.bytes);
+  const asset = await tx.asset.create({
+    data: {
+      organizationId, sha256: image.sha256, ext: image.ext, mime: image.mime,
+      width: image.width, height: image.height, sizeBytes: image.bytes.length,
+    },
+  });
+  return asset.id;
+}
+
+/**
+ * Deletes asset rows, then the bytes of every hash no remaining asset uses.
+ * Safe to run twice (compensations may be retried).
+ */
+export async function deleteAssets(db: Db, store: AssetStore, assetIds: string[]): Promise<void> {
+  if (assetIds.length === 0) return;
+  const assets = await db.asset.findMany({ where: { id: { in: assetIds } }, select: { sha256: true, ext: true } });
+  await db.asset.deleteMany({ where: { id: { in: assetIds } } });
+  await garbageCollect(db, store, assets);
+}
+
+/** Removes stored bytes of these hashes unless an asset row still references them. */
+export async function garbageCollect(db: Db, store: AssetStore, assets: { sha256: string; ext: string }[]): Promise<void> {
+  const unique = new Map(assets.map((a) => [assetKey(a), a]));
+  for (const asset of unique.values()) {
+    await db.$transaction(async (tx) => {
+      await lockHash(tx, asset.sha256);
+      const stillUsed = await tx.asset.count({ where: { sha256: asset.sha256, ext: asset.ext } });
+      if (stillUsed === 0) await store.delete(assetKey(asset));
+    });
+  }
+}
