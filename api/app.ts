@@ -12,6 +12,7 @@ import { errorHandler, unknownRoute } from './http/errors';
 import { buildOpenApiDocument } from './http/openapi';
 import { requestId } from './http/request-id';
 import { rateLimit } from './rate-limit/rate-limiter';
+import { assetRoutes, uploadRoutes } from './uploads/routes';
 
 export interface AppDeps {
   db: Db;
@@ -41,11 +42,13 @@ export function createApp(deps: AppDeps) {
   const v1 = Router();
   v1.use(apiKeyAuth(db));
   v1.use(rateLimit(db, 'all', () => config.rateLimits.perKeyPerHour));
+  v1.use(uploadRoutes(db, deps.assets)); // before the JSON parser: it also takes multipart
   v1.use(jsonBody);
   v1.use(adAccountRoutes(db));
   v1.use(unknownRoute);
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));
+  app.use(assetRoutes(deps.assets));
   // Anything else, on any host, answers with the error object rather than an HTML page.
   app.use(unknownRoute);
   app.use(errorHandler);

@@ -27,8 +27,7 @@ type Tx = Prisma.TransactionClient | Db;
 
 /** Re-labels an image error with the caller's parameter path (`creative.image_url`, ...). */
 function withParam(err: unknown, param: string): never {
-  if (err instanceof ApiError) throw new ApiError(err.status, err.code, err.message, param, err.type);
-  throw err;
+  throw err instanceof ApiError ? err.withParam(param) : err;
 }
 
 /**

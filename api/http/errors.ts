@@ -30,6 +30,11 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
+  /** The same error about another parameter (a shared check reused under a caller's path). */
+  withParam(param: string | null): ApiError {
+    return new ApiError(this.status, this.code, this.message, param, this.type, this.headers);
+  }
+
   toBody(): ErrorBody {
     return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
   }

@@ -1,0 +1,111 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { config } from '../../lib/config';
+import type { Db } from '../../lib/db';
+import { temporalConfig } from '../../temporal.config';
+import { campaignCreation, campaignCreationWorkflowId } from '../../workflows/campaign-creation';
+import { apiKeyAuthOf } from '../auth/api-key-auth';
+import { ApiError, notFound } from '../http/errors';
+import { parseIdempotencyKey, requestFingerprint, withIdempotency, type StoredResponse } from '../http/idempotency';
+import { documentRoute } from '../http/openapi';
+import { bodyObject, parseOrThrow } from '../http/validation';
+import { rateLimit } from '../rate-limit/rate-limiter';
+import { presentCampaign } from './presenters';
+import { campaignCreateSchema, campaignSchema } from './schema';
+
+documentRoute({
+  method: 'post', path: '/v1/campaigns', tag: 'Campaigns', auth: 'apiKey', body: campaignCreateSchema,
+  headers: { 'Idempotency-Key': 'Replays the first response for the same key forever; another body under the same key is 409 idempotency_key_reused' },
+  summary: 'Create a campaign with its ad groups and ads, charge the USD 10 deposit and submit it for review',
+  responses: {
+    201: { description: 'Created: status paused, review_status in_review', schema: campaignSchema },
+    400: { description: 'required, invalid_value, string_too_long, poll_cannot_be_ai, billing_not_configured, no_ad_account, or an image error' },
+    402: { description: 'card_declined: nothing was created' },
+    404: { description: 'not_found: unknown ad_account_id' },
+    409: { description: 'name_conflict or idempotency_key_reused' },
+    502: { description: 'payment_provider_error: nothing was created; retry later' },
+  },
+});
+
+/** The ad account a new campaign goes to: the one named, or the organization's default. */
+async function resolveAdAccount(db: Db, organizationId: string, adAccountId: string | undefined): Promise<string> {
+  if (adAccountId !== undefined) {
+    const account = await db.adAccount.findFirst({ where: { id: adAccountId, organizationId } });
+    if (!account) throw notFound('ad account', 'ad_account_id');
+    return account.id;
+  }
+  const account = await db.adAccount.findFirst({
+    where: { organizationId },
+    orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }],
+  });
+  if (!account) throw new ApiError(400, 'no_ad_account', 'The organization has no ad account', 'ad_account_id');
+  return account.id;
+}
+
+/**
+ * Validates, then runs the campaign-creation saga and answers from its result.
+ * `workflowKey` makes the workflow id: requests sharing an Idempotency-Key
+ * share one workflow, so they create one campaign and charge once.
+ */
+async function createCampaign(db: Db, temporal: Client, organizationId: string, rawBody: unknown, workflowKey: string): Promise<StoredResponse> {
+  const body = parseOrThrow(campaignCreateSchema, bodyObject(rawBody));
+  const adAccountId = await resolveAdAccount(db, organizationId, body.ad_account_id);
+  const workflowId = campaignCreationWorkflowId(workflowKey);
+  let handle;
+  try {
+    handle = await temporal.workflow.start(campaignCreation, {
+      taskQueue: temporalConfig.taskQueues.main,
+      workflowId,
+      args: [{ organizationId, adAccountId, body }],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    handle = temporal.workflow.getHandle<typeof campaignCreation>(workflowId);
+  }
+  const result = await handle.result();
+  if (!result.ok) {
+    const { status, code, message, param } = result.error;
+    throw new ApiError(status, code, message, param);
+  }
+  const campaign = await db.campaign.findUniqueOrThrow({ where: { id: result.campaignId } });
+  return { status: 201, body: presentCampaign(campaign) };
+}
+
+/** Spec errors are responses too (stored and replayed); unexpected failures are not stored. */
+async function asResponse(run: () => Promise<StoredResponse>): Promise<StoredResponse> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof ApiError) return { status: err.status, body: err.toBody() };
+    throw err;
+  }
+}
+
+export function campaignCreateRoutes(db: Db, temporal: Client): Router {
+  const router = Router();
+  router.post(
+    '/v1/campaigns',
+    rateLimit(db, 'campaign_create', () => config.rateLimits.campaignCreatesPerKeyPerHour),
+    async (req, res) => {
+      const { organizationId } = apiKeyAuthOf(res);
+      const key = parseIdempotencyKey(req.get('Idempotency-Key'));
+      const run = (workflowKey: string) => asResponse(() => createCampaign(db, temporal, organizationId, req.body, workflowKey));
+      if (key === null) {
+        const response = await run(randomUUID());
+        res.status(response.status).json(response.body);
+        return;
+      }
+      const keyDigest = createHash('sha256').update(key).digest('hex').slice(0, 40);
+      const response = await withIdempotency(
+        db,
+        { organizationId, key, fingerprint: requestFingerprint('POST', '/v1/campaigns', req.body) },
+        () => run(`${organizationId}-${keyDigest}`),
+      );
+      if (response.replayed) res.set('Idempotent-Replayed', 'true');
+      res.status(response.status).json(response.body);
+    },
+  );
+  return router;
+}

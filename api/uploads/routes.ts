@@ -1,0 +1,102 @@
+import { randomBytes, createHash } from 'node:crypto';
+import express, { Router } from 'express';
+import { z } from 'zod';
+import type { AssetStore } from '../../lib/asset-store';
+import { config } from '../../lib/config';
+import type { Db } from '../../lib/db';
+import { apiKeyAuthOf } from '../auth/api-key-auth';
+import { JSON_BODY_LIMIT } from '../http/body';
+import { ApiError } from '../http/errors';
+import { documentRoute } from '../http/openapi';
+import { fetchImageBytes } from './guarded-fetch';
+import { inspectImage, MAX_UPLOAD_BYTES } from './image-inspect';
+import { readFilePart } from './multipart';
+
+export const uploadUrlSchema = z.strictObject({ image_url: z.string() });
+const uploadResponseSchema = z.object({ file_id: z.string() });
+
+documentRoute({
+  method: 'post', path: '/v1/upload', tag: 'Uploads', auth: 'apiKey',
+  summary: 'Upload an image (PNG, JPEG or WebP, at most 5 MB): a multipart `file` part, or JSON `image_url` fetched by the service',
+  bodyMediaTypes: {
+    'multipart/form-data': z.object({ file: z.string().meta({ format: 'binary' }) }),
+    'application/json': uploadUrlSchema,
+  },
+  responses: {
+    201: { description: 'Stored; reference it as `file_id` in a chat_card creative', schema: uploadResponseSchema },
+    400: { description: 'invalid_value, invalid_file, file_too_large, unsupported_mimetype, invalid_image_url, image_fetch_failed or too_many_redirects' },
+  },
+});
+
+const neither = () =>
+  new ApiError(400, 'invalid_value', 'Send multipart/form-data with a `file` part, or JSON with `image_url`');
+
+/** `uploads/<year>/<month>/<hex>.<ext>`: the spec's opaque file_id, also the storage key. */
+function newFileId(ext: string, now = new Date()): string {
+  const month = String(now.getUTCMonth() + 1).padStart(2, '0');
+  return `uploads/${now.getUTCFullYear()}/${month}/${randomBytes(16).toString('hex')}.${ext}`;
+}
+
+/**
+ * `POST /v1/upload`. Mounted before the `/v1` JSON parser because it also
+ * takes multipart bodies; multipart is read as a stream with the 5 MB cap.
+ */
+export function uploadRoutes(db: Db, store: AssetStore): Router {
+  const router = Router();
+  const parseJson = express.json({ limit: JSON_BODY_LIMIT });
+
+  router.post('/v1/upload', async (req, res) => {
+    let bytes: Buffer;
+    let param: 'file' | 'image_url';
+    if (req.is('multipart/form-data')) {
+      param = 'file';
+      // A failed multipart read leaves the client mid-body: close rather than reuse the socket.
+      bytes = (await readFilePart(req, { maxBytes: MAX_UPLOAD_BYTES }).catch((err) => {
+        res.set('Connection', 'close');
+        throw err;
+      })).bytes;
+    } else if (req.is('application/json')) {
+      param = 'image_url';
+      await new Promise<void>((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+      const body = req.body as unknown;
+      if (body === null || typeof body !== 'object' || Array.isArray(body) || !('image_url' in body)) throw neither();
+      // The guard itself refuses anything that is not an absolute http(s) URL string.
+      bytes = await fetchImageBytes((body as { image_url: string }).image_url, {
+        maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, allowLoopback: config.imageFetch.allowLoopback,
+      });
+    } else {
+      throw neither();
+    }
+    const image = await inspectImage(bytes).catch((err) => { throw err instanceof ApiError ? err.withParam(param) : err; });
+    const fileId = newFileId(image.ext);
+    await store.put(fileId, bytes);
+    await db.upload.create({
+      data: {
+        fileId, organizationId: apiKeyAuthOf(res).organizationId,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        ext: image.ext, mime: image.mime, width: image.width, height: image.height, sizeBytes: bytes.length,
+      },
+    });
+    res.status(201).json({ file_id: fileId });
+  });
+  return router;
+}
+
+const MIME_BY_EXT: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
+
+/** Public, immutable asset URLs: `/assets/<sha256>.<ext>` (content-addressed). */
+export function assetRoutes(store: AssetStore): Router {
+  const router = Router();
+  router.get('/assets/:name', async (req, res, next) => {
+    const match = /^([0-9a-f]{64})\.(png|jpg|webp)$/.exec(req.params.name);
+    const bytes = match ? await store.get(`assets/${match[1]}.${match[2]}`) : null;
+    if (!bytes || !match) return next();
+    res.set({
+      'Content-Type': MIME_BY_EXT[match[2]],
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    res.send(bytes);
+  });
+  return router;
+}

@@ -1,0 +1,61 @@
+/**
+ * Starts what tests and benchmarks talk to besides the bootstrapped services:
+ * the Stripe emulator on a free port and a Temporal worker process on a task
+ * queue of its own (so a running `npm start` worker never takes its tasks).
+ * Settings go into process.env, which the worker and later children inherit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { startStripeEmulator } from './stripe-emulator/server';
+
+const root = path.resolve(__dirname, '..');
+
+export interface LocalStack {
+  worker: ChildProcess;
+  stripeUrl: string;
+  stop(): Promise<void>;
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}:\n${output}`)), timeoutMs);
+    const onData = (data: Buffer) => {
+      output += data.toString();
+      if (pattern.test(output)) { clearTimeout(timer); resolve(); }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited with ${code} before ready:\n${output}`)); });
+  });
+}
+
+export async function startLocalStack(name: string, options: { workerLogs?: boolean } = {}): Promise<LocalStack> {
+  process.env.TEMPORAL_TASK_QUEUE = `adplatform-${name}-${process.pid}-${Date.now()}`;
+  const stripe = await startStripeEmulator({ port: 0 });
+  process.env.STRIPE_EMULATOR_URL = stripe.url;
+  delete process.env.STRIPE_SECRET_KEY;
+
+  const worker = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'worker/main.ts')], {
+    cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await waitForLine(worker, /worker ready/, 120_000);
+  // Keep draining so a chatty worker never blocks on a full pipe.
+  worker.stdout!.on('data', (d: Buffer) => { if (options.workerLogs) process.stderr.write(d); });
+  worker.stderr!.on('data', (d: Buffer) => { if (options.workerLogs) process.stderr.write(d); });
+
+  return {
+    worker,
+    stripeUrl: stripe.url,
+    async stop() {
+      if (worker.exitCode === null) {
+        const exited = new Promise((r) => worker.once('exit', r));
+        worker.kill('SIGTERM');
+        const force = setTimeout(() => worker.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(force);
+      }
+      await stripe.close();
+    },
+  };
+}
