@@ -1,0 +1,77 @@
+/**
+ * Campaign-create latency through the whole saga: HTTP → validation →
+ * Temporal workflow → persist tree → Stripe deposit (local emulator) → review
+ * workflow started → 201. Real PostgreSQL and Temporal (run the bootstrap first:
+ * `npm run bench:campaign-create` does).
+ *
+ *   BENCH_CREATES=50 BENCH_CONCURRENCY=1 npm run bench:campaign-create
+ */
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+async function main() {
+  const total = Number(process.env.BENCH_CREATES ?? 40);
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
+  // Loaded after the stack has set the task queue and Stripe URL in the environment.
+  const { startLocalStack } = await import('../dev/local-stack');
+  const stack = await startLocalStack('bench');
+  const { createApp } = await import('../api/app');
+  const { createDb } = await import('../lib/db');
+  const { createTemporalClient } = await import('../lib/temporal');
+  const { createAssetStore } = await import('../lib/asset-store');
+  const { createCreativeGenerator } = await import('../api/creatives/generator');
+  const { createOrganization } = await import('../api/organizations/service');
+
+  const db = createDb();
+  const temporal = createTemporalClient();
+  const server = createApp({ db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const org = await createOrganization(db, { name: `bench ${Date.now()}`, domain: 'bench.example', paymentMethodId: 'pm_card_visa', withAdAccount: true });
+
+  const createOne = async (i: number) => {
+    const started = performance.now();
+    const res = await fetch(`${base}/v1/campaigns`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: `Bench campaign ${i} ${Date.now()}`,
+        budget: { lifetime_spend_limit_micros: 50_000_000 },
+        targeting: { locations: { include: [{ country_code: 'us' }, { country_code: 'DE' }] } },
+        ad_groups: [{
+          name: 'Group', context_hints: ['running shoes'],
+          ads: [{ creative: { type: 'chat_card', title: 'Run faster', body: 'Light shoes for long runs' } }, { auto_generate: true, creative: { type: 'chat_card' } }],
+        }],
+      }),
+    });
+    const elapsed = performance.now() - started;
+    if (res.status !== 201) throw new Error(`create ${i} answered ${res.status}: ${await res.text()}`);
+    return elapsed;
+  };
+
+  // One warm-up request (connections, workflow code caches) is not counted.
+  await createOne(-1);
+  const latencies: number[] = [];
+  let next = 0;
+  const wallStart = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < total) latencies.push(await createOne(next++));
+  }));
+  const wall = (performance.now() - wallStart) / 1000;
+
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)];
+  console.log(`campaign create through the saga: ${total} requests, concurrency ${concurrency}`);
+  console.log(`  p50 ${pct(50).toFixed(1)} ms   p95 ${pct(95).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms   throughput ${(total / wall).toFixed(1)}/s`);
+
+  server.closeAllConnections();
+  server.close();
+  await temporal.connection.close();
+  await db.$disconnect();
+  await stack.stop();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
