@@ -18,11 +18,12 @@ MODE=dev
 
 DATA_DIR="${ADPLATFORM_DATA_DIR:-/var/lib/adplatform}"
 LOG_DIR="$DATA_DIR/log"
+# Ports of the services this script starts (overridable, e.g. for the bootstrap's own test).
 PG_PORT=5432
-CH_HTTP_PORT=8123
-CH_TCP_PORT=9000
-TEMPORAL_PORT=7233
-TEMPORAL_UI_PORT=8233
+CH_HTTP_PORT="${ADPLATFORM_CLICKHOUSE_HTTP_PORT:-8123}"
+CH_TCP_PORT="${ADPLATFORM_CLICKHOUSE_TCP_PORT:-9000}"
+TEMPORAL_PORT="${ADPLATFORM_TEMPORAL_PORT:-7233}"
+TEMPORAL_UI_PORT="${ADPLATFORM_TEMPORAL_UI_PORT:-8233}"
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -103,6 +104,7 @@ if [[ -z "${CLICKHOUSE_URL:-}" ]]; then
       >>"$LOG_DIR/clickhouse.stdout.log" 2>&1 < /dev/null)
   fi
   wait_for ClickHouse 60 curl -sf "http://127.0.0.1:$CH_HTTP_PORT/ping"
+  export CLICKHOUSE_URL="http://127.0.0.1:$CH_HTTP_PORT"
 fi
 
 # --- Temporal -----------------------------------------------------------------------
@@ -124,8 +126,11 @@ fi
 
 # --- Schemas --------------------------------------------------------------------------
 if [[ $MODE == test ]]; then export NODE_ENV=test; else export NODE_ENV=development; fi
-log "prisma generate + migrate deploy ($MODE)"
-node_modules/.bin/prisma generate >/dev/null
+if [[ ! -f generated/prisma/client.ts || prisma/schema.prisma -nt generated/prisma/client.ts ]]; then
+  log "prisma generate"
+  node_modules/.bin/prisma generate >/dev/null
+fi
+log "prisma migrate deploy ($MODE)"
 node_modules/.bin/prisma migrate deploy >/dev/null
 log "clickhouse schema ($MODE)"
 node_modules/.bin/tsx scripts/clickhouse-migrate.ts
