@@ -1,16 +1,26 @@
+import type Stripe from 'stripe';
+import type { AssetStore } from '../lib/asset-store';
 import type { Db } from '../lib/db';
+import type { CreativeGenerator } from '../api/creatives/generator';
 import { apiKeyActivities } from './api-keys';
+import { billingActivities } from './billing';
+import { campaignTreeActivities } from './campaign-tree';
 import { reviewActivities } from './review';
 
 /** Dependencies of the activities, injected so tests can give them real local services. */
 export interface ActivityDeps {
   db: Db;
+  stripe: Stripe;
+  assets: AssetStore;
+  creatives: CreativeGenerator;
 }
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...apiKeyActivities(deps.db),
     ...reviewActivities(deps.db),
+    ...billingActivities(deps.db, deps.stripe),
+    ...campaignTreeActivities(deps),
   };
 }
 

@@ -5,8 +5,12 @@ import type { AssetStore } from '../lib/asset-store';
 import type { Db } from '../lib/db';
 import type { CreativeGenerator } from './creatives/generator';
 import { adAccountRoutes } from './ad-account/routes';
+import { adGroupRoutes } from './ad-groups/routes';
+import { adRoutes } from './ads/routes';
 import { apiKeyRoutes } from './api-keys/routes';
 import { apiKeyAuth } from './auth/api-key-auth';
+import { campaignRoutes } from './campaigns/routes';
+import { campaignCreateRoutes } from './campaigns/create';
 import { jsonBody } from './http/body';
 import { errorHandler, unknownRoute } from './http/errors';
 import { buildOpenApiDocument } from './http/openapi';
@@ -45,6 +49,10 @@ export function createApp(deps: AppDeps) {
   v1.use(uploadRoutes(db, deps.assets)); // before the JSON parser: it also takes multipart
   v1.use(jsonBody);
   v1.use(adAccountRoutes(db));
+  v1.use(campaignRoutes(db));
+  v1.use(adGroupRoutes(deps));
+  v1.use(adRoutes(deps));
+  v1.use(campaignCreateRoutes(db, deps.temporal));
   v1.use(unknownRoute);
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));

@@ -2,6 +2,9 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { temporalConfig } from '../temporal.config';
 import { createActivities } from '../activities';
 import { createDb } from '../lib/db';
+import { createAssetStore } from '../lib/asset-store';
+import { createStripeClient } from '../lib/stripe';
+import { createCreativeGenerator } from '../api/creatives/generator';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
@@ -12,7 +15,9 @@ async function main() {
     namespace: temporalConfig.namespace,
     taskQueue: temporalConfig.taskQueues.main,
     workflowsPath: require.resolve('../workflows'),
-    activities: createActivities({ db }),
+    activities: createActivities({
+      db, stripe: createStripeClient(), assets: createAssetStore(), creatives: createCreativeGenerator(),
+    }),
   });
   const stop = () => worker.shutdown();
   process.once('SIGINT', stop);

@@ -1,3 +1,4 @@
 // Every workflow the worker runs; the worker bundles this file.
 export { keyRotationGrace } from './key-rotation-grace';
 export { campaignReview } from './campaign-review';
+export { campaignCreation } from './campaign-creation';
