@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { temporalConfig } from '../temporal.config';
 import { createActivities } from '../activities';
 import { createDb } from '../lib/db';
@@ -8,6 +8,8 @@ import { createCreativeGenerator } from '../api/creatives/generator';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
+  // Bundling and lifecycle chatter is INFO; keep the console for what needs attention.
+  Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN') });
   const db = createDb();
   const connection = await NativeConnection.connect({ address: temporalConfig.address });
   const worker = await Worker.create({
