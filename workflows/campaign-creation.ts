@@ -1,18 +1,28 @@
 import {
-  ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild, uuid4, workflowInfo,
+  ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, proxyLocalActivities, startChild, uuid4, workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CampaignCreateInput } from '../api/campaigns/schema';
 import { campaignReview, campaignReviewWorkflowId } from './campaign-review';
 
-const { defaultPaymentMethod, persistCampaignTree, deleteCampaignTree } = proxyActivities<Activities>({
+// A single indexed read: a local activity saves a round trip through the server.
+const { defaultPaymentMethod } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+});
+const { persistCampaignTree } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes', // image downloads are inside: each bounded by the upload guard's timeout
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
 });
 // The deposit: a few quick attempts, then the API answers 502 rather than keep the caller waiting.
-const { chargeDeposit, refundDeposit } = proxyActivities<Activities>({
+const { chargeDeposit } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds', backoffCoefficient: 2 },
+});
+// Compensations must finish, however long an outage lasts: retried without limit.
+const { deleteCampaignTree, refundDeposit } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 
 export interface CampaignCreationInput {
