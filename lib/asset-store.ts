@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { config } from './config';
+import { S3AssetStore } from './s3-asset-store';
 
 /**
  * Where image bytes live. Keys are relative paths (`assets/<sha256>.<ext>`,
@@ -58,6 +59,15 @@ export class LocalAssetStore implements AssetStore {
   }
 }
 
-export function createAssetStore(root = config.assets.dir): AssetStore {
-  return new LocalAssetStore(root);
+/** An explicit folder always means the local store; otherwise ASSET_STORE decides. */
+export function createAssetStore(root?: string): AssetStore {
+  const { store, dir } = config.assets;
+  if (root !== undefined || store === 'local') return new LocalAssetStore(root ?? dir);
+  if (store !== 's3') throw new Error(`ASSET_STORE must be "local" or "s3", got "${store}"`);
+  // Fail at start-up, not on the first upload.
+  const { endpoint, bucket, region, accessKeyId, secretAccessKey } = config.assets.s3;
+  const required = { S3_ENDPOINT: endpoint, S3_BUCKET: bucket, S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey };
+  const missing = Object.entries(required).filter(([, value]) => !value).map(([name]) => name);
+  if (missing.length) throw new Error(`ASSET_STORE=s3 needs ${missing.join(', ')}`);
+  return new S3AssetStore({ endpoint: endpoint!, bucket: bucket!, region, accessKeyId: accessKeyId!, secretAccessKey: secretAccessKey! });
 }

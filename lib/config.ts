@@ -29,7 +29,18 @@ export const config = {
     publicUrl: process.env.PUBLIC_URL ?? `http://127.0.0.1:${intFromEnv('PORT', 3000)}`,
   },
   auction: { port: intFromEnv('AUCTION_PORT', 3100) },
-  assets: { dir: process.env.ASSET_DIR ?? `${process.env.ADPLATFORM_DATA_DIR ?? '/var/lib/adplatform'}/assets${isTest ? '-test' : ''}` },
+  assets: {
+    dir: process.env.ASSET_DIR ?? `${process.env.ADPLATFORM_DATA_DIR ?? '/var/lib/adplatform'}/assets${isTest ? '-test' : ''}`,
+    /** `local` (the folder above) or `s3` (any S3-compatible service, settings below). */
+    store: process.env.ASSET_STORE || 'local',
+    s3: {
+      endpoint: process.env.S3_ENDPOINT,
+      bucket: process.env.S3_BUCKET,
+      region: process.env.S3_REGION || 'us-east-1',
+      accessKeyId: process.env.S3_ACCESS_KEY_ID,
+      secretAccessKey: process.env.S3_SECRET_ACCESS_KEY,
+    },
+  },
   imageFetch: {
     /** Test-only: lets image_url downloads reach loopback test servers. Never set in production. */
     allowLoopback: process.env.IMAGE_FETCH_ALLOW_LOOPBACK === '1' && isTest,
