@@ -72,8 +72,18 @@ function fromBodyParserError(err: { type?: string; status?: number }): ApiError 
 
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // The router throws URIError for a path parameter with a broken %-escape; such a
+  // URL names no resource (as on routes without parameters), and it is no 500.
+  if (err instanceof URIError) return new ApiError(404, 'not_found', 'Unrecognized request URL (malformed percent-encoding)');
   const parsed = err && typeof err === 'object' ? fromBodyParserError(err as { type?: string }) : null;
-  return parsed ?? new ApiError(500, 'internal_error', 'An internal error occurred; it has been logged', null, 'server_error');
+  if (parsed) return parsed;
+  // The body reader marks the client's other faults (a corrupt gzip/deflate/br body,
+  // a body shorter than its Content-Length) as exposable 4xx: the body is unreadable.
+  const { status, expose } = (err ?? {}) as { status?: unknown; expose?: unknown };
+  if (expose === true && typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError(400, 'invalid_json', 'Request body could not be read');
+  }
+  return new ApiError(500, 'internal_error', 'An internal error occurred; it has been logged', null, 'server_error');
 }
 
 export function sendError(res: import('express').Response, err: ApiError): void {

@@ -61,16 +61,21 @@ function operation(route: RouteDoc) {
     name, in: 'header', required: false, description, schema: { type: 'string' },
   }));
   const mediaTypes = route.bodyMediaTypes ?? (route.body ? { 'application/json': route.body } : undefined);
+  const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
   const responses: Record<string, object> = {};
   for (const [status, response] of Object.entries(route.responses)) {
-    responses[status] = {
-      description: response.description,
-      ...(response.schema ? { content: { 'application/json': { schema: jsonSchema(response.schema, 'output') } } } : {}),
-    };
+    // The error object is documented once, in components, and referenced; every
+    // `/v1` error answers with it, so an error response documented without a
+    // schema gets it too (a bare description left clients without the body's shape).
+    const isError = response.schema === errorBodySchema || (!response.schema && route.auth === 'apiKey' && Number(status) >= 400);
+    let content: object | undefined;
+    if (isError) content = errorContent;
+    else if (response.schema) content = { 'application/json': { schema: jsonSchema(response.schema, 'output') } };
+    responses[status] = { description: response.description, ...(content ? { content } : {}) };
   }
   if (route.auth === 'apiKey') {
-    responses['401'] ??= { description: 'auth_required or invalid_api_key', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-    responses['429'] ??= { description: 'rate_limit_exceeded', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    responses['401'] ??= { description: 'auth_required or invalid_api_key', content: errorContent };
+    responses['429'] ??= { description: 'rate_limit_exceeded', content: errorContent };
   }
   return {
     summary: route.summary,

@@ -1,0 +1,68 @@
+import type { Db } from '../../lib/db';
+import { notFound } from '../http/errors';
+import { paginate, type PaginationQuery } from '../http/pagination';
+import { presentAdGroup, type AdGroupRow, type CampaignRow } from '../campaigns/presenters';
+import type { AdGroupCreateInput, AdGroupUpdateInput, Status } from '../campaigns/schema';
+import { accountContextOf, adGroupStatusLock, findCampaign, normalizeId } from '../campaigns/service';
+import { insertAdGroupWithAds, prepareAdGroup, releaseImages, type TreeDeps } from '../campaigns/tree';
+
+export type AdGroupWithCampaign = AdGroupRow & { campaign: CampaignRow };
+
+/** The organization's ad group with its campaign, or 404 `not_found` with `param`. */
+export async function findAdGroup(db: Db, organizationId: string, id: unknown, param = 'id'): Promise<AdGroupWithCampaign> {
+  const adGroupId = normalizeId(id);
+  const adGroup = adGroupId
+    ? await db.adGroup.findFirst({ where: { id: adGroupId, campaign: { organizationId } }, include: { campaign: true } })
+    : null;
+  if (!adGroup) throw notFound('ad group', param);
+  return adGroup;
+}
+
+export async function listAdGroups(db: Db, organizationId: string, campaignId: string, page: PaginationQuery) {
+  const campaign = await findCampaign(db, organizationId, campaignId);
+  const scope = { campaignId: campaign.id };
+  return paginate(
+    page,
+    (id) => db.adGroup.findFirst({ where: { ...scope, id }, select: { id: true, createdAt: true } }),
+    ({ where, orderBy, take }) => db.adGroup.findMany({ where: { AND: [scope, where] }, orderBy, take }),
+    presentAdGroup,
+  );
+}
+
+/** A new ad group (and its ads) under one of the organization's campaigns. */
+export async function createAdGroup(deps: TreeDeps, organizationId: string, input: AdGroupCreateInput): Promise<AdGroupRow> {
+  const { db, assets } = deps;
+  const campaign = await findCampaign(db, organizationId, input.campaign_id);
+  const group = await prepareAdGroup(deps, await accountContextOf(db, campaign), input, '');
+  try {
+    return await db.$transaction(async (tx) => {
+      const { adGroupId } = await insertAdGroupWithAds(tx, assets, organizationId, campaign.id, group);
+      return tx.adGroup.findUniqueOrThrow({ where: { id: adGroupId } });
+    });
+  } catch (err) {
+    await releaseImages(db, assets, group.ads.map((ad) => ad.creative));
+    throw err;
+  }
+}
+
+/** Only sent fields change; a status change obeys the parent campaign (see adGroupStatusLock). */
+export async function updateAdGroup(db: Db, organizationId: string, id: unknown, input: AdGroupUpdateInput): Promise<AdGroupRow> {
+  const adGroup = await findAdGroup(db, organizationId, id);
+  if (input.status !== undefined) {
+    const lock = adGroupStatusLock(adGroup.campaign);
+    if (lock) throw lock;
+  }
+  const maxBid = input.bidding_config?.max_bid_micros;
+  const data = {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.context_hints !== undefined && { contextHints: input.context_hints }),
+    ...(maxBid !== undefined && { maxBidMicros: maxBid === null ? null : BigInt(maxBid) }),
+    ...(input.status !== undefined && { status: input.status }),
+  };
+  if (Object.keys(data).length === 0) return adGroup;
+  return db.adGroup.update({ where: { id: adGroup.id }, data });
+}
+
+/** POST activate/pause/archive: the same rule as a status update. */
+export const setAdGroupStatus = (db: Db, organizationId: string, id: unknown, status: Status) =>
+  updateAdGroup(db, organizationId, id, { status });

@@ -1,0 +1,106 @@
+import type { Db } from '../../lib/db';
+import { deleteAssets } from '../assets/ad-images';
+import { findAdGroup, type AdGroupWithCampaign } from '../ad-groups/service';
+import { adInclude, presentAd, type AdRow } from '../campaigns/presenters';
+import type { AdCreateInput, AdUpdateInput, CreativeInput, Status } from '../campaigns/schema';
+import { accountContextOf, normalizeId } from '../campaigns/service';
+import {
+  createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, releaseImages, type TreeDeps,
+} from '../campaigns/tree';
+import { ApiError, invalidValue, notFound } from '../http/errors';
+import { paginate, type PaginationQuery } from '../http/pagination';
+
+/** The organization's ad, or 404 `not_found` with `param`. */
+export async function findAd(db: Db, organizationId: string, id: unknown, param = 'ad_id'): Promise<AdRow> {
+  const adId = normalizeId(id);
+  const ad = adId
+    ? await db.ad.findFirst({ where: { id: adId, adGroup: { campaign: { organizationId } } }, include: adInclude })
+    : null;
+  if (!ad) throw notFound('ad', param);
+  return ad;
+}
+
+export async function listAds(db: Db, organizationId: string, adGroupId: string, page: PaginationQuery) {
+  const adGroup = await findAdGroup(db, organizationId, adGroupId, 'ad_group_id');
+  const scope = { adGroupId: adGroup.id };
+  return paginate(
+    page,
+    (id) => db.ad.findFirst({ where: { ...scope, id }, select: { id: true, createdAt: true } }),
+    ({ where, orderBy, take }) => db.ad.findMany({ where: { AND: [scope, where] }, orderBy, take, include: adInclude }),
+    presentAd,
+  );
+}
+
+/** An ad group never mixes creative types. */
+function checkCreativeType(adGroup: AdGroupWithCampaign, creative: CreativeInput): void {
+  if (creative.type !== adGroup.creativeType) {
+    throw invalidValue('creative.type', `This ad group holds ${adGroup.creativeType} ads; creative.type must be ${adGroup.creativeType}`);
+  }
+}
+
+const groupContext = (adGroup: AdGroupWithCampaign) => ({ name: adGroup.name, contextHints: adGroup.contextHints });
+
+export async function createAd(deps: TreeDeps, organizationId: string, input: AdCreateInput): Promise<AdRow> {
+  const { db, assets } = deps;
+  const adGroup = await findAdGroup(db, organizationId, input.ad_group_id, 'ad_group_id');
+  checkCreativeType(adGroup, input.creative);
+  const ad = await prepareAd(deps, await accountContextOf(db, adGroup.campaign), groupContext(adGroup), input, '');
+  try {
+    return await db.$transaction(async (tx) => {
+      const { adIds } = await insertAds(tx, assets, organizationId, adGroup.id, [ad]);
+      return tx.ad.findUniqueOrThrow({ where: { id: adIds[0] }, include: adInclude });
+    });
+  } catch (err) {
+    await releaseImages(db, assets, [ad.creative]);
+    throw err;
+  }
+}
+
+/**
+ * Only sent fields change. Activation needs an approved campaign (the spec
+ * leaves the error code open; campaign_not_approved, as for campaigns). A new
+ * creative image becomes a new asset; the old one is deleted after commit.
+ */
+export async function updateAd(deps: TreeDeps, organizationId: string, id: unknown, input: AdUpdateInput): Promise<AdRow> {
+  const { db, assets } = deps;
+  const current = await findAd(db, organizationId, id);
+  const adGroup = await findAdGroup(db, organizationId, current.adGroupId);
+  if (input.status === 'active' && adGroup.campaign.reviewStatus !== 'approved') {
+    throw new ApiError(400, 'campaign_not_approved', 'The parent campaign has not been approved yet');
+  }
+  if (input.creative) checkCreativeType(adGroup, input.creative);
+  const creative = input.creative
+    ? await prepareCreative(deps, await accountContextOf(db, adGroup.campaign), groupContext(adGroup), input.creative, false, 'creative')
+    : null;
+  let replacedAssetId: string | null = null;
+  let updated: AdRow;
+  try {
+    updated = await db.$transaction(async (tx) => {
+      const assetId = creative ? await createCreativeAsset(tx, assets, organizationId, creative) : null;
+      if (assetId) {
+        // Read the image being replaced under a row lock, so concurrent swaps each delete their own.
+        const [locked] = await tx.$queryRaw<{ asset_id: string | null }[]>`SELECT asset_id FROM ads WHERE id = ${current.id}::uuid FOR UPDATE`;
+        replacedAssetId = locked?.asset_id ?? null;
+      }
+      return tx.ad.update({
+        where: { id: current.id },
+        data: {
+          ...(input.name !== undefined && { name: input.name }),
+          ...(input.status !== undefined && { status: input.status }),
+          ...(creative && creativeColumns(creative)),
+          ...(assetId && { assetId }),
+        },
+        include: adInclude,
+      });
+    });
+  } catch (err) {
+    if (creative) await releaseImages(db, assets, [creative]);
+    throw err;
+  }
+  if (replacedAssetId) await deleteAssets(db, assets, [replacedAssetId]);
+  return updated;
+}
+
+/** POST activate/pause/archive: the same rules as a status update. */
+export const setAdStatus = (deps: TreeDeps, organizationId: string, id: unknown, status: Status) =>
+  updateAd(deps, organizationId, id, { status });

@@ -1,0 +1,122 @@
+import { isUniqueViolation, type Db } from '../../lib/db';
+import { presentAdAccount } from '../ad-account/routes';
+import { ApiError, notFound } from '../http/errors';
+import { isUuid, paginate, type PaginationQuery } from '../http/pagination';
+import { presentCampaign, type CampaignRow } from './presenters';
+import type { CampaignUpdateInput } from './schema';
+import type { AccountContext } from './tree';
+
+/** A malformed id is simply an unknown one: the caller answers 404 without a query. */
+export const normalizeId = (id: unknown): string | null =>
+  typeof id === 'string' && isUuid(id) ? id.toLowerCase() : null;
+
+/** The organization's campaign, or 404 `not_found` with `param`. */
+export async function findCampaign(db: Db, organizationId: string, id: unknown, param = 'campaign_id'): Promise<CampaignRow> {
+  const campaignId = normalizeId(id);
+  const campaign = campaignId ? await db.campaign.findFirst({ where: { id: campaignId, organizationId } }) : null;
+  if (!campaign) throw notFound('campaign', param);
+  return campaign;
+}
+
+/** What the creative generator knows about the campaign's advertiser. */
+export async function accountContextOf(db: Db, campaign: Pick<CampaignRow, 'organizationId' | 'adAccountId'>): Promise<AccountContext> {
+  const account = await db.adAccount.findUniqueOrThrow({
+    where: { id: campaign.adAccountId },
+    include: { organization: { select: { domain: true } } },
+  });
+  const { name, url } = presentAdAccount(account, account.organization.domain);
+  return { organizationId: campaign.organizationId, accountName: name, accountUrl: url };
+}
+
+/** An unknown (or another organization's) ad account filter is 404, as on create. */
+export async function listCampaigns(db: Db, organizationId: string, adAccountId: string | undefined, page: PaginationQuery) {
+  const scope: { organizationId: string; adAccountId?: string } = { organizationId };
+  if (adAccountId !== undefined) {
+    const accountId = normalizeId(adAccountId);
+    const account = accountId ? await db.adAccount.findFirst({ where: { id: accountId, organizationId }, select: { id: true } }) : null;
+    if (!account) throw notFound('ad account', 'ad_account_id');
+    scope.adAccountId = account.id;
+  }
+  return paginate(
+    page,
+    (id) => db.campaign.findFirst({ where: { ...scope, id }, select: { id: true, createdAt: true } }),
+    ({ where, orderBy, take }) => db.campaign.findMany({ where: { AND: [scope, where] }, orderBy, take }),
+    presentCampaign,
+  );
+}
+
+/** Only sent fields change; a name taken by another campaign is 409 `name_conflict`. */
+export async function updateCampaign(db: Db, organizationId: string, id: unknown, input: CampaignUpdateInput): Promise<CampaignRow> {
+  const campaign = await findCampaign(db, organizationId, id);
+  const data = {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.description !== undefined && { description: input.description }),
+    ...(input.budget && { lifetimeSpendLimitMicros: BigInt(input.budget.lifetime_spend_limit_micros) }),
+    ...(input.targeting && { targetCountries: input.targeting }),
+    ...(input.start_time !== undefined && { startTime: new Date(input.start_time * 1000) }),
+    ...(input.end_time !== undefined && { endTime: input.end_time === null ? null : new Date(input.end_time * 1000) }),
+  };
+  if (Object.keys(data).length === 0) return campaign;
+  try {
+    return await db.campaign.update({ where: { id: campaign.id }, data });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ApiError(409, 'name_conflict', 'A campaign with that name already exists', 'name');
+    throw err;
+  }
+}
+
+export type CampaignAction = 'activate' | 'pause' | 'archive';
+
+const refuse = (code: string, message: string) => new ApiError(400, code, message);
+
+/** The spec's campaign state table: the status an action leads to, or its error. */
+export function nextCampaignStatus(campaign: Pick<CampaignRow, 'status' | 'reviewStatus'>, action: CampaignAction): string | ApiError {
+  switch (action) {
+    case 'activate':
+      if (campaign.reviewStatus !== 'approved') return refuse('campaign_not_approved', 'The campaign has not been approved yet');
+      // Not in the table: archiving is permanent.
+      if (campaign.status === 'archived') return refuse('campaign_terminal', 'An archived campaign cannot be reactivated');
+      return 'active';
+    case 'pause':
+      return campaign.status === 'active' ? 'paused' : refuse('campaign_not_running', 'Only an active campaign can be paused');
+    case 'archive':
+      return campaign.status === 'active' || campaign.status === 'paused'
+        ? 'archived'
+        : refuse('cannot_archive', 'Only an active or paused campaign can be archived');
+  }
+}
+
+/**
+ * Applies a status action. The write is conditional on the state it was
+ * decided from, so a concurrent action or review never gets overwritten; on a
+ * lost race the decision is simply taken again.
+ */
+export async function applyCampaignAction(db: Db, organizationId: string, id: unknown, action: CampaignAction): Promise<CampaignRow> {
+  for (;;) {
+    const campaign = await findCampaign(db, organizationId, id);
+    const next = nextCampaignStatus(campaign, action);
+    if (next instanceof ApiError) throw next;
+    if (next === campaign.status) return campaign; // activate while active: a no-op
+    const { count } = await db.campaign.updateMany({
+      where: { id: campaign.id, status: campaign.status, reviewStatus: campaign.reviewStatus },
+      data: { status: next },
+    });
+    if (count === 1) return findCampaign(db, organizationId, campaign.id);
+  }
+}
+
+/**
+ * Why the parent campaign blocks status changes of its ad groups, or null.
+ * Terminal (never serving again: archived, rejected or ended) is checked
+ * before pending review, since it is the final answer.
+ */
+export function adGroupStatusLock(campaign: Pick<CampaignRow, 'status' | 'reviewStatus' | 'endTime'>, now = new Date()): ApiError | null {
+  const ended = campaign.endTime !== null && campaign.endTime <= now;
+  if (campaign.status === 'archived' || campaign.reviewStatus === 'rejected' || ended) {
+    return refuse('campaign_terminal', 'The parent campaign is archived, rejected or has ended');
+  }
+  if (campaign.reviewStatus === 'in_review') {
+    return refuse('campaign_pending_status_locked', 'The parent campaign is pending approval');
+  }
+  return null;
+}

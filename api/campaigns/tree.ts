@@ -1,0 +1,170 @@
+import type { AssetStore } from '../../lib/asset-store';
+import type { Db, Prisma } from '../../lib/db';
+import { createAdAsset, garbageCollect, loadAdImage, type LoadedImage } from '../assets/ad-images';
+import type { CreativeGenerator } from '../creatives/generator';
+import type { AdGroupInput, AdInput, CreativeInput, CreativeType } from './schema';
+
+/**
+ * Building ad groups and ads, shared by the standalone creates and the
+ * campaign create saga. Two phases, so that no I/O runs inside a transaction:
+ *  1. prepare*: validated input → rows to write (images loaded and checked,
+ *     auto-generated copy filled in, default names). Throws the spec's errors.
+ *  2. insert*: writes rows and assets inside the caller's transaction and
+ *     returns every id it created, so a saga can compensate.
+ */
+
+export interface TreeDeps {
+  db: Db;
+  assets: AssetStore;
+  creatives: CreativeGenerator;
+}
+
+/** The advertiser behind the ads: the copy generator writes from it. */
+export interface AccountContext {
+  organizationId: string;
+  accountName: string;
+  accountUrl: string;
+}
+
+/** An ad's creative as stored. A card's image is loaded but not yet an asset. */
+export type PreparedCreative =
+  | { type: 'chat_card'; title: string; body: string | null; cta: string | null; image: LoadedImage | null }
+  | { type: 'poll'; title: string; options: string[]; targetUrl: string };
+
+export interface PreparedAd {
+  name: string;
+  creative: PreparedCreative;
+}
+
+export interface PreparedAdGroup {
+  name: string;
+  contextHints: string[];
+  maxBidMicros: number | null;
+  creativeType: CreativeType;
+  ads: PreparedAd[];
+}
+
+/** Where the copy of an auto-generated card comes from. */
+export interface AdGroupContext {
+  name: string;
+  contextHints: string[];
+}
+
+const join = (prefix: string, key: string) => (prefix ? `${prefix}.${key}` : key);
+
+/**
+ * A creative ready to store. `creativeParam` is its path in the request
+ * (`creative`, `ads[0].creative`, ...), used in image errors.
+ */
+export async function prepareCreative(
+  deps: TreeDeps, account: AccountContext, group: AdGroupContext,
+  creative: CreativeInput, autoGenerate: boolean, creativeParam: string,
+): Promise<PreparedCreative> {
+  if (creative.type === 'poll') {
+    return { type: 'poll', title: creative.title, options: creative.options, targetUrl: creative.target_url };
+  }
+  const image = await loadAdImage(deps.db, deps.assets, account.organizationId, creative, creativeParam);
+  let { title, body } = creative;
+  // auto_generate fills only what the advertiser left out.
+  if (autoGenerate && (title === undefined || body === undefined)) {
+    const copy = await deps.creatives.generate({
+      adGroupName: group.name, contextHints: group.contextHints,
+      accountName: account.accountName, accountUrl: account.accountUrl,
+    });
+    title ??= copy.title;
+    body ??= copy.body;
+  }
+  // The schema requires a title unless auto_generate is set, and the generator always writes one.
+  return { type: 'chat_card', title: title!, body: body ?? null, cta: creative.cta || null, image };
+}
+
+/** One ad; its name defaults to the creative title (card headline or poll question). */
+export async function prepareAd(
+  deps: TreeDeps, account: AccountContext, group: AdGroupContext, ad: AdInput, adParam: string,
+): Promise<PreparedAd> {
+  const creative = await prepareCreative(deps, account, group, ad.creative, ad.auto_generate, join(adParam, 'creative'));
+  return { name: ad.name ?? creative.title, creative };
+}
+
+/** The ads of one group, in order; `adsParam` is the ads array's path (`ads`, `ad_groups[0].ads`). */
+export async function prepareAds(
+  deps: TreeDeps, account: AccountContext, group: AdGroupContext, ads: AdInput[], adsParam: string,
+): Promise<PreparedAd[]> {
+  const prepared: PreparedAd[] = [];
+  // One at a time, so the first failing ad is the one reported.
+  for (const [i, ad] of ads.entries()) prepared.push(await prepareAd(deps, account, group, ad, `${adsParam}[${i}]`));
+  return prepared;
+}
+
+/** An ad group and its ads; `groupParam` is the group's path (`''` standalone, `ad_groups[0]` nested). */
+export async function prepareAdGroup(
+  deps: TreeDeps, account: AccountContext, input: AdGroupInput, groupParam: string,
+): Promise<PreparedAdGroup> {
+  const group = { name: input.name, contextHints: input.context_hints ?? [] };
+  return {
+    ...group,
+    maxBidMicros: input.bidding_config?.max_bid_micros ?? null,
+    creativeType: input.ads[0].creative.type,
+    ads: await prepareAds(deps, account, group, input.ads, join(groupParam, 'ads')),
+  };
+}
+
+/** The Ad columns of a creative (its image excepted, which becomes an asset). */
+export function creativeColumns(creative: PreparedCreative) {
+  return creative.type === 'poll'
+    ? { creativeType: 'poll', title: creative.title, body: null, cta: null, options: creative.options, targetUrl: creative.targetUrl }
+    : { creativeType: 'chat_card', title: creative.title, body: creative.body, cta: creative.cta, options: [], targetUrl: null };
+}
+
+/** Stores a card's image as the ad's own asset; null when it has none. Inside the ad's transaction. */
+export async function createCreativeAsset(
+  tx: Prisma.TransactionClient, store: AssetStore, organizationId: string, creative: PreparedCreative,
+): Promise<string | null> {
+  return creative.type === 'chat_card' && creative.image ? createAdAsset(tx, store, organizationId, creative.image) : null;
+}
+
+export interface InsertedAds {
+  adIds: string[];
+  /** Assets created for the ads; `deleteAssets` removes them (and unused bytes). */
+  assetIds: string[];
+}
+
+/** Creates the ads (status `active`) and their assets, inside the caller's transaction. */
+export async function insertAds(
+  tx: Prisma.TransactionClient, store: AssetStore, organizationId: string, adGroupId: string, ads: PreparedAd[],
+): Promise<InsertedAds> {
+  const inserted: InsertedAds = { adIds: [], assetIds: [] };
+  for (const ad of ads) {
+    const assetId = await createCreativeAsset(tx, store, organizationId, ad.creative);
+    if (assetId) inserted.assetIds.push(assetId);
+    const row = await tx.ad.create({
+      data: { adGroupId, name: ad.name, status: 'active', assetId, ...creativeColumns(ad.creative) },
+      select: { id: true },
+    });
+    inserted.adIds.push(row.id);
+  }
+  return inserted;
+}
+
+/** Creates an ad group (status `active`) with its ads and assets, inside the caller's transaction. */
+export async function insertAdGroupWithAds(
+  tx: Prisma.TransactionClient, store: AssetStore, organizationId: string, campaignId: string, group: PreparedAdGroup,
+): Promise<InsertedAds & { adGroupId: string }> {
+  const row = await tx.adGroup.create({
+    data: {
+      campaignId, name: group.name, contextHints: group.contextHints, status: 'active',
+      maxBidMicros: group.maxBidMicros === null ? null : BigInt(group.maxBidMicros), creativeType: group.creativeType,
+    },
+    select: { id: true },
+  });
+  return { adGroupId: row.id, ...(await insertAds(tx, store, organizationId, row.id, group.ads)) };
+}
+
+/**
+ * After a failed transaction: the asset rows rolled back, but bytes written by
+ * createAdAsset stay in the store; drop those no asset references.
+ */
+export async function releaseImages(db: Db, store: AssetStore, creatives: PreparedCreative[]): Promise<void> {
+  const images = creatives.flatMap((c) => (c.type === 'chat_card' && c.image ? [c.image] : []));
+  await garbageCollect(db, store, images);
+}
