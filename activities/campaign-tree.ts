@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { deleteAssets } from '../api/assets/ad-images';
 import { ApiError } from '../api/http/errors';
 import type { CampaignCreateInput } from '../api/campaigns/schema';
+import { accountContextOf } from '../api/campaigns/service';
 import { insertAdGroupWithAds, prepareAdGroup, releaseImages, type PreparedAdGroup, type TreeDeps } from '../api/campaigns/tree';
 import { isUniqueViolation } from '../lib/db';
 
@@ -32,10 +33,7 @@ export function campaignTreeActivities(deps: TreeDeps) {
      */
     async persistCampaignTree({ organizationId, adAccountId, campaignId, body }: PersistCampaignTreeInput): Promise<void> {
       if (await db.campaign.findUnique({ where: { id: campaignId }, select: { id: true } })) return;
-      const account = await db.adAccount.findUniqueOrThrow({
-        where: { id: adAccountId }, include: { organization: { select: { domain: true } } },
-      });
-      const context = { organizationId, accountName: account.name, accountUrl: account.url ?? account.organization.domain ?? '' };
+      const context = await accountContextOf(db, { organizationId, adAccountId });
 
       // Images are downloaded and checked before the transaction: no I/O while it holds locks.
       const groups: PreparedAdGroup[] = [];
