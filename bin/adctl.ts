@@ -5,10 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { createDb, type Db } from '../lib/db';
-import { createTemporalClient } from '../lib/temporal';
 import { createMember, createOrganization, deleteOrganization, findOrganization, type Role } from '../api/organizations/service';
 import { isUuid } from '../api/http/pagination';
-import { reviewCampaign } from '../api/campaigns/review';
 
 class UsageError extends Error {}
 
@@ -67,6 +65,9 @@ async function run(db: Db, argv: string[]): Promise<object> {
       const { values, positionals } = options(rest, { reason: { type: 'string' } } as const);
       const campaignId = positionals[0];
       if (!campaignId || positionals.length > 1) throw new UsageError('exactly one CAMPAIGN_ID is required');
+      // Loaded only here: the Temporal client costs every other command start-up time.
+      const { createTemporalClient } = await import('../lib/temporal');
+      const { reviewCampaign } = await import('../api/campaigns/review');
       const temporal = createTemporalClient();
       try {
         return await reviewCampaign(db, temporal, campaignId, verb === 'approve' ? 'approved' : 'rejected', values.reason);

@@ -13,7 +13,8 @@ import { isUuid } from '../http/pagination';
 import { bodyObject, parseOrThrow } from '../http/validation';
 import { listApiKeys, mintApiKey, revokeApiKey } from './service';
 
-export const createApiKeySchema = z.strictObject({ name: z.string().max(100).default('') });
+// `name` is optional: absent or null is the empty label.
+export const createApiKeySchema = z.strictObject({ name: z.string().max(100).nullish().transform((name) => name ?? '') });
 
 const apiKeyRecordSchema = z.object({
   public_id: z.uuid(),
@@ -53,6 +54,15 @@ documentRoute({
   responses: { 200: { description: 'Revoked', schema: envelope(z.object({ public_id: z.uuid(), revoked: z.literal(true) })) }, ...errors },
 });
 
+/** How long a rotation waits for its grace workflow to start before answering anyway. */
+const WORKFLOW_START_WAIT_MS = 2000;
+
+async function settledOrAfter(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => { timer = setTimeout(resolve, ms); })]);
+  clearTimeout(timer);
+}
+
 export function apiKeyRoutes(db: Db, temporal: Client): Router {
   const router = Router({ mergeParams: true });
   router.use('/api/organizations/:orgPublicId/api-keys', sessionAuth(db, ['owner', 'admin']), jsonBody);
@@ -64,13 +74,20 @@ export function apiKeyRoutes(db: Db, temporal: Client): Router {
     if (minted.rotatedOut) {
       const { id, expiresAt } = minted.rotatedOut;
       // Auth enforces expires_at itself; if Temporal is unreachable the key still expires on time.
-      await temporal.workflow
+      const started = temporal.workflow
         .start(keyRotationGrace, {
           taskQueue: temporalConfig.taskQueues.main,
           workflowId: keyRotationGraceWorkflowId(id),
           args: [{ apiKeyId: id, expiresAtMs: expiresAt.getTime() }],
         })
-        .catch((err) => console.error(`key rotation grace workflow not started: ${err.message}`));
+        .then(
+          () => undefined,
+          (err) => console.error(`key rotation grace workflow not started: ${err.message}`),
+        );
+      // ...so the response waits only briefly: against an unreachable server the
+      // client retries for 20 s and more, while the rotation is already committed
+      // and its new secret, shown only once, would be lost to a client timeout.
+      await settledOrAfter(started, WORKFLOW_START_WAIT_MS);
     }
     sendEnvelope(res, 201, { api_key: minted.record });
   });
@@ -88,7 +105,8 @@ export function apiKeyRoutes(db: Db, temporal: Client): Router {
     sendEnvelope(res, 200, revoked);
   });
 
-  router.use('/api', (_req, _res, next) => next(notFound('resource')));
-  router.use('/api', envelopeErrorHandler);
+  // Only this surface's paths: other `/api/...` hosts (tracking, collection) mount their own.
+  router.use('/api/organizations', (_req, _res, next) => next(notFound('resource')));
+  router.use('/api/organizations', envelopeErrorHandler);
   return router;
 }

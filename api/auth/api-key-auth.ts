@@ -53,9 +53,11 @@ export function apiKeyAuth(db: Db): RequestHandler {
     if (!valid) throw invalidApiKey();
 
     if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-      // Fire and forget: a lost update only makes last_used a minute staler.
+      // Conditional, so concurrent first requests write once; fire and forget: a lost
+      // update only makes last_used a minute staler.
+      const stale = new Date(now - LAST_USED_RESOLUTION_MS);
       db.apiKey
-        .update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } })
+        .updateMany({ where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: stale } }] }, data: { lastUsedAt: new Date(now) } })
         .catch((err) => console.error(`last_used update failed: ${err.message}`));
     }
     res.locals.apiKeyAuth = { organizationId: key.organizationId, apiKeyId: key.id } satisfies ApiKeyAuth;

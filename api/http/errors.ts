@@ -78,9 +78,9 @@ export function toApiError(err: unknown): ApiError {
   const parsed = err && typeof err === 'object' ? fromBodyParserError(err as { type?: string }) : null;
   if (parsed) return parsed;
   // The body reader marks the client's other faults (a corrupt gzip/deflate/br body,
-  // a body shorter than its Content-Length) as exposable 4xx: the body is unreadable.
+  // a body shorter than its Content-Length) as an exposable 400: the body is unreadable.
   const { status, expose } = (err ?? {}) as { status?: unknown; expose?: unknown };
-  if (expose === true && typeof status === 'number' && status >= 400 && status < 500) {
+  if (expose === true && status === 400) {
     return new ApiError(400, 'invalid_json', 'Request body could not be read');
   }
   return new ApiError(500, 'internal_error', 'An internal error occurred; it has been logged', null, 'server_error');

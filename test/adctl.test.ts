@@ -1,0 +1,151 @@
+/**
+ * The operator CLI (DESIGN: Operator CLI), run as operators and other tests run
+ * it: the real `bin/adctl` in a child process, over the test database.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { createTemporalClient } from '../lib/temporal';
+import { keyRotationGraceWorkflowId } from '../workflows/key-rotation-grace';
+import { call, startHarness, type Harness } from './support/harness';
+
+const ADCTL = path.resolve(__dirname, '../bin/adctl');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let h: Harness;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => { await h.close(); });
+
+interface Run { code: number | null; stdout: string; stderr: string }
+function adctl(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(ADCTL, args, { env: { ...process.env, NODE_ENV: 'test' }, timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** One JSON object on one line of stdout, nothing on stderr, exit 0. */
+function output<T = Record<string, unknown>>(run: Run): T {
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(run.stdout).toMatch(/^\{.*\}\n$/);
+  return JSON.parse(run.stdout) as T;
+}
+
+interface CreatedOrg { org_public_id: string; ad_account_id: string | null; api_key: string; session_token: string }
+const unique = (label: string) => `adctl ${label} ${process.pid}-${Date.now()}`;
+
+describe('org create', () => {
+  let org: CreatedOrg;
+  let bare: CreatedOrg;
+  const name = unique('org');
+  beforeAll(async () => {
+    const [full, noAccount] = await Promise.all([
+      adctl('org', 'create', '--name', name, '--domain', 'adctl.example.com', '--payment-method', 'pm_card_visa'),
+      adctl('org', 'create', '--name', unique('bare'), '--no-ad-account'),
+    ]);
+    org = output<CreatedOrg>(full);
+    bare = output<CreatedOrg>(noAccount);
+  });
+
+  test('prints exactly the four keys', () => {
+    expect(Object.keys(org).sort()).toEqual(['ad_account_id', 'api_key', 'org_public_id', 'session_token']);
+    expect(org.org_public_id).toMatch(UUID);
+    expect(org.ad_account_id).toMatch(UUID);
+    expect(org.api_key).toMatch(/^ak_[A-Za-z0-9_-]{43}$/);
+    expect(org.session_token).toMatch(/^sess_/);
+  });
+
+  test('stores the organization as given', async () => {
+    const stored = await h.db.organization.findUniqueOrThrow({ where: { publicId: org.org_public_id }, include: { members: true } });
+    expect(stored).toMatchObject({ name, domain: 'adctl.example.com', defaultPaymentMethodId: 'pm_card_visa', deletedAt: null });
+    expect(stored.members.map((m) => m.role)).toEqual(['owner']);
+  });
+
+  test('the key works on /v1 and shows the printed ad account', async () => {
+    const res = await call(h.url, 'GET', '/v1/ad_account', { token: org.api_key });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: org.ad_account_id, url: 'adctl.example.com' });
+  });
+
+  test("the session is an owner's on the platform surface, and only for its organization", async () => {
+    const res = await call(h.url, 'GET', `/api/organizations/${org.org_public_id}/api-keys/`, { token: org.session_token });
+    expect(res.status).toBe(200);
+    expect(res.body.data.api_keys).toHaveLength(1);
+    expect(res.body.data.api_keys[0].key_preview).toBe(`${org.api_key.slice(0, 6)}…${org.api_key.slice(-4)}`);
+    const other = await call(h.url, 'GET', `/api/organizations/${bare.org_public_id}/api-keys/`, { token: org.session_token });
+    expect(other.status).toBe(404);
+    // The key and the session are not interchangeable.
+    expect((await call(h.url, 'GET', '/v1/ad_account', { token: org.session_token })).status).toBe(401);
+    expect((await call(h.url, 'GET', `/api/organizations/${org.org_public_id}/api-keys/`, { token: org.api_key })).status).toBe(401);
+  });
+
+  test('--no-ad-account: ad_account_id null, and /v1/ad_account is 404', async () => {
+    expect(Object.keys(bare).sort()).toEqual(['ad_account_id', 'api_key', 'org_public_id', 'session_token']);
+    expect(bare.ad_account_id).toBeNull();
+    expect(await h.db.adAccount.count({ where: { organization: { publicId: bare.org_public_id } } })).toBe(0);
+    const res = await call(h.url, 'GET', '/v1/ad_account', { token: bare.api_key });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+
+  // Last in this block: it deletes the organization.
+  test('member create: admin gets key-management rights, member gets 403; org delete ends keys and sessions', async () => {
+    const [adminRun, memberRun] = await Promise.all([
+      adctl('member', 'create', '--org', org.org_public_id, '--role', 'admin'),
+      adctl('member', 'create', '--org', org.org_public_id, '--role', 'member'),
+    ]);
+    const admin = output<{ session_token: string }>(adminRun);
+    const member = output<{ session_token: string }>(memberRun);
+    expect(Object.keys(admin)).toEqual(['session_token']);
+    expect(Object.keys(member)).toEqual(['session_token']);
+    expect(admin.session_token).not.toBe(org.session_token);
+
+    const keysPath = `/api/organizations/${org.org_public_id}/api-keys/`;
+    const minted = await call(h.url, 'POST', keysPath, { token: admin.session_token, body: { name: 'by admin' } });
+    expect(minted.status).toBe(201);
+    // The rotation started a 30-minute grace workflow on the dev server; end it now.
+    const rotatedOut = await h.db.apiKey.findFirstOrThrow({ where: { organization: { publicId: org.org_public_id }, isActive: false } });
+    const temporal = createTemporalClient();
+    await temporal.workflow.getHandle(keyRotationGraceWorkflowId(rotatedOut.id)).terminate('test cleanup');
+    await temporal.connection.close();
+
+    for (const method of ['GET', 'POST'] as const) {
+      const denied = await call(h.url, method, keysPath, { token: member.session_token });
+      expect(denied.status).toBe(403);
+      expect(denied.body.error.code).toBe('insufficient_role');
+    }
+
+    const deleted = output(await adctl('org', 'delete', '--org', org.org_public_id));
+    expect(deleted).toStrictEqual({ org_public_id: org.org_public_id, deleted: true });
+    expect((await call(h.url, 'GET', '/v1/ad_account', { token: minted.body.data.api_key.secret })).status).toBe(401);
+    expect((await call(h.url, 'GET', keysPath, { token: admin.session_token })).status).toBe(401);
+  });
+});
+
+describe('errors: non-zero exit, a message on stderr, nothing on stdout', () => {
+  const cases: Record<string, { args: string[]; stderr: RegExp }> = {
+    'org create without --name': { args: ['org', 'create', '--domain', 'x.example'], stderr: /--name is required/ },
+    'member create with a bad role': { args: ['member', 'create', '--org', '00000000-0000-4000-8000-000000000000', '--role', 'superuser'], stderr: /--role must be owner, admin or member/ },
+    'member create for an unknown organization': { args: ['member', 'create', '--org', '00000000-0000-4000-8000-000000000000', '--role', 'admin'], stderr: /no such organization/ },
+    'unknown command': { args: ['org', 'explode'], stderr: /unknown command: org explode/ },
+  };
+  let runs: Record<string, Run>;
+  beforeAll(async () => {
+    const entries = await Promise.all(Object.entries(cases).map(async ([name, { args }]) => [name, await adctl(...args)] as const));
+    runs = Object.fromEntries(entries);
+  });
+
+  test.each(Object.keys(cases))('%s', (name) => {
+    const run = runs[name];
+    expect(run.code).not.toBe(0);
+    expect(run.code).not.toBeNull();
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^adctl: /);
+    expect(run.stderr).toMatch(cases[name].stderr);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+  });
+
+  test('nothing was created by the failed commands', async () => {
+    expect(await h.db.organization.count({ where: { domain: 'x.example' } })).toBe(0);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * The per-key hourly budget of `/v1` (spec: Limits): 1000 requests per key per
+ * hour, separate budgets for the two keys of a rotation pair, and one count
+ * shared by every api process (counters live in PostgreSQL).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { mintApiKey } from '../api/api-keys/service';
+import { config } from '../lib/config';
+import { hashSecret } from '../lib/secrets';
+import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+
+const LIMIT = 1000;
+const root = path.resolve(__dirname, '..');
+
+let h: Harness;
+/** Two real api processes (`tsx api/server.ts`), started with the harness. */
+let apis: Promise<string[]>;
+beforeAll(async () => {
+  apis = Promise.all([startApi(), startApi()]);
+  apis.catch(() => undefined); // awaited (and reported) by the test
+  h = await startHarness();
+});
+afterAll(async () => {
+  await stopApis();
+  await h.close();
+});
+
+/**
+ * `count` authenticated requests spread round-robin over `urls`, 20 at a time;
+ * returns the statuses. Every `/v1` request counts against the budget, so the
+ * burst uses an unknown route (404): the cheapest request that is authenticated
+ * and counted, which keeps these files fast.
+ */
+const PROBE = '/v1/rate-limit-probe';
+async function burst(urls: string[], token: string, count: number): Promise<number[]> {
+  const limit = pLimit(20);
+  return Promise.all(Array.from({ length: count }, (_, i) => limit(async () => {
+    const res = await fetch(`${urls[i % urls.length]}${PROBE}`, { headers: { authorization: `Bearer ${token}` } });
+    await res.arrayBuffer();
+    return res.status;
+  })));
+}
+
+/**
+ * Budgets are hourly windows; a burst that straddles the turn of the hour is
+ * estimated from two windows and may be off by one. Start clear of the edge.
+ */
+async function clearOfWindowEdge(marginMs = 20_000): Promise<void> {
+  const toNextHour = 3_600_000 - (Date.now() % 3_600_000);
+  if (toNextHour < marginMs) await new Promise((r) => setTimeout(r, toNextHour + 1000));
+}
+
+const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
+
+function expectThrottled(res: { status: number; body: unknown; headers: Headers }, limit = LIMIT) {
+  expect(res.status).toBe(429);
+  expect(res.body).toStrictEqual({ error: { message: 'request was throttled', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } });
+  const retryAfter = res.headers.get('retry-after');
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(3600);
+  expect(res.headers.get('x-ratelimit-limit')).toBe(String(limit));
+  expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+}
+
+/**
+ * One burst proves both the number and the sharing: the 1000 requests of one key
+ * are split across two real api processes, and the next request is refused by
+ * either of them (and by a third, in-process api). Counting per process would
+ * leave each with half its budget.
+ */
+test('1000 requests per key per hour, counted across api processes; then 429 rate_limit_exceeded with Retry-After', async () => {
+  const [a, b] = await apis;
+  await clearOfWindowEdge();
+  const org = await newOrg(h.db);
+
+  const first = await call(a, 'GET', '/v1/ad_account', { token: org.api_key });
+  expect(first.status).toBe(200);
+  expect(first.headers.get('x-ratelimit-limit')).toBe(String(LIMIT));
+  expect(first.headers.get('x-ratelimit-remaining')).toBe(String(LIMIT - 1));
+  const reset = Number(first.headers.get('x-ratelimit-reset'));
+  expect(reset).toBeGreaterThan(Date.now() / 1000);
+  expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 3600);
+  expect(first.headers.get('retry-after')).toBeNull();
+
+  expect(tally(await burst([a, b], org.api_key, LIMIT - 2))).toEqual({ 404: LIMIT - 2 });
+  const last = await call(b, 'GET', '/v1/ad_account', { token: org.api_key });
+  expect(last.status).toBe(200);
+  expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
+
+  expectThrottled(await call(a, 'GET', '/v1/ad_account', { token: org.api_key }));
+  expectThrottled(await call(b, 'GET', '/v1/ad_account', { token: org.api_key }));
+  expectThrottled(await call(h.url, 'GET', '/v1/ad_account', { token: org.api_key }));
+  // Refused requests are not counted against the budget, and stay refused.
+  expectThrottled(await call(a, 'GET', PROBE, { token: org.api_key }));
+
+  // Another organization's key is not affected.
+  const other = await newOrg(h.db);
+  expect((await call(a, 'GET', '/v1/ad_account', { token: other.api_key })).status).toBe(200);
+  // A request that fails authentication is refused as such, not throttled.
+  const bad = await call(a, 'GET', '/v1/ad_account', { token: `ak_${'Q'.repeat(43)}` });
+  expect(bad.status).toBe(401);
+  expect(bad.body).toEqual(errorBody('invalid_api_key', 'authentication_error'));
+});
+
+test('the two keys of a rotation pair have separate budgets', async () => {
+  // The limit is read per request; a small one keeps this test fast (the 1000 itself is tested above).
+  const small = 40;
+  const saved = config.rateLimits.perKeyPerHour;
+  config.rateLimits.perKeyPerHour = small;
+  try {
+    await rotationPairBudgets(small);
+  } finally {
+    config.rateLimits.perKeyPerHour = saved;
+  }
+});
+
+async function rotationPairBudgets(limit: number) {
+  await clearOfWindowEdge();
+  const org = await newOrg(h.db);
+  const { organizationId } = await h.db.apiKey.findUniqueOrThrow({ where: { secretHash: hashSecret(org.api_key) } });
+  // Rotated through the service: the route would also start a 30-minute workflow this test does not need.
+  const fresh = (await mintApiKey(h.db, organizationId, 'rotated')).record.secret;
+
+  expect(tally(await burst([h.url], org.api_key, limit))).toEqual({ 404: limit });
+  expectThrottled(await call(h.url, 'GET', '/v1/ad_account', { token: org.api_key }), limit);
+
+  // The new key's budget is whole: exactly `limit` requests, then 429.
+  const res = await call(h.url, 'GET', '/v1/ad_account', { token: fresh });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('x-ratelimit-remaining')).toBe(String(limit - 1));
+  expect(tally(await burst([h.url], fresh, limit - 1))).toEqual({ 404: limit - 1 });
+  expectThrottled(await call(h.url, 'GET', '/v1/ad_account', { token: fresh }), limit);
+}
+
+const children: ChildProcess[] = [];
+
+async function stopApis() {
+  await Promise.all(children.map((child) => new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(null);
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  })));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A real api process (`tsx api/server.ts`) on a free port, over the test database. */
+async function startApi(): Promise<string> {
+  const port = await freePort();
+  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'api/server.ts')], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`api did not start:\n${output}`)), 30_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('api listening')) { clearTimeout(timer); resolve(); }
+    });
+    child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`api exited with ${code}:\n${output}`)); });
+  });
+  return `http://127.0.0.1:${port}`;
+}
