@@ -12,6 +12,7 @@ import { apiKeyAuth } from './auth/api-key-auth';
 import { campaignRoutes } from './campaigns/routes';
 import { campaignCreateRoutes } from './campaigns/create';
 import { jsonBody } from './http/body';
+import { envelopeErrorHandler } from './http/envelope';
 import { errorHandler, unknownRoute } from './http/errors';
 import { buildOpenApiDocument } from './http/openapi';
 import { requestId } from './http/request-id';
@@ -57,6 +58,8 @@ export function createApp(deps: AppDeps) {
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));
   app.use(assetRoutes(deps.assets));
+  // Unknown paths of the platform surface answer in its envelope (mount `/api` routes above).
+  app.use('/api', unknownRoute, envelopeErrorHandler);
   // Anything else, on any host, answers with the error object rather than an HTML page.
   app.use(unknownRoute);
   app.use(errorHandler);

@@ -135,7 +135,8 @@ test('the key-management operations document the envelope, the key record and th
     ['created_at', 'expires_at', 'is_active', 'key_preview', 'last_used', 'name', 'public_id', 'secret'],
   );
   const body = post.requestBody.content['application/json'].schema;
-  expect(body.properties.name).toMatchObject({ type: 'string', maxLength: 100 });
+  // Optional: a string of at most 100 characters, or null (both read as the empty label when absent).
+  expect(body.properties.name.anyOf).toEqual([{ type: 'string', maxLength: 100 }, { type: 'null' }]);
   expect(body.additionalProperties).toBe(false);
 
   const list = resolve(doc.paths[KEYS].get.responses['200'].content['application/json'].schema);

@@ -105,8 +105,7 @@ export function apiKeyRoutes(db: Db, temporal: Client): Router {
     sendEnvelope(res, 200, revoked);
   });
 
-  // Only this surface's paths: other `/api/...` hosts (tracking, collection) mount their own.
-  router.use('/api/organizations', (_req, _res, next) => next(notFound('resource')));
+  // Errors of this surface leave in the envelope; unknown `/api` paths get theirs in app.ts.
   router.use('/api/organizations', envelopeErrorHandler);
   return router;
 }
