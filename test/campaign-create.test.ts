@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { randomInt } from 'node:crypto';
-import sharp from 'sharp';
 import Stripe from 'stripe';
 import { createTemporalClient } from '../lib/temporal';
 import { createAssetStore } from '../lib/asset-store';
+import { insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 
 /**
@@ -27,11 +26,10 @@ const store = createAssetStore();
 
 /** A PNG no other test uses, served at a loopback URL; returns its URL and sha256. */
 async function uniqueImage(): Promise<{ url: string; sha256: string }> {
-  const bytes = await sharp({ create: { width: randomInt(4, 60), height: randomInt(4, 60), channels: 3, background: { r: randomInt(256), g: randomInt(256), b: randomInt(256) } } }).png().toBuffer();
+  const { bytes, sha256 } = await uniquePng();
   const name = `/img-${images.size}-${Date.now()}.png`;
   images.set(name, bytes);
-  const { createHash } = await import('node:crypto');
-  return { url: `${imageBase}${name}`, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return { url: `${imageBase}${name}`, sha256 };
 }
 
 let nameCounter = 0;
@@ -136,6 +134,43 @@ describe('the saga succeeds', () => {
   });
 });
 
+describe('images from uploads (file_id)', () => {
+  test('each ad gets its own asset from one file_id; a decline removes the assets but not the upload', async () => {
+    const org = await newOrg(h.db);
+    const { bytes, sha256 } = await uniquePng();
+    const fileId = await insertUpload(h.db, store, await organizationIdOf(h.db, org), bytes);
+    const card = (title: string) => ({ creative: { type: 'chat_card', title, file_id: fileId } });
+    const body = { ...campaignBody(), ad_groups: [{ context_hints: ['x'], ads: [card('One'), card('Two')] }] };
+    const res = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body });
+    expect(res.status).toBe(201);
+    expect(await treeCounts(org.org_public_id)).toEqual({ campaigns: 1, adGroups: 1, ads: 2, assets: 2 });
+    expect(await store.exists(`assets/${sha256}.png`)).toBe(true);
+
+    const declined = await newOrg(h.db, { paymentMethodId: 'pm_card_chargeDeclined' });
+    const { bytes: other, sha256: otherSha } = await uniquePng();
+    const otherFile = await insertUpload(h.db, store, await organizationIdOf(h.db, declined), other);
+    const failed = await call(h.url, 'POST', '/v1/campaigns', {
+      token: declined.api_key,
+      body: { ...campaignBody(), ad_groups: [{ context_hints: ['x'], ads: [{ creative: { type: 'chat_card', title: 'T', file_id: otherFile } }] }] },
+    });
+    expect(failed.status).toBe(402);
+    expect(await treeCounts(declined.org_public_id)).toEqual(nothing);
+    expect(await store.exists(`assets/${otherSha}.png`)).toBe(false);
+    expect(await store.get(otherFile)).toEqual(other); // the upload itself stays usable
+  });
+
+  test("another organization's file_id is invalid_value naming the creative", async () => {
+    const owner = await newOrg(h.db);
+    const fileId = await insertUpload(h.db, store, await organizationIdOf(h.db, owner), (await uniquePng()).bytes);
+    const org = await newOrg(h.db);
+    const body = { ...campaignBody(), ad_groups: [{ ads: [{ creative: { type: 'chat_card', title: 'T', file_id: fileId } }] }] };
+    const res = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(errorBody('invalid_value', 'invalid_request_error', 'ad_groups[0].ads[0].creative.file_id'));
+    expect(await treeCounts(org.org_public_id)).toEqual(nothing);
+  });
+});
+
 describe('the saga fails and leaves nothing behind', () => {
   test('no default payment method: 400 billing_not_configured', async () => {
     const org = await newOrg(h.db, { paymentMethodId: undefined });
@@ -182,6 +217,9 @@ describe('the saga fails and leaves nothing behind', () => {
     expect(again.status).toBe(409);
     expect(again.body).toEqual(errorBody('name_conflict', 'invalid_request_error', 'name'));
     expect(await treeCounts(org.org_public_id)).toMatchObject({ campaigns: 1 });
+    const organizationId = await organizationIdOf(h.db, org);
+    const intents = await stripe().paymentIntents.list({ limit: 100 });
+    expect(intents.data.filter((pi) => pi.metadata.organization_id === organizationId)).toHaveLength(1);
   });
 
   test('no ad account: 400 no_ad_account; unknown ad_account_id: 404 not_found', async () => {
@@ -300,6 +338,20 @@ describe('review', () => {
     const activate = await call(h.url, 'POST', `/v1/campaigns/${created.body.id}/activate`, { token: org.api_key });
     expect(activate.status).toBe(400);
     expect(activate.body).toEqual(errorBody('campaign_not_approved'));
+  });
+
+  test('a reviewer can signal from the Temporal CLI, as the README shows', async () => {
+    const org = await newOrg(h.db);
+    const created = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody() });
+    const { execFileSync } = await import('node:child_process');
+    const scripts = execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_path("scripts"))']).toString().trim();
+    execFileSync(path.join(scripts, 'temporal'), [
+      'workflow', 'signal', '--address', '127.0.0.1:7233', '--workflow-id', `campaign-review-${created.body.id}`,
+      '--name', 'review', '--input', '{"decision":"approved"}',
+    ]);
+    expect(await temporal.workflow.getHandle(`campaign-review-${created.body.id}`).result()).toBe('approved');
+    const read = await call(h.url, 'GET', `/v1/campaigns/${created.body.id}`, { token: org.api_key });
+    expect(read.body.review_status).toBe('approved');
   });
 
   test('adctl review of an unknown campaign exits non-zero', async () => {
