@@ -12,55 +12,93 @@ export const BillingFailure = {
   provider: 'payment_provider_error',
 } as const;
 
+const declined = (message: string, declineCode: string | null) =>
+  ApplicationFailure.nonRetryable(message, BillingFailure.cardDeclined, { decline_code: declineCode });
+
+/**
+ * Stripe errors that no retry can fix. A payment method Stripe does not know is
+ * the advertiser's billing problem (a decline); any other invalid request is
+ * ours or the provider's (502), not the card's.
+ */
+function finalStripeError(err: unknown): ApplicationFailure | null {
+  if (err instanceof Stripe.errors.StripeCardError) return declined(err.message, err.decline_code || err.code || null);
+  if (err instanceof Stripe.errors.StripeInvalidRequestError) {
+    if (err.code === 'resource_missing' && err.param === 'payment_method') return declined(err.message, err.code);
+    return ApplicationFailure.nonRetryable(err.message, BillingFailure.provider, { code: err.code ?? null });
+  }
+  return null; // outages and 5xx: thrown as they are, for the activity's bounded retries
+}
+
+/**
+ * The deposit is two Stripe calls, so the workflow learns the PaymentIntent id
+ * before any money moves: creating the intent charges nothing, and once the id
+ * is known the compensation can always find out whether the confirm charged
+ * (and refund it), even if the confirm's answer was lost.
+ */
 export function billingActivities(db: Db, stripe: Stripe) {
   return {
-    /** The organization's default payment method, or null when billing is not configured. */
-    async defaultPaymentMethod(organizationId: string): Promise<string | null> {
-      const org = await db.organization.findUnique({ where: { id: organizationId }, select: { defaultPaymentMethodId: true } });
-      return org?.defaultPaymentMethodId ?? null;
+    /** The organization's default payment method (and Stripe customer), or null when billing is not configured. */
+    async defaultPaymentMethod(organizationId: string): Promise<{ paymentMethodId: string; customerId: string | null } | null> {
+      const org = await db.organization.findUnique({
+        where: { id: organizationId }, select: { defaultPaymentMethodId: true, stripeCustomerId: true },
+      });
+      return org?.defaultPaymentMethodId ? { paymentMethodId: org.defaultPaymentMethodId, customerId: org.stripeCustomerId } : null;
     },
 
-    /**
-     * Charges the deposit off-session. The Stripe idempotency key comes from the
-     * workflow, so every retry of this activity (and of the SDK) is the same
-     * charge. A decline is final (non-retryable); a provider outage is thrown as
-     * is, for the activity's bounded retry policy.
-     */
-    async chargeDeposit(input: { organizationId: string; campaignId: string; paymentMethodId: string; idempotencyKey: string }): Promise<string> {
-      let intent: Stripe.PaymentIntent;
+    /** Creates the deposit's PaymentIntent, unconfirmed (nothing is charged). Idempotent per workflow. */
+    async createDepositIntent(input: {
+      organizationId: string; campaignId: string; paymentMethodId: string; customerId: string | null; idempotencyKey: string;
+    }): Promise<string> {
       try {
-        intent = await stripe.paymentIntents.create(
+        const intent = await stripe.paymentIntents.create(
           {
             amount: DEPOSIT_AMOUNT_CENTS,
             currency: DEPOSIT_CURRENCY,
             payment_method: input.paymentMethodId,
-            confirm: true,
-            off_session: true,
+            ...(input.customerId ? { customer: input.customerId } : {}),
             description: 'Campaign deposit',
             metadata: { organization_id: input.organizationId, campaign_id: input.campaignId },
           },
           { idempotencyKey: input.idempotencyKey },
         );
+        return intent.id;
       } catch (err) {
-        if (err instanceof Stripe.errors.StripeCardError) {
-          throw ApplicationFailure.nonRetryable(err.message, BillingFailure.cardDeclined, { decline_code: err.decline_code || err.code || null });
-        }
-        // A payment method Stripe does not know is the advertiser's billing problem, not an outage.
-        if (err instanceof Stripe.errors.StripeInvalidRequestError) {
-          throw ApplicationFailure.nonRetryable(err.message, BillingFailure.cardDeclined, { decline_code: err.code ?? null });
-        }
-        throw err;
+        throw finalStripeError(err) ?? err;
       }
-      if (intent.status !== 'succeeded') {
-        throw ApplicationFailure.nonRetryable(`Deposit payment is ${intent.status}`, BillingFailure.cardDeclined, { decline_code: intent.status });
-      }
-      await db.campaign.updateMany({ where: { id: input.campaignId }, data: { depositPaymentIntentId: intent.id } });
-      return intent.id;
     },
 
-    /** Compensation: gives the deposit back (idempotent per intent). */
-    async refundDeposit(paymentIntentId: string): Promise<void> {
-      await stripe.refunds.create({ payment_intent: paymentIntentId }, { idempotencyKey: `refund-${paymentIntentId}` });
+    /** Charges the card off-session. A decline is final; an outage is retried (same idempotency key). */
+    async confirmDeposit(input: { paymentIntentId: string; idempotencyKey: string }): Promise<void> {
+      let intent: Stripe.PaymentIntent;
+      try {
+        intent = await stripe.paymentIntents.confirm(input.paymentIntentId, { off_session: true }, { idempotencyKey: input.idempotencyKey });
+      } catch (err) {
+        // Confirmed by an attempt whose answer was lost: the intent itself tells.
+        if (err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'payment_intent_unexpected_state') {
+          intent = await stripe.paymentIntents.retrieve(input.paymentIntentId);
+        } else {
+          throw finalStripeError(err) ?? err;
+        }
+      }
+      if (intent.status !== 'succeeded') throw declined(`Deposit payment is ${intent.status}`, intent.status);
+    },
+
+    /** Remembers the charged deposit on the campaign. */
+    async recordDeposit(campaignId: string, paymentIntentId: string): Promise<void> {
+      await db.campaign.updateMany({ where: { id: campaignId }, data: { depositPaymentIntentId: paymentIntentId } });
+    },
+
+    /**
+     * Compensation: whatever the confirm did, undo it. A charged deposit is
+     * refunded, an uncharged intent canceled. Safe to repeat.
+     */
+    async releaseDeposit(paymentIntentId: string): Promise<void> {
+      const intent = await stripe.paymentIntents.retrieve(paymentIntentId);
+      if (intent.status === 'succeeded') {
+        await stripe.refunds.create({ payment_intent: paymentIntentId }, { idempotencyKey: `refund-${paymentIntentId}` });
+      } else if (intent.status !== 'canceled') {
+        await stripe.paymentIntents.cancel(paymentIntentId, {}, { idempotencyKey: `cancel-${paymentIntentId}` });
+      }
     },
   };
 }

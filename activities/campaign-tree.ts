@@ -4,10 +4,15 @@ import { ApiError } from '../api/http/errors';
 import type { CampaignCreateInput } from '../api/campaigns/schema';
 import { accountContextOf } from '../api/campaigns/service';
 import { insertAdGroupWithAds, prepareAdGroup, releaseImages, type PreparedAdGroup, type TreeDeps } from '../api/campaigns/tree';
-import { isUniqueViolation } from '../lib/db';
+import { isUniqueViolation, type Prisma } from '../lib/db';
 
 /** "About two days in the future, the earliest launch window" (the spec's default start). */
 const DEFAULT_START_DELAY_SECONDS = 2 * 24 * 60 * 60;
+
+/** Transaction-scoped lock shared by a campaign's persist and its compensation. */
+async function lockCampaignId(tx: Prisma.TransactionClient, campaignId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`campaign:${campaignId}`}, 0))`;
+}
 
 export interface PersistCampaignTreeInput {
   organizationId: string;
@@ -46,6 +51,11 @@ export function campaignTreeActivities(deps: TreeDeps) {
       const startTime = body.start_time ?? Math.floor(Date.now() / 1000) + DEFAULT_START_DELAY_SECONDS;
       try {
         await db.$transaction(async (tx) => {
+          // Serialized with the compensation: once it has run, this id never commits.
+          await lockCampaignId(tx, campaignId);
+          if (await tx.campaignTombstone.findUnique({ where: { id: campaignId } })) {
+            throw ApplicationFailure.nonRetryable('The creation of this campaign was already rolled back', 'abandoned');
+          }
           await tx.campaign.create({
             data: {
               id: campaignId, organizationId, adAccountId,
@@ -64,17 +74,26 @@ export function campaignTreeActivities(deps: TreeDeps) {
           for (const group of groups) await insertAdGroupWithAds(tx, assets, organizationId, campaignId, group);
         }, { timeout: 60_000 });
       } catch (err) {
+        // The transaction rolled back; bytes it wrote may now be unused.
         await releaseImages(db, assets, groups.flatMap((g) => g.ads.map((ad) => ad.creative)));
         if (isUniqueViolation(err)) throw ApplicationFailure.nonRetryable('A campaign with that name already exists', 'name_conflict');
         throw err;
       }
     },
 
-    /** Compensation of step 2: removes the tree and its assets (bytes too, when unused). Safe to repeat. */
+    /**
+     * Compensation of step 2: removes the tree and its assets (bytes too, when
+     * unused). Assets go first, while the ads still lead to them, so a retry
+     * after a failure part-way still finds what is left.
+     */
     async deleteCampaignTree(campaignId: string): Promise<void> {
+      await db.$transaction(async (tx) => {
+        await lockCampaignId(tx, campaignId);
+        await tx.campaignTombstone.upsert({ where: { id: campaignId }, create: { id: campaignId }, update: {} });
+      });
       const owned = await db.asset.findMany({ where: { ad: { adGroup: { campaignId } } }, select: { id: true } });
-      await db.campaign.deleteMany({ where: { id: campaignId } });
       await deleteAssets(db, assets, owned.map((a) => a.id));
+      await db.campaign.deleteMany({ where: { id: campaignId } });
     },
   };
 }

@@ -11,7 +11,7 @@ import { isUuid } from '../api/http/pagination';
 class UsageError extends Error {}
 
 const USAGE = `usage:
-  adctl org create --name N [--domain D] [--payment-method PM] [--no-ad-account]
+  adctl org create --name N [--domain D] [--payment-method PM [--customer CUS]] [--no-ad-account]
   adctl org delete --org ORG
   adctl member create --org ORG --role owner|admin|member
   adctl review approve|reject CAMPAIGN_ID [--reason R]`;
@@ -37,13 +37,14 @@ async function run(db: Db, argv: string[]): Promise<object> {
   switch (command) {
     case 'org create': {
       const { values } = options(rest, {
-        name: { type: 'string' }, domain: { type: 'string' }, 'payment-method': { type: 'string' }, 'no-ad-account': { type: 'boolean' },
+        name: { type: 'string' }, domain: { type: 'string' }, 'payment-method': { type: 'string' }, customer: { type: 'string' }, 'no-ad-account': { type: 'boolean' },
       } as const);
       if (!values.name) throw new UsageError('--name is required');
       return createOrganization(db, {
         name: values.name,
         domain: values.domain,
         paymentMethodId: values['payment-method'],
+        stripeCustomerId: values.customer,
         withAdAccount: !values['no-ad-account'],
       });
     }

@@ -200,6 +200,28 @@ describe('the saga fails and leaves nothing behind', () => {
     expect(await store.exists(`assets/${image.sha256}.png`)).toBe(false);
   });
 
+  test('charged, then the provider stays unreachable: 502, and the deposit is refunded, not kept', async () => {
+    const org = await newOrg(h.db, { paymentMethodId: 'pm_emulator_charge_then_unreachable' });
+    const res = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody() });
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual(errorBody('payment_provider_error', 'server_error'));
+    expect(await treeCounts(org.org_public_id)).toEqual(nothing);
+    const organizationId = await organizationIdOf(h.db, org);
+    const [intent] = (await stripe().paymentIntents.list({ limit: 100 })).data.filter((pi) => pi.metadata.organization_id === organizationId);
+    expect(intent.status).toBe('succeeded'); // the card was charged...
+    // ...and the charge was refunded already: a second refund is refused.
+    await expect(stripe().refunds.create({ payment_intent: intent.id })).rejects.toMatchObject({ code: 'charge_already_refunded' });
+  });
+
+  test('a declined deposit intent is canceled', async () => {
+    const org = await newOrg(h.db, { paymentMethodId: 'pm_card_chargeDeclinedInsufficientFunds' });
+    const res = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody() });
+    expect(res.status).toBe(402);
+    const organizationId = await organizationIdOf(h.db, org);
+    const intents = (await stripe().paymentIntents.list({ limit: 100 })).data.filter((pi) => pi.metadata.organization_id === organizationId);
+    expect(intents.map((pi) => pi.status)).toEqual(['canceled']);
+  });
+
   test('an image_url that cannot be fetched: 400 image_fetch_failed naming the creative, nothing charged', async () => {
     const org = await newOrg(h.db);
     const body = campaignBody({}, `${imageBase}/missing.png`);
@@ -277,6 +299,22 @@ describe('Idempotency-Key', () => {
     expect(second.status).toBe(402);
     expect(second.body).toEqual(first.body);
     expect(await treeCounts(org.org_public_id)).toEqual(nothing);
+  });
+
+  test('a 5xx is not stored: the same key, retried once the provider is back, creates the campaign', async () => {
+    const org = await newOrg(h.db, { paymentMethodId: 'pm_emulator_http_500' });
+    const body = campaignBody();
+    const headers = { 'Idempotency-Key': `key-${Date.now()}` };
+    const first = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body, headers });
+    expect(first.status).toBe(502);
+    await h.db.organization.update({ where: { id: await organizationIdOf(h.db, org) }, data: { defaultPaymentMethodId: 'pm_card_visa' } });
+    const second = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body, headers });
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    const third = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body, headers });
+    expect(third.body).toEqual(second.body);
+    expect(third.headers.get('idempotent-replayed')).toBe('true');
+    expect(await treeCounts(org.org_public_id)).toMatchObject({ campaigns: 1 });
   });
 
   test('two concurrent requests with one key: one campaign, one charge, the same answer', async () => {

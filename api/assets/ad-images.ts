@@ -94,23 +94,29 @@ export async function createAdAsset(tx: Prisma.TransactionClient, store: AssetSt
 }
 
 /**
- * Deletes asset rows, then the bytes of every hash no remaining asset uses.
- * Safe to run twice (compensations may be retried).
+ * Deletes assets: first the bytes of every hash no other asset uses, then the
+ * rows. In that order a failure part-way leaves the rows, so a retry (sagas
+ * retry compensations) finds them again and finishes; nothing leaks.
  */
 export async function deleteAssets(db: Db, store: AssetStore, assetIds: string[]): Promise<void> {
   if (assetIds.length === 0) return;
   const assets = await db.asset.findMany({ where: { id: { in: assetIds } }, select: { sha256: true, ext: true } });
+  await garbageCollect(db, store, assets, assetIds);
   await db.asset.deleteMany({ where: { id: { in: assetIds } } });
-  await garbageCollect(db, store, assets);
 }
 
-/** Removes stored bytes of these hashes unless an asset row still references them. */
-export async function garbageCollect(db: Db, store: AssetStore, assets: { sha256: string; ext: string }[]): Promise<void> {
+/**
+ * Removes stored bytes of these hashes unless an asset row (other than
+ * `excluding`, which are about to go) still references them.
+ */
+export async function garbageCollect(
+  db: Db, store: AssetStore, assets: { sha256: string; ext: string }[], excluding: string[] = [],
+): Promise<void> {
   const unique = new Map(assets.map((a) => [assetKey(a), a]));
   for (const asset of unique.values()) {
     await db.$transaction(async (tx) => {
       await lockHash(tx, asset.sha256);
-      const stillUsed = await tx.asset.count({ where: { sha256: asset.sha256, ext: asset.ext } });
+      const stillUsed = await tx.asset.count({ where: { sha256: asset.sha256, ext: asset.ext, id: { notIn: excluding } } });
       if (stillUsed === 0) await store.delete(assetKey(asset));
     });
   }

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { config } from '../../lib/config';
 import type { Db } from '../../lib/db';
 import { temporalConfig } from '../../temporal.config';
-import { campaignCreation, campaignCreationWorkflowId } from '../../workflows/campaign-creation';
+import { campaignCreation, campaignCreationWorkflowId, type CampaignCreationResult, type SagaError } from '../../workflows/campaign-creation';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
 import { ApiError, notFound } from '../http/errors';
 import { parseIdempotencyKey, requestFingerprint, withIdempotency, type StoredResponse } from '../http/idempotency';
@@ -58,13 +58,14 @@ async function createCampaign(db: Db, temporal: Client, organizationId: string, 
       taskQueue: temporalConfig.taskQueues.main,
       workflowId,
       args: [{ organizationId, adAccountId, body }],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // A completed run is the answer for good; a failed one (a 5xx) may run again.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     handle = temporal.workflow.getHandle<typeof campaignCreation>(workflowId);
   }
-  const result = await handle.result();
+  const result = await sagaResult(handle.result());
   if (!result.ok) {
     const { status, code, message, param } = result.error;
     throw new ApiError(status, code, message, param);
@@ -73,12 +74,28 @@ async function createCampaign(db: Db, temporal: Client, organizationId: string, 
   return { status: 201, body: presentCampaign(campaign) };
 }
 
-/** Spec errors are responses too (stored and replayed); unexpected failures are not stored. */
+/** A failed saga run carries its 5xx answer as the failure's details. */
+async function sagaResult(result: Promise<CampaignCreationResult>): Promise<CampaignCreationResult> {
+  try {
+    return await result;
+  } catch (err) {
+    const cause = err instanceof WorkflowFailedError ? err.cause : null;
+    const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as SagaError | undefined) : undefined;
+    if (details?.status) return { ok: false, error: details };
+    throw err;
+  }
+}
+
+/**
+ * Client errors (4xx) are responses too: stored and replayed. A 5xx means
+ * nothing was created; it is answered but not stored, so a retry with the same
+ * key runs the request again.
+ */
 async function asResponse(run: () => Promise<StoredResponse>): Promise<StoredResponse> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, body: err.toBody() };
+    if (err instanceof ApiError && err.status < 500) return { status: err.status, body: err.toBody() };
     throw err;
   }
 }

@@ -5,7 +5,9 @@ import { ApiError } from './errors';
  * Turns zod validation into the spec's error object. Schemas stay declarative;
  * the mapping to `required` / `string_too_long` / `invalid_value` and the
  * `param` path is decided here once:
- *  - a missing (undefined/null) or empty-string required field -> `required`
+ *  - a missing or empty-string required field -> `required` (an explicit `null`
+ *    is a value of the wrong type: `invalid_value`, so optional fields that reject
+ *    null never claim to be required)
  *  - a string over its maximum length -> `string_too_long`
  *  - anything else (wrong type, out of range, unknown enum value) -> `invalid_value`
  * Schemas may also set an explicit code through `params: { code }` on a refinement.
@@ -35,7 +37,7 @@ function issueToError(issue: z.core.$ZodIssue, input: unknown): ApiError {
   const explicit = (issue as { params?: { code?: string } }).params?.code;
   if (explicit) return new ApiError(400, explicit, issue.message, param);
   const value = valueAt(input, issue.path);
-  if (issue.code === 'invalid_type' && (value === undefined || value === null)) {
+  if (issue.code === 'invalid_type' && value === undefined) {
     return new ApiError(400, 'required', `${param ?? 'body'} is required`, param);
   }
   if (issue.code === 'too_small' && issue.origin === 'string' && value === '') {

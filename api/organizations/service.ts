@@ -19,6 +19,8 @@ export interface NewOrganization {
   name: string;
   domain?: string;
   paymentMethodId?: string;
+  /** The Stripe customer the payment method is attached to (needed by real Stripe for saved cards). */
+  stripeCustomerId?: string;
   withAdAccount: boolean;
 }
 
@@ -32,6 +34,7 @@ export async function createOrganization(db: Db, input: NewOrganization) {
       name: input.name,
       domain: input.domain ?? null,
       defaultPaymentMethodId: input.paymentMethodId ?? null,
+      stripeCustomerId: input.stripeCustomerId ?? null,
       ...(input.withAdAccount ? { adAccounts: { create: { name: input.name, isDefault: true } } } : {}),
       members: { create: { role: 'owner' } },
     },

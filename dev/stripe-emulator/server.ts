@@ -7,6 +7,8 @@
  *                                   statement_descriptor_suffix
  *   GET  /v1/payment_intents        customer, limit
  *   GET  /v1/payment_intents/:id
+ *   POST /v1/payment_intents/:id/confirm   off_session
+ *   POST /v1/payment_intents/:id/cancel    cancellation_reason
  *   POST /v1/refunds                payment_intent, amount, reason, metadata
  *
  * Parameters it does not emulate are rejected (`parameter_unknown`) rather than
@@ -68,6 +70,24 @@ const PAYMENT_INTENT_PARAMS = new Set([
   'description', 'metadata', 'receipt_email', 'statement_descriptor_suffix',
 ]);
 const REFUND_PARAMS = new Set(['payment_intent', 'amount', 'reason', 'metadata']);
+const CONFIRM_PARAMS = new Set(['off_session']);
+const CANCEL_PARAMS = new Set(['cancellation_reason']);
+/** Statuses a PaymentIntent can still be canceled from (Stripe's rule). */
+const CANCELABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action', 'processing']);
+
+interface StoredIntent {
+  account: string;
+  intent: PaymentIntent;
+  refunded: number;
+  /** The payment method the caller named (a test id such as pm_card_visa, or a fault method). */
+  source: string | null;
+}
+
+/** Emulator-only: a payment method whose confirm charges the card, then leaves the caller without an answer. */
+export const CHARGE_THEN_UNREACHABLE = 'pm_emulator_charge_then_unreachable';
+/** Thrown after a side effect whose response is to be lost (connection reset, nothing saved). */
+class LostResponse extends Error {}
+const LOST: Reply = { status: 0, body: {} };
 
 /** Thrown for requests Stripe rejects before the endpoint starts executing: never saved for idempotent replay. */
 class Rejection extends Error {
@@ -176,7 +196,7 @@ export function createStripeEmulatorApp(): express.Express {
   app.set('etag', false);
 
   /** Objects are visible only to the secret key that created them, as with separate Stripe accounts. */
-  const intents = new Map<string, { account: string; intent: PaymentIntent; refunded: number }>();
+  const intents = new Map<string, StoredIntent>();
   /** `${secret key}\n${Idempotency-Key}` → the first request and, once it has finished, its saved response. */
   const idempotency = new Map<string, IdempotencyEntry>();
   let fault: { mode: FaultMode; remaining: number | null } | null = null;
@@ -185,6 +205,7 @@ export function createStripeEmulatorApp(): express.Express {
 
   /** Sends a reply, or a saved one (already serialized) byte for byte. */
   function send(req: Request, res: Response, reply: Reply | SavedReply, replayed = false): void {
+    if (reply === LOST) return simulateOutage(res, 'reset');
     res.set('Request-Id', randomId('req', 14));
     const key = req.get('idempotency-key');
     if (key) res.set('Idempotency-Key', key);
@@ -205,6 +226,7 @@ export function createStripeEmulatorApp(): express.Express {
       return { reply: await handler(req, res), save: true };
     } catch (err) {
       if (err instanceof Rejection) return { reply: err.reply, save: false };
+      if (err instanceof LostResponse) return { reply: LOST, save: false };
       throw err;
     }
   }
@@ -308,7 +330,8 @@ export function createStripeEmulatorApp(): express.Express {
     const customer = stringParam(params, 'customer');
     const metadata = metadataParam(params);
     const paymentMethodId = stringParam(params, 'payment_method');
-    const testCard = paymentMethodId === null ? undefined : findTestCard(paymentMethodId);
+    const chargeThenReset = paymentMethodId === CHARGE_THEN_UNREACHABLE;
+    const testCard = paymentMethodId === null ? undefined : findTestCard(chargeThenReset ? 'pm_card_visa' : paymentMethodId);
     if (paymentMethodId !== null && !testCard) {
       throw invalidRequest(`No such PaymentMethod: '${paymentMethodId}'`, { code: 'resource_missing', param: 'payment_method' });
     }
@@ -361,9 +384,16 @@ export function createStripeEmulatorApp(): express.Express {
       transfer_data: null,
       transfer_group: null,
     };
-    intents.set(id, { account: account(res), intent, refunded: 0 });
+    const stored: StoredIntent = { account: account(res), intent, refunded: 0, source: paymentMethodId };
+    intents.set(id, stored);
     if (!confirm || !testCard) return { status: 200, body: intent };
+    return confirmIntent(stored, testCard, offSession);
+  }
 
+  /** The card's outcome: succeeded, needs authentication, or declined (402 card_error). */
+  async function confirmIntent(stored: StoredIntent, testCard: TestCard, offSession: boolean): Promise<Reply> {
+    const { intent } = stored;
+    const customer = intent.customer;
     await sleep(AUTHORIZATION_DELAY_MS);
     const outcome = testCard.outcome;
     if (outcome.kind === 'succeeded') {
@@ -391,6 +421,39 @@ export function createStripeEmulatorApp(): express.Express {
     }).body.error as Json;
     Object.assign(intent, { status: 'requires_payment_method', payment_method: null, latest_charge: charge, last_payment_error: error });
     return { status: 402, body: { error: { ...error, payment_intent: intent } } };
+  }
+
+  async function confirmPaymentIntent(req: Request, res: Response): Promise<Reply> {
+    const params: Json = req.body ?? {};
+    rejectUnknown(params, CONFIRM_PARAMS);
+    const stored = ownIntent(res, String(req.params.id), 'intent', 404);
+    const chargeThenReset = stored.source === CHARGE_THEN_UNREACHABLE;
+    if (chargeThenReset && stored.intent.status === 'succeeded') throw new LostResponse(); // still unreachable
+    const offSessionRaw = stringParam(params, 'off_session');
+    const offSession = offSessionRaw === 'true' || offSessionRaw === 'one_off' || offSessionRaw === 'recurring';
+    if (stored.intent.status !== 'requires_confirmation') {
+      throw unexpectedState(stored.intent, 'confirm');
+    }
+    const reply = await confirmIntent(stored, findTestCard(chargeThenReset ? 'pm_card_visa' : stored.source!)!, offSession);
+    // The charge went through, but the answer never arrives (and later confirms find Stripe unreachable).
+    if (chargeThenReset) throw new LostResponse();
+    return reply;
+  }
+
+  function cancelPaymentIntent(req: Request, res: Response): Reply {
+    const params: Json = req.body ?? {};
+    rejectUnknown(params, CANCEL_PARAMS);
+    const { intent } = ownIntent(res, String(req.params.id), 'intent', 404);
+    if (!CANCELABLE.has(intent.status)) throw unexpectedState(intent, 'cancel');
+    Object.assign(intent, { status: 'canceled', canceled_at: now(), cancellation_reason: stringParam(params, 'cancellation_reason') });
+    return { status: 200, body: intent };
+  }
+
+  function unexpectedState(intent: PaymentIntent, action: string): Rejection {
+    return invalidRequest(`You cannot ${action} this PaymentIntent because it has a status of ${intent.status}.`, {
+      code: 'payment_intent_unexpected_state',
+      payment_intent: intent,
+    });
   }
 
   function ownIntent(res: Response, id: string, param: string, status: number) {
@@ -501,6 +564,8 @@ export function createStripeEmulatorApp(): express.Express {
   });
 
   app.post('/v1/payment_intents', idempotent(createPaymentIntent));
+  app.post('/v1/payment_intents/:id/confirm', idempotent(confirmPaymentIntent));
+  app.post('/v1/payment_intents/:id/cancel', idempotent(cancelPaymentIntent));
   app.post('/v1/refunds', idempotent(createRefund));
 
   app.get('/v1/payment_intents', (req, res) => {
