@@ -14,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(async () => { await h.close(); });
 
-const KEYS = '/api/organizations/{orgPublicId}/api-keys/';
-const KEY = '/api/organizations/{orgPublicId}/api-keys/{key_public_id}/';
+const KEYS = '/api/organizations/{org_public_id}/api-keys/';
+const KEY = '/api/organizations/{org_public_id}/api-keys/{key_public_id}/';
 
 /** Follows a local `$ref` (`#/components/...`). */
 function resolve(node: any): any {
@@ -64,7 +64,7 @@ test('every documented operation is really served (none answers as an unknown ro
   const org = await newOrg(h.db);
   for (const [path, method, op] of operations()) {
     const concrete = path
-      .replace('{orgPublicId}', org.org_public_id)
+      .replace('{org_public_id}', org.org_public_id)
       .replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
     const token = op.security?.[0]?.apiKey ? org.api_key : org.session_token;
     // A body the validator refuses is enough to reach the route without changing anything.

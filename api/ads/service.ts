@@ -97,7 +97,12 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
     if (creative) await releaseImages(db, assets, [creative]);
     throw err;
   }
-  if (replacedAssetId) await deleteAssets(db, assets, [replacedAssetId]);
+  if (replacedAssetId) {
+    // The update is committed: a failed clean-up must not turn it into an error.
+    // The asset row stays (nothing refers to it), so the bytes are not lost track of.
+    await deleteAssets(db, assets, [replacedAssetId]).catch((err) =>
+      console.error(`replaced asset ${replacedAssetId} not deleted: ${(err as Error).message}`));
+  }
   return updated;
 }
 

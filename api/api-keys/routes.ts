@@ -34,7 +34,7 @@ const errorEnvelope = z.object({
   meta: z.object({ request_id: z.string() }),
 });
 
-const BASE = '/api/organizations/:orgPublicId/api-keys';
+const BASE = '/api/organizations/:org_public_id/api-keys';
 const errors = {
   401: { description: 'auth_required or invalid_session (an `ak_` key is refused)', schema: errorEnvelope },
   403: { description: 'insufficient_role: a member without owner or admin role', schema: errorEnvelope },
@@ -65,7 +65,7 @@ async function settledOrAfter(promise: Promise<void>, ms: number): Promise<void>
 
 export function apiKeyRoutes(db: Db, temporal: Client): Router {
   const router = Router({ mergeParams: true });
-  router.use('/api/organizations/:orgPublicId/api-keys', sessionAuth(db, ['owner', 'admin']), jsonBody);
+  router.use('/api/organizations/:org_public_id/api-keys', sessionAuth(db, ['owner', 'admin']), jsonBody);
 
   router.post(`${BASE}/`, async (req, res) => {
     const { name } = parseOrThrow(createApiKeySchema, bodyObject(req.body));
@@ -96,8 +96,8 @@ export function apiKeyRoutes(db: Db, temporal: Client): Router {
     sendEnvelope(res, 200, { api_keys: await listApiKeys(db, sessionAuthOf(res).organizationId) });
   });
 
-  router.delete(`${BASE}/:keyPublicId/`, async (req, res) => {
-    const keyPublicId = String(req.params.keyPublicId);
+  router.delete(`${BASE}/:key_public_id/`, async (req, res) => {
+    const keyPublicId = String(req.params.key_public_id);
     const revoked = isUuid(keyPublicId)
       ? await revokeApiKey(db, sessionAuthOf(res).organizationId, keyPublicId.toLowerCase())
       : null;

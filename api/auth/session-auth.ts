@@ -45,7 +45,7 @@ export function sessionAuth(db: Db, roles: SessionAuth['role'][]): RequestHandle
     ) {
       throw invalidSession();
     }
-    const orgPublicId = String(req.params.orgPublicId ?? '');
+    const orgPublicId = String(req.params.org_public_id ?? '');
     if (!isUuid(orgPublicId) || session.member.organization.publicId !== orgPublicId.toLowerCase()) {
       throw new ApiError(404, 'not_found', 'No such organization');
     }
