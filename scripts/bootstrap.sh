@@ -19,7 +19,8 @@ MODE=dev
 DATA_DIR="${ADPLATFORM_DATA_DIR:-/var/lib/adplatform}"
 LOG_DIR="$DATA_DIR/log"
 # Ports of the services this script starts (overridable, e.g. for the bootstrap's own test).
-PG_PORT=5432
+PG_PORT="${ADPLATFORM_PG_PORT:-5432}"
+PG_CLUSTER="${ADPLATFORM_PG_CLUSTER:-main}"
 CH_HTTP_PORT="${ADPLATFORM_CLICKHOUSE_HTTP_PORT:-8123}"
 CH_TCP_PORT="${ADPLATFORM_CLICKHOUSE_TCP_PORT:-9000}"
 TEMPORAL_PORT="${ADPLATFORM_TEMPORAL_PORT:-7233}"
@@ -63,13 +64,13 @@ if [[ -z "${DATABASE_URL:-}" ]]; then
   command -v pg_ctlcluster >/dev/null && ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 \
     || apt_install postgresql
   PG_VERSION=$(ls /usr/lib/postgresql | sort -n | tail -1)
-  if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -qx "$PG_VERSION main"; then
-    log "creating PostgreSQL $PG_VERSION cluster"
-    pg_createcluster "$PG_VERSION" main -p "$PG_PORT" >/dev/null
+  if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -qx "$PG_VERSION $PG_CLUSTER"; then
+    log "creating PostgreSQL $PG_VERSION cluster $PG_CLUSTER"
+    pg_createcluster "$PG_VERSION" "$PG_CLUSTER" -p "$PG_PORT" >/dev/null
   fi
-  if ! pg_lsclusters -h | awk -v v="$PG_VERSION" '$1==v && $2=="main" {print $4}' | grep -q online; then
+  if ! pg_lsclusters -h | awk -v v="$PG_VERSION" -v c="$PG_CLUSTER" '$1==v && $2==c {print $4}' | grep -q online; then
     log "starting PostgreSQL $PG_VERSION"
-    pg_ctlcluster --skip-systemctl-redirect "$PG_VERSION" main start \
+    pg_ctlcluster --skip-systemctl-redirect "$PG_VERSION" "$PG_CLUSTER" start \
       -o "-c listen_addresses=127.0.0.1 -c port=$PG_PORT"
   fi
   wait_for PostgreSQL 30 pg_isready -h 127.0.0.1 -p "$PG_PORT"
@@ -82,6 +83,9 @@ SELECT 'CREATE DATABASE adplatform OWNER adplatform'
 SELECT 'CREATE DATABASE adplatform_test OWNER adplatform'
   WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'adplatform_test')\gexec
 SQL
+  DB_NAME=adplatform
+  [[ $MODE == test ]] && DB_NAME=adplatform_test
+  export DATABASE_URL="postgresql://adplatform:adplatform@127.0.0.1:$PG_PORT/$DB_NAME"
 fi
 
 # --- ClickHouse -----------------------------------------------------------------

@@ -1,17 +1,19 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { config } from '../lib/config';
 
 /**
- * The bootstrap from a fresh state: a new data folder and ports of its own, so
- * it starts a new ClickHouse and a new Temporal dev server beside the ones the
- * suite uses (PostgreSQL is the machine's; it is given as DATABASE_URL).
+ * The bootstrap from a fresh state: a PostgreSQL cluster, a data folder and
+ * ports of its own, so it creates and starts a new PostgreSQL cluster, a new
+ * ClickHouse and a new Temporal dev server beside the ones the suite uses.
+ * (The Debian packages themselves are installed once per machine.)
  */
 const root = path.resolve(__dirname, '..');
 const dataDir = mkdtempSync('/tmp/adplatform-bootstrap-');
 chmodSync(dataDir, 0o755); // ClickHouse runs as its own user and must reach its folder
-const ports = { chHttp: 18123, chTcp: 19000, temporal: 17233, temporalUi: 18233 };
+const ports = { pg: 15432, chHttp: 18123, chTcp: 19000, temporal: 17233, temporalUi: 18233 };
+const pgCluster = 'adplatform_bootstrap_test';
+const pgVersion = execFileSync('ls', ['/usr/lib/postgresql']).toString().trim().split('\n').sort().pop()!;
 
 const env: NodeJS.ProcessEnv = {
   ...process.env,
@@ -20,9 +22,11 @@ const env: NodeJS.ProcessEnv = {
   ADPLATFORM_CLICKHOUSE_TCP_PORT: String(ports.chTcp),
   ADPLATFORM_TEMPORAL_PORT: String(ports.temporal),
   ADPLATFORM_TEMPORAL_UI_PORT: String(ports.temporalUi),
-  DATABASE_URL: config.databaseUrl,
+  ADPLATFORM_PG_CLUSTER: pgCluster,
+  ADPLATFORM_PG_PORT: String(ports.pg),
   CLICKHOUSE_DATABASE: 'adplatform_bootstrap_test',
 };
+delete env.DATABASE_URL;
 delete env.CLICKHOUSE_URL;
 delete env.TEMPORAL_ADDRESS;
 
@@ -48,19 +52,34 @@ async function healthy(url: string) {
   return fetch(url).then((r) => r.ok, () => false);
 }
 
+const pgReady = () => {
+  try { execFileSync('pg_isready', ['-h', '127.0.0.1', '-p', String(ports.pg)]); return true; } catch { return false; }
+};
+const dropCluster = () => {
+  try { execFileSync('pg_dropcluster', ['--stop', pgVersion, pgCluster], { stdio: 'ignore' }); } catch { /* not there */ }
+};
+beforeAll(dropCluster); // a cluster left by an interrupted run would not be "fresh"
+
 afterAll(() => {
+  dropCluster();
   for (const pid of [...clickhousePids(), ...temporalPids()]) {
     try { process.kill(Number(pid), 'SIGKILL'); } catch { /* already gone */ }
   }
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('starts ClickHouse and Temporal from nothing, health-checked, and applies the schemas', async () => {
+test('creates and starts PostgreSQL, ClickHouse and Temporal from nothing, health-checked, and applies the schemas', async () => {
   const first = await bootstrap();
   expect(first.code).toBe(0);
+  expect(first.log).toContain(`creating PostgreSQL ${pgVersion} cluster ${pgCluster}`);
+  expect(first.log).toContain('starting PostgreSQL');
   expect(first.log).toContain('starting ClickHouse');
   expect(first.log).toContain('starting Temporal dev server');
   expect(first.log).toContain('services ready');
+  expect(pgReady()).toBe(true);
+  // Migrated: the schema's tables exist in the new cluster's test database.
+  const migrated = execFileSync('su', ['postgres', '-c', `psql -p ${ports.pg} -d adplatform_test -tAc "SELECT count(*) FROM _prisma_migrations WHERE finished_at IS NOT NULL"`]).toString().trim();
+  expect(Number(migrated)).toBeGreaterThanOrEqual(3);
   expect(await healthy(`http://127.0.0.1:${ports.chHttp}/ping`)).toBe(true);
   expect(await healthy(`http://127.0.0.1:${ports.temporalUi}/`)).toBe(true);
   const tables = await fetch(`http://127.0.0.1:${ports.chHttp}/?query=${encodeURIComponent('SHOW TABLES FROM adplatform_bootstrap_test')}`).then((r) => r.text());
@@ -78,12 +97,17 @@ test('running it twice changes nothing', async () => {
 }, 180_000);
 
 test('a stopped service is started again', async () => {
+  execFileSync('pg_ctlcluster', [pgVersion, pgCluster, 'stop']);
+  expect(pgReady()).toBe(false);
   for (const pid of clickhousePids()) process.kill(Number(pid), 'SIGKILL');
   for (let i = 0; i < 50 && clickhousePids().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
   expect(await healthy(`http://127.0.0.1:${ports.chHttp}/ping`)).toBe(false);
   const third = await bootstrap();
   expect(third.code).toBe(0);
+  expect(third.log).toContain('starting PostgreSQL');
+  expect(third.log).not.toContain('creating PostgreSQL');
   expect(third.log).toContain('starting ClickHouse');
   expect(third.log).not.toContain('starting Temporal');
   expect(await healthy(`http://127.0.0.1:${ports.chHttp}/ping`)).toBe(true);
+  expect(pgReady()).toBe(true);
 }, 180_000);
