@@ -5,17 +5,17 @@ import type { Activities } from '../activities';
 import type { CampaignCreateInput } from '../api/campaigns/schema';
 import { campaignReview, campaignReviewWorkflowId } from './campaign-review';
 
-// A single indexed read: a local activity saves a round trip through the server.
-const { defaultPaymentMethod } = proxyLocalActivities<Activities>({
+// Short calls run as local activities: each saves a round trip through the server.
+const { defaultPaymentMethod, recordDeposit } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
 });
-const { persistCampaignTree, recordDeposit } = proxyActivities<Activities>({
+const { persistCampaignTree } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes', // image downloads are inside, each bounded by the upload guard's timeout
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
 });
 // The deposit: a few quick attempts, then the API answers 502 rather than keep the caller waiting.
-const { createDepositIntent, confirmDeposit } = proxyActivities<Activities>({
+const { createDepositIntent, confirmDeposit } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds', backoffCoefficient: 2 },
 });
@@ -48,9 +48,14 @@ export type CampaignCreationResult = { ok: true; campaignId: string } | { ok: fa
 const sagaError = (status: number, code: string, message: string, param: string | null = null): SagaError =>
   ({ status, code, message, param });
 
-/** An activity's ApplicationFailure, whose type names the spec error (details[0] may carry status/param). */
+/**
+ * An activity's ApplicationFailure, whose type names the spec error (details[0]
+ * may carry status/param). Activities wrap it in an ActivityFailure; local
+ * activities surface it as it is.
+ */
 function failureOf(err: unknown): ApplicationFailure | null {
-  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : null;
+  if (err instanceof ActivityFailure) return err.cause instanceof ApplicationFailure ? err.cause : null;
+  return err instanceof ApplicationFailure ? err : null;
 }
 
 type Step = 'persist' | 'charge' | 'record' | 'review';
