@@ -2,27 +2,18 @@
  * The operator CLI (DESIGN: Operator CLI), run as operators and other tests run
  * it: the real `bin/adctl` in a child process, over the test database.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { createTemporalClient } from '../lib/temporal';
 import { keyRotationGraceWorkflowId } from '../workflows/key-rotation-grace';
+import { adctl, type AdctlRun } from './support/cli';
 import { call, startHarness, type Harness } from './support/harness';
 
-const ADCTL = path.resolve(__dirname, '../bin/adctl');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness(); });
 afterAll(async () => { await h.close(); });
 
-interface Run { code: number | null; stdout: string; stderr: string }
-function adctl(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(ADCTL, args, { env: { ...process.env, NODE_ENV: 'test' }, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
+type Run = AdctlRun;
 
 /** One JSON object on one line of stdout, nothing on stderr, exit 0. */
 function output<T = Record<string, unknown>>(run: Run): T {

