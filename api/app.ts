@@ -39,8 +39,10 @@ export function createApp(deps: AppDeps) {
   app.use(requestId);
 
   app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
-  // The contract itself is public: it holds no organization's data.
-  app.get('/v1/openapi.json', (_req, res) => { res.json(buildOpenApiDocument()); });
+  // The contract itself is public: it holds no organization's data. Built once,
+  // on first request, when every route module has documented itself.
+  let openApi: object | undefined;
+  app.get('/v1/openapi.json', (_req, res) => { res.json((openApi ??= buildOpenApiDocument())); });
 
   app.use(apiKeyRoutes(db, deps.temporal));
 
