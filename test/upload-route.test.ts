@@ -84,6 +84,19 @@ test('over 5 MB is file_too_large', async () => {
   expect(res.body).toEqual(errorBody('file_too_large', 'invalid_request_error', 'file'));
 });
 
+test('both inputs at once are invalid_value', async () => {
+  const boundary = `----both${Date.now()}`;
+  const rawBody = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image_url"\r\n\r\n${imageBase}/image.png\r\n`),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+    png,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const res = await call(h.url, 'POST', '/v1/upload', { token: apiKey, rawBody, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual(errorBody('invalid_value', 'invalid_request_error', 'image_url'));
+});
+
 test('neither input is invalid_value', async () => {
   const none = await call(h.url, 'POST', '/v1/upload', { token: apiKey });
   expect(none.status).toBe(400);

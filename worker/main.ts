@@ -21,9 +21,7 @@ async function main() {
       db, stripe: createStripeClient(), assets: createAssetStore(), creatives: createCreativeGenerator(),
     }),
   });
-  const stop = () => worker.shutdown();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // SIGINT/SIGTERM: the SDK's runtime shuts the worker down itself (a second shutdown would throw).
   console.log(`worker ready on task queue ${temporalConfig.taskQueues.main}`);
   await worker.run();
   await connection.close();

@@ -51,10 +51,15 @@ export function uploadRoutes(db: Db, store: AssetStore): Router {
     if (req.is('multipart/form-data')) {
       param = 'file';
       // A failed multipart read leaves the client mid-body: close rather than reuse the socket.
-      bytes = (await readFilePart(req, { maxBytes: MAX_UPLOAD_BYTES }).catch((err) => {
+      const part = await readFilePart(req, { maxBytes: MAX_UPLOAD_BYTES }).catch((err) => {
         res.set('Connection', 'close');
         throw err;
-      })).bytes;
+      });
+      // Exactly one input: a multipart body naming an image_url as well is ambiguous.
+      if (part.otherFields.includes('image_url')) {
+        throw new ApiError(400, 'invalid_value', 'Send either a `file` part or `image_url`, not both', 'image_url');
+      }
+      bytes = part.bytes;
     } else if (req.is('application/json')) {
       param = 'image_url';
       await new Promise<void>((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
