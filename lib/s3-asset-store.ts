@@ -1,4 +1,5 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sha256Hex } from './hash';
 import { assertSafeKey, type AssetStore } from './asset-store';
 
 /**
@@ -34,7 +35,7 @@ export interface SignInput {
 
 const CONTENT_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
 
-export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+export { sha256Hex };
 const hmac = (key: string | Buffer, data: string): Buffer => createHmac('sha256', key).update(data).digest();
 
 /** S3's UriEncode: everything but A-Z a-z 0-9 - _ . ~ is %XX (encodeURIComponent also spares !'()*). */

@@ -1,5 +1,5 @@
-import { Router, type Response } from 'express';
-import { apiKeyAuthOf } from '../auth/api-key-auth';
+import { Router } from 'express';
+import { organizationOf } from '../auth/api-key-auth';
 import { presentAdGroup } from '../campaigns/presenters';
 import { adGroupCreateSchema, adGroupListFilterSchema, adGroupListSchema, adGroupSchema, adGroupUpdateSchema } from '../campaigns/schema';
 import type { TreeDeps } from '../campaigns/tree';
@@ -51,7 +51,6 @@ for (const action of Object.keys(ACTIONS)) {
   });
 }
 
-const orgOf = (res: Response) => apiKeyAuthOf(res).organizationId;
 
 export function adGroupRoutes(deps: TreeDeps): Router {
   const { db } = deps;
@@ -60,26 +59,26 @@ export function adGroupRoutes(deps: TreeDeps): Router {
   router.get('/v1/ad_groups', async (req, res) => {
     const page = parsePagination(req.query);
     const { campaign_id } = parseOrThrow(adGroupListFilterSchema, { campaign_id: req.query.campaign_id });
-    res.json(await listAdGroups(db, orgOf(res), campaign_id, page));
+    res.json(await listAdGroups(db, organizationOf(res), campaign_id, page));
   });
 
   router.post('/v1/ad_groups', async (req, res) => {
     const input = parseOrThrow(adGroupCreateSchema, bodyObject(req.body));
-    res.status(201).json(presentAdGroup(await createAdGroup(deps, orgOf(res), input)));
+    res.status(201).json(presentAdGroup(await createAdGroup(deps, organizationOf(res), input)));
   });
 
   router.get('/v1/ad_groups/:id', async (req, res) => {
-    res.json(presentAdGroup(await findAdGroup(db, orgOf(res), req.params.id)));
+    res.json(presentAdGroup(await findAdGroup(db, organizationOf(res), req.params.id)));
   });
 
   router.post('/v1/ad_groups/:id', async (req, res) => {
     const input = parseOrThrow(adGroupUpdateSchema, bodyObject(req.body));
-    res.json(presentAdGroup(await updateAdGroup(db, orgOf(res), req.params.id, input)));
+    res.json(presentAdGroup(await updateAdGroup(db, organizationOf(res), req.params.id, input)));
   });
 
   for (const [action, status] of Object.entries(ACTIONS)) {
     router.post(`/v1/ad_groups/:id/${action}`, async (req, res) => {
-      res.json(presentAdGroup(await setAdGroupStatus(db, orgOf(res), req.params.id, status)));
+      res.json(presentAdGroup(await setAdGroupStatus(db, organizationOf(res), req.params.id, status)));
     });
   }
 

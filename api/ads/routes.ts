@@ -1,5 +1,5 @@
-import { Router, type Response } from 'express';
-import { apiKeyAuthOf } from '../auth/api-key-auth';
+import { Router } from 'express';
+import { organizationOf } from '../auth/api-key-auth';
 import { presentAd } from '../campaigns/presenters';
 import { adCreateSchema, adListFilterSchema, adListSchema, adSchema, adUpdateSchema } from '../campaigns/schema';
 import type { TreeDeps } from '../campaigns/tree';
@@ -53,7 +53,6 @@ for (const action of Object.keys(ACTIONS)) {
   });
 }
 
-const orgOf = (res: Response) => apiKeyAuthOf(res).organizationId;
 
 export function adRoutes(deps: TreeDeps): Router {
   const { db } = deps;
@@ -62,26 +61,26 @@ export function adRoutes(deps: TreeDeps): Router {
   router.get('/v1/ads', async (req, res) => {
     const page = parsePagination(req.query);
     const { ad_group_id } = parseOrThrow(adListFilterSchema, { ad_group_id: req.query.ad_group_id });
-    res.json(await listAds(db, orgOf(res), ad_group_id, page));
+    res.json(await listAds(db, organizationOf(res), ad_group_id, page));
   });
 
   router.post('/v1/ads', async (req, res) => {
     const input = parseOrThrow(adCreateSchema, bodyObject(req.body));
-    res.status(201).json(presentAd(await createAd(deps, orgOf(res), input)));
+    res.status(201).json(presentAd(await createAd(deps, organizationOf(res), input)));
   });
 
   router.get('/v1/ads/:ad_id', async (req, res) => {
-    res.json(presentAd(await findAd(db, orgOf(res), req.params.ad_id)));
+    res.json(presentAd(await findAd(db, organizationOf(res), req.params.ad_id)));
   });
 
   router.post('/v1/ads/:ad_id', async (req, res) => {
     const input = parseOrThrow(adUpdateSchema, bodyObject(req.body));
-    res.json(presentAd(await updateAd(deps, orgOf(res), req.params.ad_id, input)));
+    res.json(presentAd(await updateAd(deps, organizationOf(res), req.params.ad_id, input)));
   });
 
   for (const [action, status] of Object.entries(ACTIONS)) {
     router.post(`/v1/ads/:ad_id/${action}`, async (req, res) => {
-      res.json(presentAd(await setAdStatus(deps, orgOf(res), req.params.ad_id, status)));
+      res.json(presentAd(await setAdStatus(deps, organizationOf(res), req.params.ad_id, status)));
     });
   }
 

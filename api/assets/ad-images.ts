@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../lib/hash';
 import type { AssetStore } from '../../lib/asset-store';
 import { config } from '../../lib/config';
 import type { Db, Prisma } from '../../lib/db';
@@ -60,7 +60,7 @@ export async function loadAdImage(
   }
   const info = await inspectImage(bytes).catch((err) =>
     withParam(err, `${paramPrefix}.${source.file_id !== undefined ? 'file_id' : 'image_url'}`));
-  return { ...info, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return { ...info, bytes, sha256: sha256Hex(bytes) };
 }
 
 export const assetKey = (asset: { sha256: string; ext: string }) => `assets/${asset.sha256}.${asset.ext}`;

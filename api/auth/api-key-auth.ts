@@ -13,6 +13,9 @@ export function apiKeyAuthOf(res: Response): ApiKeyAuth {
   return res.locals.apiKeyAuth as ApiKeyAuth;
 }
 
+/** The calling organization's id. */
+export const organizationOf = (res: Response): string => apiKeyAuthOf(res).organizationId;
+
 const authRequired = () =>
   new ApiError(401, 'auth_required', 'No API key provided. Send Authorization: Bearer <API_KEY>.');
 /** One error for every rejected key, so the response never tells why. */

@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { sha256Hex } from '../../lib/hash';
 import { Router } from 'express';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { config } from '../../lib/config';
@@ -114,7 +115,7 @@ export function campaignCreateRoutes(db: Db, temporal: Client): Router {
         res.status(response.status).json(response.body);
         return;
       }
-      const keyDigest = createHash('sha256').update(key).digest('hex').slice(0, 40);
+      const keyDigest = sha256Hex(key).slice(0, 40);
       const response = await withIdempotency(
         db,
         { organizationId, key, fingerprint: requestFingerprint('POST', '/v1/campaigns', req.body) },

@@ -1,6 +1,6 @@
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import type { Db } from '../../lib/db';
-import { apiKeyAuthOf } from '../auth/api-key-auth';
+import { organizationOf } from '../auth/api-key-auth';
 import { documentRoute, errorBodySchema } from '../http/openapi';
 import { paginationQuerySchema, parsePagination } from '../http/pagination';
 import { bodyObject, parseOrThrow } from '../http/validation';
@@ -50,7 +50,6 @@ for (const action of Object.keys(actionErrors) as CampaignAction[]) {
   });
 }
 
-const orgOf = (res: Response) => apiKeyAuthOf(res).organizationId;
 
 /** Campaign reads, updates and status actions. The create saga lives in create.ts. */
 export function campaignRoutes(db: Db): Router {
@@ -59,21 +58,21 @@ export function campaignRoutes(db: Db): Router {
   router.get('/v1/campaigns', async (req, res) => {
     const page = parsePagination(req.query);
     const { ad_account_id } = parseOrThrow(campaignListFilterSchema, { ad_account_id: req.query.ad_account_id });
-    res.json(await listCampaigns(db, orgOf(res), ad_account_id, page));
+    res.json(await listCampaigns(db, organizationOf(res), ad_account_id, page));
   });
 
   router.get('/v1/campaigns/:campaign_id', async (req, res) => {
-    res.json(presentCampaign(await findCampaign(db, orgOf(res), req.params.campaign_id)));
+    res.json(presentCampaign(await findCampaign(db, organizationOf(res), req.params.campaign_id)));
   });
 
   router.post('/v1/campaigns/:campaign_id', async (req, res) => {
     const input = parseOrThrow(campaignUpdateSchema, bodyObject(req.body));
-    res.json(presentCampaign(await updateCampaign(db, orgOf(res), req.params.campaign_id, input)));
+    res.json(presentCampaign(await updateCampaign(db, organizationOf(res), req.params.campaign_id, input)));
   });
 
   for (const action of Object.keys(actionErrors) as CampaignAction[]) {
     router.post(`/v1/campaigns/:campaign_id/${action}`, async (req, res) => {
-      res.json(presentCampaign(await applyCampaignAction(db, orgOf(res), req.params.campaign_id, action)));
+      res.json(presentCampaign(await applyCampaignAction(db, organizationOf(res), req.params.campaign_id, action)));
     });
   }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../lib/hash';
 import type { Db } from '../../lib/db';
 import { isUniqueViolation } from '../../lib/db';
 import { ApiError } from './errors';
@@ -33,7 +33,7 @@ function canonical(value: unknown): string {
 }
 
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${canonical(body ?? null)}`).digest('hex');
+  return sha256Hex(`${method} ${path}\n${canonical(body ?? null)}`);
 }
 
 export function parseIdempotencyKey(raw: string | undefined): string | null {

@@ -1,4 +1,5 @@
-import { randomBytes, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../lib/hash';
 import express, { Router } from 'express';
 import { z } from 'zod';
 import type { AssetStore } from '../../lib/asset-store';
@@ -78,7 +79,7 @@ export function uploadRoutes(db: Db, store: AssetStore): Router {
     await db.upload.create({
       data: {
         fileId, organizationId: apiKeyAuthOf(res).organizationId,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
+        sha256: sha256Hex(bytes),
         ext: image.ext, mime: image.mime, width: image.width, height: image.height, sizeBytes: bytes.length,
       },
     });
