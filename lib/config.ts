@@ -56,4 +56,8 @@ export const config = {
     campaignCreatesPerKeyPerHour: intFromEnv('RATE_LIMIT_CAMPAIGN_CREATES_PER_HOUR', 60),
   },
   keyRotationGraceSeconds: 30 * 60,
+  signing: {
+    /** `kid:secret,...`, current key first (lib/signed-token.ts). The default is for development and tests only. */
+    trackingKeys: process.env.TRACKING_SIGNING_KEYS ?? 'dev1:development-only-tracking-key',
+  },
 };

@@ -1,7 +1,12 @@
 /** Applies the ClickHouse schema (idempotent: every statement is IF NOT EXISTS). */
-import { applyClickhouseSchema } from '../lib/clickhouse/schema';
+import { config } from '../lib/config';
+import { applyClickhouseSchema, type TableFamily } from '../lib/clickhouse/schema';
+import { deliveryTables } from '../domain/delivery/clickhouse-tables';
 
-applyClickhouseSchema()
+/** Every table family; each module keeps its DDL beside its queries. */
+const families: TableFamily[] = [deliveryTables];
+
+applyClickhouseSchema(config.clickhouse.database, families)
   .then(() => process.exit(0))
   .catch((err) => {
     console.error(`clickhouse schema failed: ${err.message}`);

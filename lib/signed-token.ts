@@ -1,0 +1,70 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { config } from './config';
+
+/**
+ * Signed, expiring tokens for URLs handed to end users (tracking pixels, click
+ * redirects, feedback, poll votes). A token is `<kid>.<payload>.<signature>`:
+ * the payload is base64url JSON carrying `exp` (Unix seconds) and whatever the
+ * caller binds; the signature is HMAC-SHA256 over `<kid>.<payload>` with the key
+ * named by `kid`. New tokens are signed with the current key; every configured
+ * key still verifies, so keys rotate without breaking live URLs.
+ *
+ * Keys come from `TRACKING_SIGNING_KEYS` (`kid:secret,kid:secret`, current first).
+ */
+export interface SigningKeys {
+  currentKid: string;
+  keys: ReadonlyMap<string, Buffer>;
+}
+
+export function parseSigningKeys(spec: string): SigningKeys {
+  const keys = new Map<string, Buffer>();
+  for (const entry of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const colon = entry.indexOf(':');
+    const kid = entry.slice(0, colon);
+    const secret = entry.slice(colon + 1);
+    if (colon < 1 || !/^[A-Za-z0-9_-]+$/.test(kid) || secret.length < 16) {
+      throw new Error('TRACKING_SIGNING_KEYS entries must be kid:secret (kid [A-Za-z0-9_-], secret >= 16 chars)');
+    }
+    keys.set(kid, Buffer.from(secret, 'utf8'));
+  }
+  const currentKid = keys.keys().next().value;
+  if (currentKid === undefined) throw new Error('TRACKING_SIGNING_KEYS has no key');
+  return { currentKid, keys };
+}
+
+let defaultKeys: SigningKeys | undefined;
+const configuredKeys = () => (defaultKeys ??= parseSigningKeys(config.signing.trackingKeys));
+
+const mac = (key: Buffer, data: string) => createHmac('sha256', key).update(data).digest();
+
+/** Signs `payload` (which must not carry `exp`) valid for `ttlSeconds`. */
+export function signToken(payload: Record<string, unknown>, ttlSeconds: number, keys: SigningKeys = configuredKeys(), now = Date.now()): string {
+  const body = Buffer.from(JSON.stringify({ ...payload, exp: Math.floor(now / 1000) + ttlSeconds })).toString('base64url');
+  const signed = `${keys.currentKid}.${body}`;
+  return `${signed}.${mac(keys.keys.get(keys.currentKid)!, signed).toString('base64url')}`;
+}
+
+/**
+ * The payload of a genuine, unexpired token, or null for anything else
+ * (malformed, unknown key, tampered, expired): callers answer all of those alike.
+ */
+export function verifyToken<T extends Record<string, unknown>>(token: unknown, keys: SigningKeys = configuredKeys(), now = Date.now()): (T & { exp: number }) | null {
+  if (typeof token !== 'string' || token.length > 4096) return null;
+  const parts = token.split('.');
+  if (parts.length !== 3) return null;
+  const [kid, body, signature] = parts;
+  const key = keys.keys.get(kid);
+  if (!key) return null;
+  const expected = mac(key, `${kid}.${body}`);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!payload || typeof payload !== 'object' || typeof (payload as { exp?: unknown }).exp !== 'number') return null;
+  if ((payload as { exp: number }).exp * 1000 <= now) return null;
+  return payload as T & { exp: number };
+}
