@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { deleteAssets } from '../api/assets/ad-images';
-import { ApiError } from '../api/http/errors';
-import type { CampaignCreateInput } from '../api/campaigns/schema';
-import { accountContextOf } from '../api/campaigns/service';
-import { insertAdGroupWithAds, prepareAdGroup, releaseImages, type PreparedAdGroup, type TreeDeps } from '../api/campaigns/tree';
+import { deleteAssets } from '../domain/assets/ad-images';
+import { DomainError } from '../domain/errors';
+import type { CampaignCreateInput } from '../domain/campaigns/schema';
+import { accountContextOf } from '../domain/campaigns/service';
+import { insertAdGroupWithAds, prepareAdGroup, releaseImages, type PreparedAdGroup, type TreeDeps } from '../domain/campaigns/tree';
 import { isUniqueViolation, type Prisma } from '../lib/db';
 
 /** "About two days in the future, the earliest launch window" (the spec's default start). */
@@ -22,9 +22,9 @@ export interface PersistCampaignTreeInput {
 }
 
 /** A spec error found while building the tree (an image that cannot be fetched, say): final, not retried. */
-function invalidRequest(err: ApiError): ApplicationFailure {
+function invalidRequest(err: DomainError): ApplicationFailure {
   return ApplicationFailure.nonRetryable(err.message, 'invalid_request', {
-    status: err.status, code: err.code, message: err.message, param: err.param,
+    code: err.code, message: err.message, param: err.param,
   });
 }
 
@@ -45,7 +45,7 @@ export function campaignTreeActivities(deps: TreeDeps) {
       try {
         for (const [i, group] of body.ad_groups.entries()) groups.push(await prepareAdGroup(deps, context, group, `ad_groups[${i}]`));
       } catch (err) {
-        throw err instanceof ApiError ? invalidRequest(err) : err;
+        throw err instanceof DomainError ? invalidRequest(err) : err;
       }
 
       const startTime = body.start_time ?? Math.floor(Date.now() / 1000) + DEFAULT_START_DELAY_SECONDS;

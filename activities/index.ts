@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { AssetStore } from '../lib/asset-store';
 import type { Db } from '../lib/db';
-import type { CreativeGenerator } from '../api/creatives/generator';
+import type { CreativeGenerator } from '../domain/creatives/generator';
 import { apiKeyActivities } from './api-keys';
 import { billingActivities } from './billing';
 import { campaignTreeActivities } from './campaign-tree';

@@ -1,7 +1,7 @@
 import { createApp } from './app';
 import { config } from '../lib/config';
 import { createAssetStore } from '../lib/asset-store';
-import { createCreativeGenerator } from '../api/creatives/generator';
+import { createCreativeGenerator } from '../domain/creatives/generator';
 import { createDb } from '../lib/db';
 import { createTemporalClient } from '../lib/temporal';
 import { pruneCounters } from './rate-limit/rate-limiter';

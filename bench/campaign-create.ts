@@ -6,7 +6,6 @@
  *
  *   BENCH_CREATES=50 BENCH_CONCURRENCY=1 npm run bench:campaign-create
  */
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 async function main() {
@@ -15,18 +14,14 @@ async function main() {
   // Loaded after the stack has set the task queue and Stripe URL in the environment.
   const { startLocalStack } = await import('../dev/local-stack');
   const stack = await startLocalStack('bench');
-  const { createApp } = await import('../api/app');
+  const { startApiProcess } = await import('../dev/processes');
   const { createDb } = await import('../lib/db');
-  const { createTemporalClient } = await import('../lib/temporal');
-  const { createAssetStore } = await import('../lib/asset-store');
-  const { createCreativeGenerator } = await import('../api/creatives/generator');
-  const { createOrganization } = await import('../api/organizations/service');
+  const { createOrganization } = await import('../domain/organizations/service');
 
   const db = createDb();
-  const temporal = createTemporalClient();
-  const server = createApp({ db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The api as it runs in production: its own process (api/server.ts).
+  const api = await startApiProcess();
+  const base = api.url;
   const org = await createOrganization(db, { name: `bench ${Date.now()}`, domain: 'bench.example', paymentMethodId: 'pm_card_visa', withAdAccount: true });
 
   const createOne = async (i: number) => {
@@ -64,9 +59,7 @@ async function main() {
   console.log(`campaign create through the saga: ${total} requests, concurrency ${concurrency}`);
   console.log(`  p50 ${pct(50).toFixed(1)} ms   p95 ${pct(95).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms   throughput ${(total / wall).toFixed(1)}/s`);
 
-  server.closeAllConnections();
-  server.close();
-  await temporal.connection.close();
+  await api.stop();
   await db.$disconnect();
   await stack.stop();
 }

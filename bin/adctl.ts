@@ -5,8 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { createDb, type Db } from '../lib/db';
-import { createMember, createOrganization, deleteOrganization, findOrganization, type Role } from '../api/organizations/service';
-import { isUuid } from '../api/http/pagination';
+import { createMember, createOrganization, deleteOrganization, findOrganization, type Role } from '../domain/organizations/service';
+import { isUuid } from '../domain/ids';
 
 class UsageError extends Error {}
 
@@ -68,7 +68,7 @@ async function run(db: Db, argv: string[]): Promise<object> {
       if (!campaignId || positionals.length > 1) throw new UsageError('exactly one CAMPAIGN_ID is required');
       // Loaded only here: the Temporal client costs every other command start-up time.
       const { createTemporalClient } = await import('../lib/temporal');
-      const { reviewCampaign } = await import('../api/campaigns/review');
+      const { reviewCampaign } = await import('../workflows/clients/campaign-review');
       const temporal = createTemporalClient();
       try {
         return await reviewCampaign(db, temporal, campaignId, verb === 'approve' ? 'approved' : 'rejected', values.reason);

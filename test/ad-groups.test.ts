@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { assetUrl } from '../api/assets/ad-images';
+import { assetUrl } from '../domain/assets/ad-images';
 import { createAssetStore } from '../lib/asset-store';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 import { insertAdGroup, insertCampaign, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { assetKey, assetUrl } from '../api/assets/ad-images';
-import { templateGenerator } from '../api/creatives/generator';
+import { assetKey, assetUrl } from '../domain/assets/ad-images';
+import { templateGenerator } from '../domain/creatives/generator';
 import { createAssetStore } from '../lib/asset-store';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 import { insertAd, insertAdGroup, insertCampaign, insertTree, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';

@@ -7,8 +7,8 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { Client, Connection } from '@temporalio/client';
 import express from 'express';
 import { apiKeyRoutes } from '../api/api-keys/routes';
-import { requestId } from '../api/http/request-id';
-import { createMember, createSession } from '../api/organizations/service';
+import { requestId } from '../lib/http/request-id';
+import { createMember, createSession } from '../domain/organizations/service';
 import { createTemporalClient } from '../lib/temporal';
 import { keyRotationGraceWorkflowId } from '../workflows/key-rotation-grace';
 import { hashSecret } from '../lib/secrets';

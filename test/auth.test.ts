@@ -2,8 +2,8 @@
  * `/v1` authentication (spec: Authentication) and the ad account resource,
  * against the real api over PostgreSQL.
  */
-import { mintApiKey, revokeApiKey } from '../api/api-keys/service';
-import { deleteOrganization } from '../api/organizations/service';
+import { mintApiKey, revokeApiKey } from '../domain/api-keys/service';
+import { deleteOrganization } from '../domain/organizations/service';
 import { hashSecret } from '../lib/secrets';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 

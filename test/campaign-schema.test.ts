@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { ApiError } from '../api/http/errors';
-import { parseOrThrow } from '../api/http/validation';
-import {
-  adCreateSchema, adGroupCreateSchema, adGroupUpdateSchema, adUpdateSchema, campaignCreateSchema,
-  campaignListFilterSchema, campaignUpdateSchema, targetingSchema,
-} from '../api/campaigns/schema';
+import { toErrorResponse } from '../lib/http/errors';
+import { DomainError } from '../domain/errors';
+import { parseOrThrow } from '../domain/validation';
+import { adGroupCreateSchema, adGroupUpdateSchema } from '../domain/ad-groups/schema';
+import { adCreateSchema, adUpdateSchema } from '../domain/ads/schema';
+import { campaignCreateSchema, campaignListFilterSchema, campaignUpdateSchema, targetingSchema } from '../domain/campaigns/schema';
 
 /** The spec's error codes as the request schemas produce them (no I/O here). */
 
@@ -12,9 +12,10 @@ function errorOf(schema: z.ZodType, input: unknown) {
   try {
     parseOrThrow(schema, input);
   } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    const { status, code, type, param } = err as ApiError;
-    return { status, code, type, param };
+    expect(err).toBeInstanceOf(DomainError);
+    const { code, param } = err as DomainError;
+    const { status, body } = toErrorResponse(err);
+    return { status, code, type: body.error.type, param };
   }
   throw new Error(`parsed without error: ${JSON.stringify(input)}`);
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { campaignTreeActivities } from '../activities/campaign-tree';
-import { createAdAsset, assetKey } from '../api/assets/ad-images';
-import { templateGenerator } from '../api/creatives/generator';
-import { campaignCreateSchema } from '../api/campaigns/schema';
-import { parseOrThrow } from '../api/http/validation';
+import { createAdAsset, assetKey } from '../domain/assets/ad-images';
+import { templateGenerator } from '../domain/creatives/generator';
+import { campaignCreateSchema } from '../domain/campaigns/schema';
+import { parseOrThrow } from '../domain/validation';
 import { createAssetStore, type AssetStore } from '../lib/asset-store';
 import { createDb } from '../lib/db';
 import { insertAd, insertAdGroup, insertCampaign, organizationIdOf, uniquePng } from './support/fixtures';

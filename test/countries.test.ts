@@ -1,4 +1,4 @@
-import { COUNTRY_CODES, normalizeCountryCode } from '../lib/countries';
+import { COUNTRY_CODES, normalizeCountryCode } from '../domain/countries';
 
 describe('COUNTRY_CODES', () => {
   test('holds the 249 assigned ISO 3166-1 alpha-2 codes, all two uppercase letters', () => {

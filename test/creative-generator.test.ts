@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { clip, openAiCompatibleGenerator, templateGenerator } from '../api/creatives/generator';
+import { clip, openAiCompatibleGenerator, templateGenerator } from '../domain/creatives/generator';
 
 /** auto_generate's copy writers: the deterministic template and an OpenAI-compatible endpoint (on loopback). */
 const context = {

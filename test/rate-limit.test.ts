@@ -3,17 +3,14 @@
  * hour, separate budgets for the two keys of a rotation pair, and one count
  * shared by every api process (counters live in PostgreSQL).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import path from 'node:path';
 import pLimit from 'p-limit';
-import { mintApiKey } from '../api/api-keys/service';
+import { startApiProcess, type ServiceProcess } from '../dev/processes';
+import { mintApiKey } from '../domain/api-keys/service';
 import { config } from '../lib/config';
 import { hashSecret } from '../lib/secrets';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 
 const LIMIT = 1000;
-const root = path.resolve(__dirname, '..');
 
 let h: Harness;
 /** Two real api processes (`tsx api/server.ts`), started with the harness. */
@@ -136,45 +133,15 @@ async function rotationPairBudgets(limit: number) {
   expectThrottled(await call(h.url, 'GET', '/v1/ad_account', { token: fresh }), limit);
 }
 
-const children: ChildProcess[] = [];
+const apiProcesses: ServiceProcess[] = [];
 
 async function stopApis() {
-  await Promise.all(children.map((child) => new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve(null);
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  })));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
+  await Promise.all(apiProcesses.map((api) => api.stop()));
 }
 
 /** A real api process (`tsx api/server.ts`) on a free port, over the test database. */
 async function startApi(): Promise<string> {
-  const port = await freePort();
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'api/server.ts')], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`api did not start:\n${output}`)), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('api listening')) { clearTimeout(timer); resolve(); }
-    });
-    child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`api exited with ${code}:\n${output}`)); });
-  });
-  return `http://127.0.0.1:${port}`;
+  const api = await startApiProcess({ NODE_ENV: 'test' });
+  apiProcesses.push(api);
+  return api.url;
 }

@@ -4,7 +4,7 @@ import { createActivities } from '../activities';
 import { createDb } from '../lib/db';
 import { createAssetStore } from '../lib/asset-store';
 import { createStripeClient } from '../lib/stripe';
-import { createCreativeGenerator } from '../api/creatives/generator';
+import { createCreativeGenerator } from '../domain/creatives/generator';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {

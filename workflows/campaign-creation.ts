@@ -2,7 +2,7 @@ import {
   ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, proxyLocalActivities, startChild, uuid4, workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { CampaignCreateInput } from '../api/campaigns/schema';
+import type { CampaignCreateInput } from '../domain/campaigns/schema';
 import { campaignReview, campaignReviewWorkflowId } from './campaign-review';
 
 // Short calls run as local activities: each saves a round trip through the server.
@@ -33,7 +33,6 @@ export interface CampaignCreationInput {
 
 /** The spec error the API answers with when the saga does not complete. */
 export interface SagaError {
-  status: number;
   code: string;
   message: string;
   param: string | null;
@@ -45,12 +44,15 @@ export interface SagaError {
  */
 export type CampaignCreationResult = { ok: true; campaignId: string } | { ok: false; error: SagaError };
 
-const sagaError = (status: number, code: string, message: string, param: string | null = null): SagaError =>
-  ({ status, code, message, param });
+const sagaError = (code: string, message: string, param: string | null = null): SagaError =>
+  ({ code, message, param });
+
+/** Failures on our side (provider down, our own bug), as opposed to outcomes the client caused. */
+const SERVER_FAULTS = new Set(['payment_provider_error', 'internal_error']);
 
 /**
  * An activity's ApplicationFailure, whose type names the spec error (details[0]
- * may carry status/param). Activities wrap it in an ActivityFailure; local
+ * may carry code/param). Activities wrap it in an ActivityFailure; local
  * activities surface it as it is.
  */
 function failureOf(err: unknown): ApplicationFailure | null {
@@ -66,16 +68,16 @@ function errorFor(err: unknown, step: Step): SagaError {
   const details = (failure?.details?.[0] ?? {}) as Partial<SagaError>;
   switch (failure?.type) {
     case 'card_declined':
-      return sagaError(402, 'card_declined', 'The deposit charge was declined');
+      return sagaError('card_declined', 'The deposit charge was declined');
     case 'name_conflict':
-      return sagaError(409, 'name_conflict', 'A campaign with that name already exists', 'name');
+      return sagaError('name_conflict', 'A campaign with that name already exists', 'name');
     case 'invalid_request':
-      return sagaError(details.status ?? 400, details.code ?? 'invalid_value', details.message ?? failure.message, details.param ?? null);
+      return sagaError(details.code ?? 'invalid_value', details.message ?? failure.message, details.param ?? null);
     default:
       // Retries exhausted: on the payment provider it is the spec's 502; anything else is ours.
       return step === 'charge'
-        ? sagaError(502, 'payment_provider_error', 'The payment provider is unavailable; nothing was created. Retry later.')
-        : sagaError(500, 'internal_error', 'Campaign creation failed; nothing was created. Retry later.');
+        ? sagaError('payment_provider_error', 'The payment provider is unavailable; nothing was created. Retry later.')
+        : sagaError('internal_error', 'Campaign creation failed; nothing was created. Retry later.');
   }
 }
 
@@ -91,7 +93,7 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
   // 1. Billing must be configured; nothing is created otherwise.
   const billing = await defaultPaymentMethod(input.organizationId);
   if (!billing) {
-    return { ok: false, error: sagaError(400, 'billing_not_configured', 'The organization has no default payment method') };
+    return { ok: false, error: sagaError('billing_not_configured', 'The organization has no default payment method') };
   }
 
   // The campaign id is decided here, so a retried persist finds its own earlier work.
@@ -124,7 +126,7 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
   } catch (err) {
     for (const compensate of compensations.reverse()) await compensate();
     const error = errorFor(err, step);
-    if (error.status >= 500) throw ApplicationFailure.nonRetryable(error.message, error.code, error);
+    if (SERVER_FAULTS.has(error.code)) throw ApplicationFailure.nonRetryable(error.message, error.code, error);
     return { ok: false, error };
   }
 }

@@ -2,8 +2,8 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { Db } from '../../lib/db';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
-import { notFound } from '../http/errors';
-import { documentRoute } from '../http/openapi';
+import { notFound } from '../../domain/errors';
+import { documentRoute } from '../../lib/http/openapi';
 
 export const adAccountSchema = z.object({
   id: z.uuid(),

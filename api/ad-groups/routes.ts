@@ -1,12 +1,13 @@
 import { Router } from 'express';
 import { organizationOf } from '../auth/api-key-auth';
 import { presentAdGroup } from '../campaigns/presenters';
-import { adGroupCreateSchema, adGroupListFilterSchema, adGroupListSchema, adGroupSchema, adGroupUpdateSchema } from '../campaigns/schema';
-import type { TreeDeps } from '../campaigns/tree';
-import { documentRoute, errorBodySchema } from '../http/openapi';
-import { paginationQuerySchema, parsePagination } from '../http/pagination';
-import { bodyObject, parseOrThrow } from '../http/validation';
-import { createAdGroup, findAdGroup, listAdGroups, setAdGroupStatus, updateAdGroup } from './service';
+import { adGroupCreateSchema, adGroupListFilterSchema, adGroupUpdateSchema } from '../../domain/ad-groups/schema';
+import { adGroupListSchema, adGroupSchema } from '../campaigns/resources';
+import type { TreeDeps } from '../../domain/campaigns/tree';
+import { documentRoute, errorBodySchema } from '../../lib/http/openapi';
+import { paginationQuerySchema, parsePagination, presentList } from '../http/pagination';
+import { bodyObject, parseOrThrow } from '../../domain/validation';
+import { createAdGroup, findAdGroup, listAdGroups, setAdGroupStatus, updateAdGroup } from '../../domain/ad-groups/service';
 
 const tag = 'Ad groups';
 const notFound = { description: "not_found: unknown ad group, or another organization's", schema: errorBodySchema };
@@ -59,7 +60,7 @@ export function adGroupRoutes(deps: TreeDeps): Router {
   router.get('/v1/ad_groups', async (req, res) => {
     const page = parsePagination(req.query);
     const { campaign_id } = parseOrThrow(adGroupListFilterSchema, { campaign_id: req.query.campaign_id });
-    res.json(await listAdGroups(db, organizationOf(res), campaign_id, page));
+    res.json(presentList(await listAdGroups(db, organizationOf(res), campaign_id, page), presentAdGroup));
   });
 
   router.post('/v1/ad_groups', async (req, res) => {

@@ -1,12 +1,13 @@
 import { Router } from 'express';
 import { organizationOf } from '../auth/api-key-auth';
 import { presentAd } from '../campaigns/presenters';
-import { adCreateSchema, adListFilterSchema, adListSchema, adSchema, adUpdateSchema } from '../campaigns/schema';
-import type { TreeDeps } from '../campaigns/tree';
-import { documentRoute, errorBodySchema, type RouteDoc } from '../http/openapi';
-import { paginationQuerySchema, parsePagination } from '../http/pagination';
-import { bodyObject, parseOrThrow } from '../http/validation';
-import { createAd, findAd, listAds, setAdStatus, updateAd } from './service';
+import { adCreateSchema, adListFilterSchema, adUpdateSchema } from '../../domain/ads/schema';
+import { adListSchema, adSchema } from '../campaigns/resources';
+import type { TreeDeps } from '../../domain/campaigns/tree';
+import { documentRoute, errorBodySchema, type RouteDoc } from '../../lib/http/openapi';
+import { paginationQuerySchema, parsePagination, presentList } from '../http/pagination';
+import { bodyObject, parseOrThrow } from '../../domain/validation';
+import { createAd, findAd, listAds, setAdStatus, updateAd } from '../../domain/ads/service';
 
 const tag = 'Ads';
 const notFound = { description: "not_found: unknown ad, or another organization's", schema: errorBodySchema };
@@ -61,7 +62,7 @@ export function adRoutes(deps: TreeDeps): Router {
   router.get('/v1/ads', async (req, res) => {
     const page = parsePagination(req.query);
     const { ad_group_id } = parseOrThrow(adListFilterSchema, { ad_group_id: req.query.ad_group_id });
-    res.json(await listAds(db, organizationOf(res), ad_group_id, page));
+    res.json(presentList(await listAds(db, organizationOf(res), ad_group_id, page), presentAd));
   });
 
   router.post('/v1/ads', async (req, res) => {

@@ -5,13 +5,13 @@ import type { Db } from '../../lib/db';
 import { temporalConfig } from '../../temporal.config';
 import { keyRotationGrace, keyRotationGraceWorkflowId } from '../../workflows/key-rotation-grace';
 import { sessionAuth, sessionAuthOf } from '../auth/session-auth';
-import { jsonBody } from '../http/body';
+import { jsonBody } from '../../lib/http/body';
 import { envelopeErrorHandler, sendEnvelope } from '../http/envelope';
-import { notFound } from '../http/errors';
-import { documentRoute } from '../http/openapi';
-import { isUuid } from '../http/pagination';
-import { bodyObject, parseOrThrow } from '../http/validation';
-import { listApiKeys, mintApiKey, revokeApiKey } from './service';
+import { notFound } from '../../domain/errors';
+import { documentRoute } from '../../lib/http/openapi';
+import { isUuid } from '../../domain/ids';
+import { bodyObject, parseOrThrow } from '../../domain/validation';
+import { listApiKeys, mintApiKey, revokeApiKey } from '../../domain/api-keys/service';
 
 // `name` is optional: absent or null is the empty label.
 export const createApiKeySchema = z.strictObject({ name: z.string().max(100).nullish().transform((name) => name ?? '') });

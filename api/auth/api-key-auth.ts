@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Db } from '../../lib/db';
 import { API_KEY_PATTERN, digestsEqual, hashSecret } from '../../lib/secrets';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../../domain/errors';
 
 /** Who is calling `/v1`: the organization of the key, and the key (rate budgets are per key). */
 export interface ApiKeyAuth {
@@ -17,9 +17,9 @@ export function apiKeyAuthOf(res: Response): ApiKeyAuth {
 export const organizationOf = (res: Response): string => apiKeyAuthOf(res).organizationId;
 
 const authRequired = () =>
-  new ApiError(401, 'auth_required', 'No API key provided. Send Authorization: Bearer <API_KEY>.');
+  new DomainError('auth_required', 'No API key provided. Send Authorization: Bearer <API_KEY>.');
 /** One error for every rejected key, so the response never tells why. */
-const invalidApiKey = () => new ApiError(401, 'invalid_api_key', 'Invalid API key provided');
+const invalidApiKey = () => new DomainError('invalid_api_key', 'Invalid API key provided');
 
 /** `last_used` is refreshed at most once a minute per key instead of on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;

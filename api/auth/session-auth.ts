@@ -1,8 +1,8 @@
 import type { RequestHandler, Response } from 'express';
 import type { Db } from '../../lib/db';
 import { digestsEqual, hashSecret, SESSION_TOKEN_PREFIX } from '../../lib/secrets';
-import { ApiError } from '../http/errors';
-import { isUuid } from '../http/pagination';
+import { DomainError } from '../../domain/errors';
+import { isUuid } from '../../domain/ids';
 import { bearerToken } from './api-key-auth';
 
 export interface SessionAuth {
@@ -15,7 +15,7 @@ export function sessionAuthOf(res: Response): SessionAuth {
   return res.locals.sessionAuth as SessionAuth;
 }
 
-const invalidSession = () => new ApiError(401, 'invalid_session', 'Invalid or expired dashboard session');
+const invalidSession = () => new DomainError('invalid_session', 'Invalid or expired dashboard session');
 
 /**
  * Dashboard session auth for `/api/organizations/{org_public_id}/...`. An `ak_`
@@ -26,7 +26,7 @@ const invalidSession = () => new ApiError(401, 'invalid_session', 'Invalid or ex
 export function sessionAuth(db: Db, roles: SessionAuth['role'][]): RequestHandler {
   return async (req, res, next) => {
     const token = bearerToken(req);
-    if (token === undefined) throw new ApiError(401, 'auth_required', 'No dashboard session provided');
+    if (token === undefined) throw new DomainError('auth_required', 'No dashboard session provided');
     if (token === null || !token.startsWith(SESSION_TOKEN_PREFIX)) throw invalidSession();
 
     const tokenHash = hashSecret(token);
@@ -47,10 +47,10 @@ export function sessionAuth(db: Db, roles: SessionAuth['role'][]): RequestHandle
     }
     const orgPublicId = String(req.params.org_public_id ?? '');
     if (!isUuid(orgPublicId) || session.member.organization.publicId !== orgPublicId.toLowerCase()) {
-      throw new ApiError(404, 'not_found', 'No such organization');
+      throw new DomainError('not_found', 'No such organization');
     }
     if (!roles.includes(session.member.role)) {
-      throw new ApiError(403, 'insufficient_role', 'Only organization owners and admins can manage API keys');
+      throw new DomainError('insufficient_role', 'Only organization owners and admins can manage API keys');
     }
     res.locals.sessionAuth = {
       memberId: session.member.id,

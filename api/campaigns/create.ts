@@ -7,13 +7,16 @@ import type { Db } from '../../lib/db';
 import { temporalConfig } from '../../temporal.config';
 import { campaignCreation, campaignCreationWorkflowId, type CampaignCreationResult, type SagaError } from '../../workflows/campaign-creation';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
-import { ApiError, notFound } from '../http/errors';
+import { DomainError } from '../../domain/errors';
+import { resolveAdAccount } from '../../domain/ad-accounts/account';
+import { toErrorResponse } from '../../lib/http/errors';
 import { parseIdempotencyKey, requestFingerprint, withIdempotency, type StoredResponse } from '../http/idempotency';
-import { documentRoute } from '../http/openapi';
-import { bodyObject, parseOrThrow } from '../http/validation';
+import { documentRoute } from '../../lib/http/openapi';
+import { bodyObject, parseOrThrow } from '../../domain/validation';
 import { rateLimit } from '../rate-limit/rate-limiter';
 import { presentCampaign } from './presenters';
-import { campaignCreateSchema, campaignSchema } from './schema';
+import { campaignCreateSchema } from '../../domain/campaigns/schema';
+import { campaignSchema } from './resources';
 
 documentRoute({
   method: 'post', path: '/v1/campaigns', tag: 'Campaigns', auth: 'apiKey', body: campaignCreateSchema,
@@ -28,21 +31,6 @@ documentRoute({
     502: { description: 'payment_provider_error: nothing was created; retry later' },
   },
 });
-
-/** The ad account a new campaign goes to: the one named, or the organization's default. */
-async function resolveAdAccount(db: Db, organizationId: string, adAccountId: string | undefined): Promise<string> {
-  if (adAccountId !== undefined) {
-    const account = await db.adAccount.findFirst({ where: { id: adAccountId, organizationId } });
-    if (!account) throw notFound('ad account', 'ad_account_id');
-    return account.id;
-  }
-  const account = await db.adAccount.findFirst({
-    where: { organizationId },
-    orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }],
-  });
-  if (!account) throw new ApiError(400, 'no_ad_account', 'The organization has no ad account', 'ad_account_id');
-  return account.id;
-}
 
 /**
  * Validates, then runs the campaign-creation saga and answers from its result.
@@ -68,8 +56,8 @@ async function createCampaign(db: Db, temporal: Client, organizationId: string, 
   }
   const result = await sagaResult(handle.result());
   if (!result.ok) {
-    const { status, code, message, param } = result.error;
-    throw new ApiError(status, code, message, param);
+    const { code, message, param } = result.error;
+    throw new DomainError(code, message, param);
   }
   const campaign = await db.campaign.findUniqueOrThrow({ where: { id: result.campaignId } });
   return { status: 201, body: presentCampaign(campaign) };
@@ -82,7 +70,7 @@ async function sagaResult(result: Promise<CampaignCreationResult>): Promise<Camp
   } catch (err) {
     const cause = err instanceof WorkflowFailedError ? err.cause : null;
     const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as SagaError | undefined) : undefined;
-    if (details?.status) return { ok: false, error: details };
+    if (details?.code) return { ok: false, error: details };
     throw err;
   }
 }
@@ -96,7 +84,8 @@ async function asResponse(run: () => Promise<StoredResponse>): Promise<StoredRes
   try {
     return await run();
   } catch (err) {
-    if (err instanceof ApiError && err.status < 500) return { status: err.status, body: err.toBody() };
+    const answer = toErrorResponse(err);
+    if (answer.status < 500) return { status: answer.status, body: answer.body };
     throw err;
   }
 }

@@ -1,21 +1,13 @@
 import type { Prisma } from '../../lib/db';
-import { assetUrl } from '../assets/ad-images';
-import type { AdGroupObject, AdObject, CampaignObject, CreativeObject } from './schema';
+import { assetUrl } from '../../domain/assets/ad-images';
+import type { AdGroupObject, AdObject, CampaignObject, CreativeObject } from './resources';
 
 /**
  * Database rows → the spec's objects. Money is stored as BigInt micros and
  * read back as JSON numbers; times are integer Unix seconds.
  */
 
-export type CampaignRow = Prisma.CampaignModel;
-export type AdGroupRow = Prisma.AdGroupModel;
-
-/** What an ad's read-back needs besides its row: its image and its campaign's review. */
-export const adInclude = {
-  asset: { select: { sha256: true, ext: true } },
-  adGroup: { select: { campaign: { select: { reviewStatus: true } } } },
-} satisfies Prisma.AdInclude;
-export type AdRow = Prisma.AdGetPayload<{ include: typeof adInclude }>;
+import type { AdGroupRow, AdRow, CampaignRow } from '../../domain/campaigns/rows';
 
 export const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 

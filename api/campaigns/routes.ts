@@ -1,12 +1,13 @@
 import { Router } from 'express';
 import type { Db } from '../../lib/db';
 import { organizationOf } from '../auth/api-key-auth';
-import { documentRoute, errorBodySchema } from '../http/openapi';
-import { paginationQuerySchema, parsePagination } from '../http/pagination';
-import { bodyObject, parseOrThrow } from '../http/validation';
+import { documentRoute, errorBodySchema } from '../../lib/http/openapi';
+import { paginationQuerySchema, parsePagination, presentList } from '../http/pagination';
+import { bodyObject, parseOrThrow } from '../../domain/validation';
 import { presentCampaign } from './presenters';
-import { campaignListFilterSchema, campaignListSchema, campaignSchema, campaignUpdateSchema } from './schema';
-import { applyCampaignAction, findCampaign, listCampaigns, updateCampaign, type CampaignAction } from './service';
+import { campaignListFilterSchema, campaignUpdateSchema } from '../../domain/campaigns/schema';
+import { campaignListSchema, campaignSchema } from './resources';
+import { applyCampaignAction, findCampaign, listCampaigns, updateCampaign, type CampaignAction } from '../../domain/campaigns/service';
 
 const tag = 'Campaigns';
 const notFound = { description: 'not_found: unknown campaign, or another organization\'s', schema: errorBodySchema };
@@ -58,7 +59,7 @@ export function campaignRoutes(db: Db): Router {
   router.get('/v1/campaigns', async (req, res) => {
     const page = parsePagination(req.query);
     const { ad_account_id } = parseOrThrow(campaignListFilterSchema, { ad_account_id: req.query.ad_account_id });
-    res.json(await listCampaigns(db, organizationOf(res), ad_account_id, page));
+    res.json(presentList(await listCampaigns(db, organizationOf(res), ad_account_id, page), presentCampaign));
   });
 
   router.get('/v1/campaigns/:campaign_id', async (req, res) => {

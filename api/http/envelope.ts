@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { toApiError } from './errors';
+import { logServerError, toErrorResponse } from '../../lib/http/errors';
 
 /**
  * The platform surface (`/api/...`) answers in the envelope
@@ -11,15 +11,13 @@ export function sendEnvelope(res: Response, status: number, data: object): void 
 
 /** Errors on the platform surface: the same codes as `/v1`, inside the envelope. */
 export const envelopeErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const apiError = toApiError(err);
-  if (apiError.status >= 500) {
-    console.error(JSON.stringify({ level: 'error', request_id: res.get('Request-Id'), path: req.path, error: String((err as Error)?.stack ?? err) }));
-  }
+  const answer = toErrorResponse(err);
+  if (answer.status >= 500) logServerError(res, req.path, err);
   if (res.headersSent) return;
-  res.set(apiError.headers).status(apiError.status).json({
+  res.status(answer.status).json({
     success: false,
     data: null,
-    error: { code: apiError.code, message: apiError.message, param: apiError.param },
+    error: { code: answer.code, message: answer.message, param: answer.param },
     meta: { request_id: res.get('Request-Id') },
   });
 };

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../../lib/hash';
 import type { Db } from '../../lib/db';
 import { isUniqueViolation } from '../../lib/db';
-import { ApiError } from './errors';
+import { DomainError } from '../../domain/errors';
 
 /**
  * Stripe-style `Idempotency-Key`, implemented once for every endpoint that
@@ -39,13 +39,13 @@ export function requestFingerprint(method: string, path: string, body: unknown):
 export function parseIdempotencyKey(raw: string | undefined): string | null {
   if (raw === undefined) return null;
   if (raw.length === 0 || raw.length > MAX_KEY_LENGTH) {
-    throw new ApiError(400, 'invalid_value', `Idempotency-Key must be 1-${MAX_KEY_LENGTH} characters`, 'Idempotency-Key');
+    throw new DomainError('invalid_value', `Idempotency-Key must be 1-${MAX_KEY_LENGTH} characters`, 'Idempotency-Key');
   }
   return raw;
 }
 
 const reused = () =>
-  new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request');
+  new DomainError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request');
 
 export async function withIdempotency(
   db: Db,

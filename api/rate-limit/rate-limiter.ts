@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Db } from '../../lib/db';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../../domain/errors';
 
 const WINDOW_MS = 60 * 60 * 1000;
 
@@ -72,10 +72,8 @@ export function rateLimit(db: Db, name: string, limit: () => number): RequestHan
       'X-RateLimit-Reset': String(verdict.resetAt),
     };
     if (!verdict.allowed) {
-      throw new ApiError(429, 'rate_limit_exceeded', 'request was throttled', null, 'rate_limit_error', {
-        ...headers,
-        'Retry-After': String(verdict.retryAfterSeconds),
-      });
+      res.set({ ...headers, 'Retry-After': String(verdict.retryAfterSeconds) });
+      throw new DomainError('rate_limit_exceeded', 'request was throttled');
     }
     // With two budgets (all requests + campaign creates) the tighter one is shown.
     const shown = Number(res.get('X-RateLimit-Remaining') ?? Infinity);

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../../domain/errors';
 
 export interface FilePart {
   bytes: Buffer;
@@ -8,7 +8,7 @@ export interface FilePart {
   otherFields: string[];
 }
 
-const invalidFile = (message: string) => new ApiError(400, 'invalid_file', message, 'file');
+const invalidFile = (message: string) => new DomainError('invalid_file', message, 'file');
 
 /**
  * Reads the single file part of a multipart/form-data request, streaming:
@@ -34,7 +34,7 @@ export function readFilePart(req: IncomingMessage, opts: { maxBytes: number; fie
     let size = 0;
     let fileParts = 0;
     let settled = false;
-    const fail = (err: ApiError) => {
+    const fail = (err: DomainError) => {
       if (settled) return;
       settled = true;
       req.unpipe(bb);
@@ -47,29 +47,29 @@ export function readFilePart(req: IncomingMessage, opts: { maxBytes: number; fie
       fileParts += 1;
       if (fileParts > 1) {
         stream.resume();
-        return fail(new ApiError(400, 'invalid_value', 'Send exactly one file part', field));
+        return fail(new DomainError('invalid_value', 'Send exactly one file part', field));
       }
       if (name !== field) {
         stream.resume();
-        return fail(new ApiError(400, 'invalid_value', `The file part must be named "${field}", not "${name}"`, field));
+        return fail(new DomainError('invalid_value', `The file part must be named "${field}", not "${name}"`, field));
       }
       stream.on('data', (chunk: Buffer) => {
         if (settled) return;
         size += chunk.length;
         if (size > opts.maxBytes) {
           stream.resume();
-          return fail(new ApiError(400, 'file_too_large', `The file is larger than ${opts.maxBytes} bytes`, field));
+          return fail(new DomainError('file_too_large', `The file is larger than ${opts.maxBytes} bytes`, field));
         }
         chunks.push(chunk);
       });
     });
     bb.on('field', (name) => otherFields.push(name));
-    bb.on('partsLimit', () => fail(new ApiError(400, 'invalid_value', 'Too many form fields', null)));
-    bb.on('fieldsLimit', () => fail(new ApiError(400, 'invalid_value', 'Too many form fields', null)));
+    bb.on('partsLimit', () => fail(new DomainError('invalid_value', 'Too many form fields', null)));
+    bb.on('fieldsLimit', () => fail(new DomainError('invalid_value', 'Too many form fields', null)));
     bb.on('error', () => fail(invalidFile('Malformed multipart/form-data body')));
     bb.on('close', () => {
       if (settled) return;
-      if (fileParts === 0) return fail(new ApiError(400, 'invalid_value', `A file part named "${field}" is required`, field));
+      if (fileParts === 0) return fail(new DomainError('invalid_value', `A file part named "${field}" is required`, field));
       settled = true;
       resolve({ bytes: Buffer.concat(chunks), otherFields });
     });

@@ -6,11 +6,11 @@ import type { AssetStore } from '../../lib/asset-store';
 import { config } from '../../lib/config';
 import type { Db } from '../../lib/db';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
-import { JSON_BODY_LIMIT } from '../http/body';
-import { ApiError } from '../http/errors';
-import { documentRoute } from '../http/openapi';
-import { fetchImageBytes } from './guarded-fetch';
-import { inspectImage, MAX_UPLOAD_BYTES } from './image-inspect';
+import { JSON_BODY_LIMIT } from '../../lib/http/body';
+import { DomainError } from '../../domain/errors';
+import { documentRoute } from '../../lib/http/openapi';
+import { fetchImageBytes } from '../../domain/uploads/guarded-fetch';
+import { inspectImage, MAX_UPLOAD_BYTES } from '../../domain/uploads/image-inspect';
 import { readFilePart } from './multipart';
 
 export const uploadUrlSchema = z.strictObject({ image_url: z.string() });
@@ -30,7 +30,7 @@ documentRoute({
 });
 
 const neither = () =>
-  new ApiError(400, 'invalid_value', 'Send multipart/form-data with a `file` part, or JSON with `image_url`');
+  new DomainError('invalid_value', 'Send multipart/form-data with a `file` part, or JSON with `image_url`');
 
 /** `uploads/<year>/<month>/<hex>.<ext>`: the spec's opaque file_id, also the storage key. */
 function newFileId(ext: string, now = new Date()): string {
@@ -58,7 +58,7 @@ export function uploadRoutes(db: Db, store: AssetStore): Router {
       });
       // Exactly one input: a multipart body naming an image_url as well is ambiguous.
       if (part.otherFields.includes('image_url')) {
-        throw new ApiError(400, 'invalid_value', 'Send either a `file` part or `image_url`, not both', 'image_url');
+        throw new DomainError('invalid_value', 'Send either a `file` part or `image_url`, not both', 'image_url');
       }
       bytes = part.bytes;
     } else if (req.is('application/json')) {
@@ -73,7 +73,7 @@ export function uploadRoutes(db: Db, store: AssetStore): Router {
     } else {
       throw neither();
     }
-    const image = await inspectImage(bytes).catch((err) => { throw err instanceof ApiError ? err.withParam(param) : err; });
+    const image = await inspectImage(bytes).catch((err) => { throw err instanceof DomainError ? err.withParam(param) : err; });
     const fileId = newFileId(image.ext);
     await store.put(fileId, bytes);
     await db.upload.create({

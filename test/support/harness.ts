@@ -6,9 +6,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../api/app';
-import { createOrganization, type NewOrganization } from '../../api/organizations/service';
+import { createOrganization, type NewOrganization } from '../../domain/organizations/service';
 import { createAssetStore } from '../../lib/asset-store';
-import { createCreativeGenerator } from '../../api/creatives/generator';
+import { createCreativeGenerator } from '../../domain/creatives/generator';
 import { createDb, type Db } from '../../lib/db';
 import { createTemporalClient } from '../../lib/temporal';
 

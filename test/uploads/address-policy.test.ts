@@ -1,4 +1,4 @@
-import { classifyAddress, isLoopback } from '../../api/uploads/address-policy';
+import { classifyAddress, isLoopback } from '../../domain/uploads/address-policy';
 
 // Pure function: nothing here opens a socket.
 const reasonOf = (ip: string) => {

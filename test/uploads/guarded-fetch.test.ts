@@ -2,9 +2,10 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import { ApiError } from '../../api/http/errors';
-import { fetchImageBytes } from '../../api/uploads/guarded-fetch';
-import { MAX_UPLOAD_BYTES } from '../../api/uploads/image-inspect';
+import { toErrorResponse } from '../../lib/http/errors';
+import { DomainError } from '../../domain/errors';
+import { fetchImageBytes } from '../../domain/uploads/guarded-fetch';
+import { MAX_UPLOAD_BYTES } from '../../domain/uploads/image-inspect';
 
 // Every request in this file goes to a loopback server started here.
 // Non-loopback addresses only ever come out of injected resolvers, and the
@@ -98,18 +99,18 @@ beforeEach(() => {
 const local = (path: string) => `http://127.0.0.1:${port}${path}`;
 const opts = { maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 2000, allowLoopback: true };
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
+async function apiError(promise: Promise<unknown>): Promise<DomainError> {
   const err = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
 }
 
 async function expectRefusedBeforeConnecting(promise: Promise<unknown>) {
   const err = await apiError(promise);
-  expect([err.status, err.code, err.param]).toEqual([400, 'invalid_image_url', 'image_url']);
+  expect([toErrorResponse(err).status, err.code, err.param]).toEqual([400, 'invalid_image_url', 'image_url']);
   expect(requestSpy).not.toHaveBeenCalled();
   expect(httpsRequestSpy).not.toHaveBeenCalled();
   expect(requests).toHaveLength(0);

@@ -1,23 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { ApiError } from '../../api/http/errors';
-import { inspectImage, MAX_UPLOAD_BYTES } from '../../api/uploads/image-inspect';
+import { toErrorResponse } from '../../lib/http/errors';
+import { DomainError } from '../../domain/errors';
+import { inspectImage, MAX_UPLOAD_BYTES } from '../../domain/uploads/image-inspect';
 
 const solid = (width: number, height: number) =>
   sharp({ create: { width, height, channels: 3, background: '#ff8800' } });
 
-async function failure(bytes: Buffer): Promise<ApiError> {
+async function failure(bytes: Buffer): Promise<DomainError> {
   const err = await inspectImage(bytes).then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
 }
 
 async function expectError(bytes: Buffer, code: string) {
   const err = await failure(bytes);
-  expect([err.status, err.code, err.param]).toEqual([400, code, 'file']);
+  expect([toErrorResponse(err).status, err.code, err.param]).toEqual([400, code, 'file']);
 }
 
 test('MAX_UPLOAD_BYTES is 5 MiB', () => {

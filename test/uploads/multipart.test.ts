@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { ApiError } from '../../api/http/errors';
+import { toErrorResponse } from '../../lib/http/errors';
+import { DomainError } from '../../domain/errors';
 import { readFilePart } from '../../api/uploads/multipart';
 
 const BOUNDARY = '----test-boundary-7MA4YWxkTrZu0gW';
@@ -32,13 +33,13 @@ function read(payload: Buffer, opts: { maxBytes: number; field?: string }, heade
   return result;
 }
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
+async function apiError(promise: Promise<unknown>): Promise<DomainError> {
   const err = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
 }
 
 const file = (value: string | Buffer, name = 'file'): Part => ({ name, value, filename: 'upload.png' });
@@ -63,7 +64,7 @@ describe('readFilePart', () => {
 
   test('one byte over maxBytes → file_too_large', async () => {
     const err = await apiError(read(body([file(Buffer.alloc(1001, 1))]), { maxBytes: 1000 }));
-    expect([err.status, err.code, err.param]).toEqual([400, 'file_too_large', 'file']);
+    expect([toErrorResponse(err).status, err.code, err.param]).toEqual([400, 'file_too_large', 'file']);
   });
 
   test('stops as soon as the cap is passed, before the body ends', async () => {
@@ -79,7 +80,7 @@ describe('readFilePart', () => {
 
   test('missing file part → invalid_value on "file"', async () => {
     const err = await apiError(read(body([{ name: 'name', value: 'x' }]), { maxBytes: 100 }));
-    expect([err.status, err.code, err.param]).toEqual([400, 'invalid_value', 'file']);
+    expect([toErrorResponse(err).status, err.code, err.param]).toEqual([400, 'invalid_value', 'file']);
   });
 
   test('a text field called "file" is not a file part', async () => {
@@ -103,7 +104,7 @@ describe('readFilePart', () => {
     ['malformed part header', Buffer.from(`--${BOUNDARY}\r\nContent-Disposition form-data\r\n\r\nabc\r\n--${BOUNDARY}--\r\n`)],
   ])('%s → invalid_file', async (_label, payload) => {
     const err = await apiError(read(payload, { maxBytes: 100 }));
-    expect([err.status, err.code, err.param]).toEqual([400, 'invalid_file', 'file']);
+    expect([toErrorResponse(err).status, err.code, err.param]).toEqual([400, 'invalid_file', 'file']);
   });
 
   test.each([
@@ -128,8 +129,8 @@ describe('readFilePart over a loopback HTTP server', () => {
           res.writeHead(200).end(String(part.bytes.length));
           return part;
         },
-        (err: ApiError) => {
-          res.writeHead(err.status, { connection: 'close' }).end(err.code);
+        (err: DomainError) => {
+          res.writeHead(toErrorResponse(err).status, { connection: 'close' }).end(err.code);
           throw err;
         },
       );

@@ -2,7 +2,7 @@ import { sha256Hex } from '../../lib/hash';
 import type { AssetStore } from '../../lib/asset-store';
 import { config } from '../../lib/config';
 import type { Db, Prisma } from '../../lib/db';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { fetchImageBytes } from '../uploads/guarded-fetch';
 import { inspectImage, MAX_UPLOAD_BYTES, type ImageInfo } from '../uploads/image-inspect';
 
@@ -27,7 +27,7 @@ type Tx = Prisma.TransactionClient | Db;
 
 /** Re-labels an image error with the caller's parameter path (`creative.image_url`, ...). */
 function withParam(err: unknown, param: string): never {
-  throw err instanceof ApiError ? err.withParam(param) : err;
+  throw err instanceof DomainError ? err.withParam(param) : err;
 }
 
 /**
@@ -39,14 +39,14 @@ export async function loadAdImage(
   db: Db, store: AssetStore, organizationId: string, source: ImageSource, paramPrefix: string, options: ImageLoaderOptions = {},
 ): Promise<LoadedImage | null> {
   if (source.file_id !== undefined && source.image_url !== undefined) {
-    throw new ApiError(400, 'invalid_value', 'Send either file_id or image_url, not both', `${paramPrefix}.file_id`);
+    throw new DomainError('invalid_value', 'Send either file_id or image_url, not both', `${paramPrefix}.file_id`);
   }
   let bytes: Buffer;
   if (source.file_id !== undefined) {
     const param = `${paramPrefix}.file_id`;
     const upload = await db.upload.findFirst({ where: { fileId: source.file_id, organizationId } });
     const stored = upload ? await store.get(upload.fileId) : null;
-    if (!stored) throw new ApiError(400, 'invalid_value', 'No such file_id; upload the image first', param);
+    if (!stored) throw new DomainError('invalid_value', 'No such file_id; upload the image first', param);
     bytes = stored;
   } else if (source.image_url !== undefined) {
     const param = `${paramPrefix}.image_url`;

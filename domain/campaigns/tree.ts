@@ -2,7 +2,9 @@ import type { AssetStore } from '../../lib/asset-store';
 import type { Db, Prisma } from '../../lib/db';
 import { createAdAsset, garbageCollect, loadAdImage, type LoadedImage } from '../assets/ad-images';
 import type { CreativeGenerator } from '../creatives/generator';
-import type { AdGroupInput, AdInput, CreativeInput, CreativeType } from './schema';
+import type { AdGroupInput } from '../ad-groups/schema';
+import type { AdInput } from '../ads/schema';
+import type { CreativeInput, CreativeType } from '../creatives/schema';
 
 /**
  * Building ad groups and ads, shared by the standalone creates and the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError } from './errors';
+import { DomainError } from '../lib/errors';
 
 /**
  * Turns zod validation into the spec's error object. Schemas stay declarative;
@@ -32,32 +32,32 @@ function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return current;
 }
 
-function issueToError(issue: z.core.$ZodIssue, input: unknown): ApiError {
+function issueToError(issue: z.core.$ZodIssue, input: unknown): DomainError {
   const param = formatParam(issue.path);
   const explicit = (issue as { params?: { code?: string } }).params?.code;
-  if (explicit) return new ApiError(400, explicit, issue.message, param);
+  if (explicit) return new DomainError(explicit, issue.message, param);
   const value = valueAt(input, issue.path);
   if (issue.code === 'invalid_type' && value === undefined) {
-    return new ApiError(400, 'required', `${param ?? 'body'} is required`, param);
+    return new DomainError('required', `${param ?? 'body'} is required`, param);
   }
   if (issue.code === 'too_small' && issue.origin === 'string' && value === '') {
-    return new ApiError(400, 'required', `${param} is required`, param);
+    return new DomainError('required', `${param} is required`, param);
   }
   if (issue.code === 'too_small' && issue.origin === 'array' && Array.isArray(value) && value.length === 0 && issue.minimum === 1) {
-    return new ApiError(400, 'required', `${param} must contain at least one item`, param);
+    return new DomainError('required', `${param} must contain at least one item`, param);
   }
   if (issue.code === 'too_big' && issue.origin === 'string') {
-    return new ApiError(400, 'string_too_long', `${param} must be at most ${issue.maximum} characters`, param);
+    return new DomainError('string_too_long', `${param} must be at most ${issue.maximum} characters`, param);
   }
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0];
     const full = formatParam([...issue.path, key]);
-    return new ApiError(400, 'invalid_value', `Unknown parameter: ${full}`, full);
+    return new DomainError('invalid_value', `Unknown parameter: ${full}`, full);
   }
-  return new ApiError(400, 'invalid_value', `${param ?? 'body'}: ${issue.message}`, param);
+  return new DomainError('invalid_value', `${param ?? 'body'}: ${issue.message}`, param);
 }
 
-/** Parses `input` with `schema` or throws the ApiError of the first issue. */
+/** Parses `input` with `schema` or throws the DomainError of the first issue. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
@@ -68,7 +68,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
 export function bodyObject(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ApiError(400, 'invalid_value', 'Request body must be a JSON object');
+    throw new DomainError('invalid_value', 'Request body must be a JSON object');
   }
   return body as Record<string, unknown>;
 }

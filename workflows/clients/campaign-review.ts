@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Db } from '../../lib/db';
-import { campaignReviewWorkflowId, reviewSignal, type ReviewStatus } from '../../workflows/campaign-review';
-import { isUuid } from '../http/pagination';
+import { campaignReviewWorkflowId, reviewSignal, type ReviewStatus } from '../campaign-review';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Signals a campaign's review workflow and waits for it to record the verdict

@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { ApiError } from './errors';
+import { DomainError } from '../errors';
 
 /** JSON bodies up to 1 MB; the upload endpoint has its own streaming limit. */
 export const JSON_BODY_LIMIT = '1mb';
@@ -15,7 +15,7 @@ export const jsonBody: RequestHandler = (req, res, next) => {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (!hasBody) return next();
   if (!req.is('application/json')) {
-    return next(new ApiError(415, 'unsupported_media_type', 'Request body must be application/json'));
+    return next(new DomainError('unsupported_media_type', 'Request body must be application/json'));
   }
   parseJson(req, res, next);
 };

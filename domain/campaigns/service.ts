@@ -1,14 +1,12 @@
 import { isUniqueViolation, type Db } from '../../lib/db';
-import { presentAdAccount } from '../ad-account/routes';
-import { ApiError, notFound } from '../http/errors';
-import { isUuid, paginate, type PaginationQuery } from '../http/pagination';
-import { presentCampaign, type CampaignRow } from './presenters';
+import { DomainError, notFound } from '../errors';
+import { normalizeId } from '../ids';
+import { paginate, type PageRequest } from '../pagination';
+import { accountDisplay } from '../ad-accounts/account';
+import type { CampaignRow } from './rows';
 import type { CampaignUpdateInput } from './schema';
 import type { AccountContext } from './tree';
 
-/** A malformed id is simply an unknown one: the caller answers 404 without a query. */
-export const normalizeId = (id: unknown): string | null =>
-  typeof id === 'string' && isUuid(id) ? id.toLowerCase() : null;
 
 /** The organization's campaign, or 404 `not_found` with `param`. */
 export async function findCampaign(db: Db, organizationId: string, id: unknown, param = 'campaign_id'): Promise<CampaignRow> {
@@ -24,12 +22,12 @@ export async function accountContextOf(db: Db, campaign: Pick<CampaignRow, 'orga
     where: { id: campaign.adAccountId },
     include: { organization: { select: { domain: true } } },
   });
-  const { name, url } = presentAdAccount(account, account.organization.domain);
+  const { name, url } = accountDisplay(account, account.organization.domain);
   return { organizationId: campaign.organizationId, accountName: name, accountUrl: url };
 }
 
 /** An unknown (or another organization's) ad account filter is 404, as on create. */
-export async function listCampaigns(db: Db, organizationId: string, adAccountId: string | undefined, page: PaginationQuery) {
+export async function listCampaigns(db: Db, organizationId: string, adAccountId: string | undefined, page: PageRequest) {
   const scope: { organizationId: string; adAccountId?: string } = { organizationId };
   if (adAccountId !== undefined) {
     const accountId = normalizeId(adAccountId);
@@ -41,7 +39,6 @@ export async function listCampaigns(db: Db, organizationId: string, adAccountId:
     page,
     (id) => db.campaign.findFirst({ where: { ...scope, id }, select: { id: true, createdAt: true } }),
     ({ where, orderBy, take }) => db.campaign.findMany({ where: { AND: [scope, where] }, orderBy, take }),
-    presentCampaign,
   );
 }
 
@@ -60,17 +57,17 @@ export async function updateCampaign(db: Db, organizationId: string, id: unknown
   try {
     return await db.campaign.update({ where: { id: campaign.id }, data });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ApiError(409, 'name_conflict', 'A campaign with that name already exists', 'name');
+    if (isUniqueViolation(err)) throw new DomainError('name_conflict', 'A campaign with that name already exists', 'name');
     throw err;
   }
 }
 
 export type CampaignAction = 'activate' | 'pause' | 'archive';
 
-const refuse = (code: string, message: string) => new ApiError(400, code, message);
+const refuse = (code: string, message: string) => new DomainError(code, message);
 
 /** The spec's campaign state table: the status an action leads to, or its error. */
-export function nextCampaignStatus(campaign: Pick<CampaignRow, 'status' | 'reviewStatus'>, action: CampaignAction): string | ApiError {
+export function nextCampaignStatus(campaign: Pick<CampaignRow, 'status' | 'reviewStatus'>, action: CampaignAction): string | DomainError {
   switch (action) {
     case 'activate':
       if (campaign.reviewStatus !== 'approved') return refuse('campaign_not_approved', 'The campaign has not been approved yet');
@@ -95,7 +92,7 @@ export async function applyCampaignAction(db: Db, organizationId: string, id: un
   for (;;) {
     const campaign = await findCampaign(db, organizationId, id);
     const next = nextCampaignStatus(campaign, action);
-    if (next instanceof ApiError) throw next;
+    if (next instanceof DomainError) throw next;
     if (next === campaign.status) return campaign; // activate while active: a no-op
     const { count } = await db.campaign.updateMany({
       where: { id: campaign.id, status: campaign.status, reviewStatus: campaign.reviewStatus },
@@ -110,7 +107,7 @@ export async function applyCampaignAction(db: Db, organizationId: string, id: un
  * Terminal (never serving again: archived, rejected or ended) is checked
  * before pending review, since it is the final answer.
  */
-export function adGroupStatusLock(campaign: Pick<CampaignRow, 'status' | 'reviewStatus' | 'endTime'>, now = new Date()): ApiError | null {
+export function adGroupStatusLock(campaign: Pick<CampaignRow, 'status' | 'reviewStatus' | 'endTime'>, now = new Date()): DomainError | null {
   const ended = campaign.endTime !== null && campaign.endTime <= now;
   if (campaign.status === 'archived' || campaign.reviewStatus === 'rejected' || ended) {
     return refuse('campaign_terminal', 'The parent campaign is archived, rejected or has ended');

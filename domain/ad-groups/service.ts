@@ -1,9 +1,11 @@
 import type { Db } from '../../lib/db';
-import { notFound } from '../http/errors';
-import { paginate, type PaginationQuery } from '../http/pagination';
-import { presentAdGroup, type AdGroupRow, type CampaignRow } from '../campaigns/presenters';
-import type { AdGroupCreateInput, AdGroupUpdateInput, Status } from '../campaigns/schema';
-import { accountContextOf, adGroupStatusLock, findCampaign, normalizeId } from '../campaigns/service';
+import { notFound } from '../errors';
+import { paginate, type PageRequest } from '../pagination';
+import type { AdGroupRow, CampaignRow } from '../campaigns/rows';
+import type { Status } from '../schema-rules';
+import type { AdGroupCreateInput, AdGroupUpdateInput } from './schema';
+import { normalizeId } from '../ids';
+import { accountContextOf, adGroupStatusLock, findCampaign } from '../campaigns/service';
 import { insertAdGroupWithAds, prepareAdGroup, releaseImages, type TreeDeps } from '../campaigns/tree';
 
 export type AdGroupWithCampaign = AdGroupRow & { campaign: CampaignRow };
@@ -18,14 +20,13 @@ export async function findAdGroup(db: Db, organizationId: string, id: unknown, p
   return adGroup;
 }
 
-export async function listAdGroups(db: Db, organizationId: string, campaignId: string, page: PaginationQuery) {
+export async function listAdGroups(db: Db, organizationId: string, campaignId: string, page: PageRequest) {
   const campaign = await findCampaign(db, organizationId, campaignId);
   const scope = { campaignId: campaign.id };
   return paginate(
     page,
     (id) => db.adGroup.findFirst({ where: { ...scope, id }, select: { id: true, createdAt: true } }),
     ({ where, orderBy, take }) => db.adGroup.findMany({ where: { AND: [scope, where] }, orderBy, take }),
-    presentAdGroup,
   );
 }
 

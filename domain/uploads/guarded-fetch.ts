@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { classifyAddress, isLoopback } from './address-policy';
 
 export interface FetchImageOptions {
@@ -15,10 +15,10 @@ export interface FetchImageOptions {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-const invalidUrl = (message: string) => new ApiError(400, 'invalid_image_url', message, 'image_url');
-const fetchFailed = (message: string) => new ApiError(400, 'image_fetch_failed', message, 'image_url');
+const invalidUrl = (message: string) => new DomainError('invalid_image_url', message, 'image_url');
+const fetchFailed = (message: string) => new DomainError('image_fetch_failed', message, 'image_url');
 const tooLarge = (maxBytes: number) =>
-  new ApiError(400, 'file_too_large', `Image is larger than ${maxBytes} bytes`, 'image_url');
+  new DomainError('file_too_large', `Image is larger than ${maxBytes} bytes`, 'image_url');
 
 const systemResolve = async (host: string) =>
   (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
@@ -80,7 +80,7 @@ function get(url: URL, host: string, address: string, opts: FetchImageOptions): 
     let settled = false;
     let req: http.ClientRequest | undefined;
     const timer = setTimeout(() => finish(fetchFailed('Fetching image_url timed out')), opts.timeoutMs);
-    const finish = (err: ApiError | null, body?: Buffer) => {
+    const finish = (err: DomainError | null, body?: Buffer) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -110,7 +110,7 @@ function get(url: URL, host: string, address: string, opts: FetchImageOptions): 
       },
       (res) => {
         const status = res.statusCode ?? 0;
-        if (status >= 300 && status < 400) return finish(new ApiError(400, 'too_many_redirects', 'image_url redirects; redirects are not followed', 'image_url'));
+        if (status >= 300 && status < 400) return finish(new DomainError('too_many_redirects', 'image_url redirects; redirects are not followed', 'image_url'));
         if (status < 200 || status >= 300) return finish(fetchFailed(`Fetching image_url answered HTTP ${status}`));
         if (Number(res.headers['content-length']) > opts.maxBytes) return finish(tooLarge(opts.maxBytes));
 

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 
 /**
  * 5 MB upload cap, counted in binary megabytes (MiB): 5 × 1024 × 1024 =
@@ -46,19 +46,19 @@ const REFUSED: ReadonlyArray<readonly [name: string, test: (b: Buffer) => boolea
   ['svg', (b) => /^\s*(<\?xml|<svg|<!doctype svg)/i.test(b.subarray(0, 256).toString('latin1'))],
 ];
 
-const invalidFile = (message: string) => new ApiError(400, 'invalid_file', message, 'file');
+const invalidFile = (message: string) => new DomainError('invalid_file', message, 'file');
 
 /** Type and size of an uploaded image, from its bytes only (never a filename or declared type). */
 export async function inspectImage(bytes: Buffer): Promise<ImageInfo> {
   if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw invalidFile('The file is empty');
   if (bytes.length > MAX_UPLOAD_BYTES) {
-    throw new ApiError(400, 'file_too_large', `The file is larger than ${MAX_UPLOAD_BYTES} bytes (5 MB)`, 'file');
+    throw new DomainError('file_too_large', `The file is larger than ${MAX_UPLOAD_BYTES} bytes (5 MB)`, 'file');
   }
 
   const format = sniff(bytes);
   if (!format) {
     const refused = REFUSED.find(([, test]) => test(bytes));
-    if (refused) throw new ApiError(400, 'unsupported_mimetype', `Unsupported image type (${refused[0]}); use PNG, JPEG or WebP`, 'file');
+    if (refused) throw new DomainError('unsupported_mimetype', `Unsupported image type (${refused[0]}); use PNG, JPEG or WebP`, 'file');
     throw invalidFile('The file is not a PNG, JPEG or WebP image');
   }
 

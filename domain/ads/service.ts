@@ -1,14 +1,17 @@
 import type { Db } from '../../lib/db';
 import { deleteAssets } from '../assets/ad-images';
 import { findAdGroup, type AdGroupWithCampaign } from '../ad-groups/service';
-import { adInclude, presentAd, type AdRow } from '../campaigns/presenters';
-import type { AdCreateInput, AdUpdateInput, CreativeInput, Status } from '../campaigns/schema';
-import { accountContextOf, normalizeId } from '../campaigns/service';
+import { adInclude, type AdRow } from '../campaigns/rows';
+import type { Status } from '../schema-rules';
+import type { CreativeInput } from '../creatives/schema';
+import type { AdCreateInput, AdUpdateInput } from './schema';
+import { normalizeId } from '../ids';
+import { accountContextOf } from '../campaigns/service';
 import {
   createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, releaseImages, type TreeDeps,
 } from '../campaigns/tree';
-import { ApiError, invalidValue, notFound } from '../http/errors';
-import { paginate, type PaginationQuery } from '../http/pagination';
+import { DomainError, invalidValue, notFound } from '../errors';
+import { paginate, type PageRequest } from '../pagination';
 
 /** The organization's ad, or 404 `not_found` with `param`. */
 export async function findAd(db: Db, organizationId: string, id: unknown, param = 'ad_id'): Promise<AdRow> {
@@ -20,14 +23,13 @@ export async function findAd(db: Db, organizationId: string, id: unknown, param 
   return ad;
 }
 
-export async function listAds(db: Db, organizationId: string, adGroupId: string, page: PaginationQuery) {
+export async function listAds(db: Db, organizationId: string, adGroupId: string, page: PageRequest) {
   const adGroup = await findAdGroup(db, organizationId, adGroupId, 'ad_group_id');
   const scope = { adGroupId: adGroup.id };
   return paginate(
     page,
     (id) => db.ad.findFirst({ where: { ...scope, id }, select: { id: true, createdAt: true } }),
     ({ where, orderBy, take }) => db.ad.findMany({ where: { AND: [scope, where] }, orderBy, take, include: adInclude }),
-    presentAd,
   );
 }
 
@@ -66,7 +68,7 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
   const current = await findAd(db, organizationId, id);
   const adGroup = await findAdGroup(db, organizationId, current.adGroupId);
   if (input.status === 'active' && adGroup.campaign.reviewStatus !== 'approved') {
-    throw new ApiError(400, 'campaign_not_approved', 'The parent campaign has not been approved yet');
+    throw new DomainError('campaign_not_approved', 'The parent campaign has not been approved yet');
   }
   if (input.creative) checkCreativeType(adGroup, input.creative);
   const creative = input.creative

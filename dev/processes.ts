@@ -1,0 +1,81 @@
+/**
+ * Real service processes for tests and benchmarks: `tsx <entry>` on a free
+ * loopback port, ready when it prints its ready line, stopped with SIGTERM and,
+ * past a bound, SIGKILL (a stop never waits forever).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '..');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServiceProcess {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Entry file relative to the repository root, e.g. `api/server.ts`. */
+  entry: string;
+  /** Line that says the service is ready. */
+  ready: RegExp;
+  /** Environment variable that receives the port (PORT, AUCTION_PORT). */
+  portVariable: string;
+  env?: NodeJS.ProcessEnv;
+  startTimeoutMs?: number;
+}
+
+export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, options.entry)], {
+    cwd: root,
+    env: { ...process.env, ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${options.entry} did not start:\n${output}`)), options.startTimeoutMs ?? 60_000);
+    const onData = () => { if (options.ready.test(output)) { clearTimeout(timer); resolve(); } };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${options.entry} exited with ${code}:\n${output}`)); });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    output: () => output,
+    stop: (graceMs = 10_000) => stopProcess(child, graceMs),
+  };
+}
+
+export function stopProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => { clearTimeout(force); resolve(); });
+    child.kill('SIGTERM');
+  });
+}
+
+/** The api process (`api/server.ts`) on a free port, over the databases of this environment. */
+export const startApiProcess = (env: NodeJS.ProcessEnv = {}) =>
+  startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env });

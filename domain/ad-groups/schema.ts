@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { adInputSchema, type AdInput } from '../ads/schema';
+import { MAX_BID_MICROS } from '../money';
+import { fail, MAX_NAME, resourceId, statusInput } from '../schema-rules';
+
+const maxBidMicros = z.int().min(1).max(MAX_BID_MICROS);
+
+
+const adsSchema = z
+  .array(adInputSchema)
+  .min(1)
+  .superRefine((ads, ctx) => {
+    if (new Set(ads.map((ad) => ad?.creative?.type)).size > 1) {
+      fail(ctx, 'invalid_value', 'All ads of an ad group must share one creative type');
+    }
+  });
+
+const adGroupName = z.string().min(1).max(MAX_NAME);
+const contextHints = z.array(z.string().min(1)).describe('Hints steering which conversations the ads serve in');
+
+const biddingConfigSchema = z.strictObject({
+  // Echoes the read-back shape; impressions are the only billing event.
+  billing_event_type: z.literal('impression').optional(),
+  max_bid_micros: maxBidMicros.nullable().optional().describe('1 to 100000000; null or omitted leaves it unset'),
+});
+
+/** An ad group inside `POST /v1/campaigns`: name and hints are optional there. */
+export const nestedAdGroupInputSchema = z.strictObject({
+  name: adGroupName.optional(),
+  context_hints: contextHints.optional(),
+  bidding_config: biddingConfigSchema.optional(),
+  ads: adsSchema,
+});
+
+/** `POST /v1/ad_groups`. */
+export const adGroupCreateSchema = z.strictObject({
+  campaign_id: resourceId('campaign'),
+  name: adGroupName,
+  context_hints: contextHints.min(1),
+  bidding_config: biddingConfigSchema.optional(),
+  ads: adsSchema,
+});
+export type AdGroupCreateInput = z.output<typeof adGroupCreateSchema>;
+
+/** What both ad group creates share; tree.ts builds an ad group from it. */
+export interface AdGroupInput {
+  name: string;
+  context_hints?: string[];
+  bidding_config?: { max_bid_micros?: number | null };
+  ads: AdInput[];
+}
+
+/** `POST /v1/ad_groups/{id}`: `context_hints` replaces the set. */
+export const adGroupUpdateSchema = z.strictObject({
+  name: adGroupName.optional(),
+  context_hints: contextHints.min(1).optional(),
+  bidding_config: biddingConfigSchema.optional(),
+  status: statusInput.optional(),
+});
+export type AdGroupUpdateInput = z.output<typeof adGroupUpdateSchema>;
+export const adGroupListFilterSchema = z.object({ campaign_id: resourceId('campaign') });

@@ -1,0 +1,73 @@
+/**
+ * The one table that decides each error code's HTTP status (and so its error
+ * `type`). The domain throws codes (domain/errors.ts); the edges of both
+ * services answer with this table; the OpenAPI document lists the same codes
+ * per status; the platform envelope uses it too. A code missing here is a bug:
+ * it answers 500 and is logged (test/error-codes.test.ts checks every code
+ * thrown in the source is listed).
+ */
+export interface ErrorCodeInfo {
+  status: number;
+  when: string;
+}
+
+export const ERROR_CODES = {
+  // 400: the spec's table
+  required: { status: 400, when: 'a required field is missing or empty' },
+  invalid_value: { status: 400, when: 'wrong type or out of range' },
+  string_too_long: { status: 400, when: 'a string over its maximum length' },
+  poll_cannot_be_ai: { status: 400, when: 'auto_generate on a poll' },
+  use_status_action: { status: 400, when: 'status sent in a campaign update body' },
+  billing_not_configured: { status: 400, when: 'no default card on create' },
+  campaign_not_approved: { status: 400, when: 'activation while the campaign is not approved' },
+  campaign_not_running: { status: 400, when: 'campaign pause while not active' },
+  cannot_archive: { status: 400, when: 'campaign archive while not active or paused' },
+  no_ad_account: { status: 400, when: 'no ad_account_id and zero ad accounts' },
+  campaign_pending_status_locked: { status: 400, when: 'ad group status action while the campaign is pending approval' },
+  campaign_terminal: { status: 400, when: 'status action while the campaign is archived, rejected, completed or blocked' },
+  invalid_file: { status: 400, when: 'upload bytes missing, unreadable or not a decodable image' },
+  file_too_large: { status: 400, when: 'image over 5 MB' },
+  unsupported_mimetype: { status: 400, when: 'image not PNG, JPEG or WebP' },
+  invalid_image_url: { status: 400, when: 'image_url empty, not absolute http(s), unresolvable or not public' },
+  image_fetch_failed: { status: 400, when: 'fetching image_url failed' },
+  too_many_redirects: { status: 400, when: 'image_url answered with a redirect' },
+  // Ours, at the HTTP edge
+  invalid_json: { status: 400, when: 'the body is not valid JSON' },
+  // 401-404
+  auth_required: { status: 401, when: 'no Authorization header' },
+  invalid_api_key: { status: 401, when: 'malformed, unknown, expired or revoked key' },
+  invalid_session: { status: 401, when: 'unknown or expired dashboard session, or not a session token' },
+  card_declined: { status: 402, when: 'deposit charge declined; nothing is created' },
+  insufficient_role: { status: 403, when: 'the member role may not do this' },
+  not_found: { status: 404, when: 'unknown, or owned by another organization' },
+  method_not_allowed: { status: 405, when: 'the path exists but not with this method (see Allow)' },
+  idempotency_key_reused: { status: 409, when: 'same Idempotency-Key with a different body' },
+  name_conflict: { status: 409, when: 'a campaign with that name already exists' },
+  body_too_large: { status: 413, when: 'the body is larger than allowed' },
+  unsupported_media_type: { status: 415, when: 'a body that is not application/json' },
+  rate_limit_exceeded: { status: 429, when: 'throttled (see Retry-After)' },
+  internal_error: { status: 500, when: 'an unexpected failure; it has been logged' },
+  payment_provider_error: { status: 502, when: 'payment provider unavailable; nothing created, retry later' },
+  request_timeout: { status: 503, when: 'the operation did not finish in time; retry with the same Idempotency-Key' },
+} satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The four error types of the spec's error object, decided by the status. */
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'rate_limit_error' | 'server_error';
+
+export function errorTypeOf(status: number): ErrorType {
+  if (status === 401) return 'authentication_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+export function isKnownCode(code: string): code is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
+}
+
+/** The codes answered with `status`, for the OpenAPI document. */
+export function codesWithStatus(status: number): ErrorCode[] {
+  return (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].status === status);
+}
