@@ -4,20 +4,21 @@ import { config } from '../lib/config';
 import type { AssetStore } from '../lib/asset-store';
 import type { Db } from '../lib/db';
 import type { CreativeGenerator } from '../domain/creatives/generator';
-import { adAccountRoutes } from './ad-account/routes';
-import { adGroupRoutes } from './ad-groups/routes';
-import { adRoutes } from './ads/routes';
-import { apiKeyRoutes } from './api-keys/routes';
+import { adAccountOperations } from './ad-account/routes';
+import { adGroupOperations } from './ad-groups/routes';
+import { adOperations } from './ads/routes';
+import { apiKeyOperations, apiKeyRoutes } from './api-keys/routes';
 import { apiKeyAuth } from './auth/api-key-auth';
-import { campaignRoutes } from './campaigns/routes';
-import { campaignCreateRoutes } from './campaigns/create';
+import { campaignOperations } from './campaigns/routes';
+import { campaignCreateOperation } from './campaigns/create';
 import { jsonBody } from '../lib/http/body';
 import { envelopeErrorHandler } from './http/envelope';
 import { errorHandler, unknownRoute } from '../lib/http/errors';
 import { buildOpenApiDocument } from '../lib/http/openapi';
+import { mountOperations } from '../lib/http/operations';
 import { requestId } from '../lib/http/request-id';
 import { rateLimit } from './rate-limit/rate-limiter';
-import { assetRoutes, uploadRoutes } from './uploads/routes';
+import { assetRoutes, uploadOperation } from './uploads/routes';
 
 export interface AppDeps {
   db: Db;
@@ -39,23 +40,27 @@ export function createApp(deps: AppDeps) {
   app.use(requestId);
 
   app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
-  // The contract itself is public: it holds no organization's data. Built once,
-  // on first request, when every route module has documented itself.
-  let openApi: object | undefined;
-  app.get('/v1/openapi.json', (_req, res) => { res.json((openApi ??= buildOpenApiDocument())); });
+  // Every `/v1` operation, declared once: mounted below and documented from the same list.
+  const v1Operations = [
+    ...adAccountOperations(db),
+    campaignCreateOperation(db, deps.temporal),
+    ...campaignOperations(db),
+    ...adGroupOperations(deps),
+    ...adOperations(deps),
+    uploadOperation(db, deps.assets),
+  ];
+  // The contract itself is public: it holds no organization's data.
+  const openApi = buildOpenApiDocument([...v1Operations, ...apiKeyOperations(db, deps.temporal)], { title: 'Chat ads platform API', version: '1.0.0' });
+  app.get('/v1/openapi.json', (_req, res) => { res.json(openApi); });
 
   app.use(apiKeyRoutes(db, deps.temporal));
 
   const v1 = Router();
   v1.use(apiKeyAuth(db));
   v1.use(rateLimit(db, 'all', () => config.rateLimits.perKeyPerHour));
-  v1.use(uploadRoutes(db, deps.assets)); // before the JSON parser: it also takes multipart
+  v1.use(mountOperations(v1Operations));
+  // Unknown routes: a body that is not JSON is still 415 before the 404.
   v1.use(jsonBody);
-  v1.use(adAccountRoutes(db));
-  v1.use(campaignRoutes(db));
-  v1.use(adGroupRoutes(deps));
-  v1.use(adRoutes(deps));
-  v1.use(campaignCreateRoutes(db, deps.temporal));
   v1.use(unknownRoute);
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));

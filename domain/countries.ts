@@ -36,6 +36,9 @@ export const COUNTRY_CODES: ReadonlySet<string> = frozenSet([
  * Uppercase code when `input` is an assigned alpha-2 code in any letter case,
  * else null. Nothing is trimmed: ' us' is not a code.
  */
+/** The assigned codes in either letter case, as a JSON Schema pattern (the OpenAPI document's). */
+export const COUNTRY_CODE_PATTERN = `^(?:${[...COUNTRY_CODES].map((code) => [...code].map((c) => `[${c}${c.toLowerCase()}]`).join('')).join('|')})$`;
+
 export function normalizeCountryCode(input: unknown): string | null {
   if (typeof input !== 'string' || !/^[a-z]{2}$/i.test(input)) return null;
   const code = input.toUpperCase();

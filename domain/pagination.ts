@@ -1,4 +1,4 @@
-import { DomainError } from './errors';
+import { DomainError, notFound } from './errors';
 import { isUuid } from './ids';
 
 /** Which page of a list: at most `limit` rows, in `order`, after or before a cursor row (exclusive). */
@@ -21,7 +21,7 @@ interface Pageable { id: string; createdAt: Date }
 /**
  * Keyset pagination over (created_at, id) for any Prisma model.
  * `findMany` receives the extra where-clause and ordering; `findCursor` loads
- * the cursor row within the same scope (an unknown cursor is `invalid_value`).
+ * the cursor row within the same scope (a malformed cursor is `invalid_value`, an unknown one `not_found`).
  * `after` walks in the list's order, `before` walks backwards from the cursor;
  * both are exclusive.
  */
@@ -36,8 +36,11 @@ export async function paginate<Row extends Pageable>(
   const scanDesc = (page.order === 'desc') !== backwards;
   let where: object = {};
   if (cursorId) {
-    const cursor = isUuid(cursorId) ? await findCursor(cursorId) : null;
-    if (!cursor) throw new DomainError('invalid_value', 'Unknown pagination cursor', backwards ? 'before' : 'after');
+    const param = backwards ? 'before' : 'after';
+    // A malformed cursor is a bad value; a well-formed one that names no row of this list is unknown (404).
+    if (!isUuid(cursorId)) throw new DomainError('invalid_value', 'A pagination cursor is the id of a row of this list', param);
+    const cursor = await findCursor(cursorId);
+    if (!cursor) throw notFound('pagination cursor', param);
     const cmp = scanDesc ? 'lt' : 'gt';
     where = {
       OR: [

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Building blocks of the request schemas of every concept. Error codes come
- * from the one mapping in lib/http/validation.ts; where the spec names another
+ * from the one mapping in lib/validation.ts; where the spec names another
  * code for a field, a check sets it through `params.code` (see `fail`).
  * Request bodies are strict: an unknown parameter is 400 `invalid_value` naming
  * it, as Stripe does, so a misspelt field never passes silently.
@@ -17,7 +17,7 @@ const MAX_UNIX_SECONDS = 253_402_300_799;
 
 export type Ctx = z.core.$RefinementCtx;
 
-/** Adds an issue that lib/http/validation.ts reports with exactly `code`. */
+/** Adds an issue that lib/validation.ts reports with exactly `code`. */
 export function fail(ctx: Ctx, code: string, message: string, path: PropertyKey[] = []): void {
   ctx.addIssue({ code: 'custom', message, path, params: { code } });
 }
@@ -48,6 +48,14 @@ export function refusedField(code: string, message: string) {
 export const resourceId = (what: string) => z.string().min(1).describe(`UUID of the ${what}`);
 
 export const unixSeconds = z.int().min(0).max(MAX_UNIX_SECONDS).describe('Unix seconds (UTC)');
+
+/**
+ * An absolute http(s) URL with a plain host name or IPv4 address: the pattern
+ * is what the OpenAPI document states, and the URL parser confirms it.
+ */
+export const HTTP_URL_PATTERN = /^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,4})?([/?#][^\s]*)?$/;
+export const httpUrl = (max: number, message: string) =>
+  z.string().min(1).max(max).regex(HTTP_URL_PATTERN, message).refine(isHttpUrl, message).meta({ format: 'uri' });
 
 export function isHttpUrl(value: string): boolean {
   try {

@@ -44,6 +44,8 @@ export const config = {
   imageFetch: {
     /** Test-only: lets image_url downloads reach loopback test servers. Never set in production. */
     allowLoopback: process.env.IMAGE_FETCH_ALLOW_LOOPBACK === '1' && isTest,
+    /** Test-only (the contract run): refuse every image URL that is not literally loopback, before any DNS lookup. */
+    loopbackOnly: process.env.IMAGE_FETCH_LOOPBACK_ONLY === '1' && isTest,
   },
   creativeGenerator: {
     /** An OpenAI-compatible chat-completions endpoint; unset = the built-in generator. */

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { toErrorResponse } from '../lib/http/errors';
 import { DomainError } from '../domain/errors';
-import { parseOrThrow } from '../domain/validation';
+import { parseOrThrow } from '../lib/validation';
 import { adGroupCreateSchema, adGroupUpdateSchema } from '../domain/ad-groups/schema';
 import { adCreateSchema, adUpdateSchema } from '../domain/ads/schema';
 import { campaignCreateSchema, campaignListFilterSchema, campaignUpdateSchema, targetingSchema } from '../domain/campaigns/schema';

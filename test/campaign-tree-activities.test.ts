@@ -4,7 +4,7 @@ import { campaignTreeActivities } from '../activities/campaign-tree';
 import { createAdAsset, assetKey } from '../domain/assets/ad-images';
 import { templateGenerator } from '../domain/creatives/generator';
 import { campaignCreateSchema } from '../domain/campaigns/schema';
-import { parseOrThrow } from '../domain/validation';
+import { parseOrThrow } from '../lib/validation';
 import { createAssetStore, type AssetStore } from '../lib/asset-store';
 import { createDb } from '../lib/db';
 import { insertAd, insertAdGroup, insertCampaign, organizationIdOf, uniquePng } from './support/fixtures';

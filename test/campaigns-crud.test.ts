@@ -134,11 +134,18 @@ describe('GET /v1/campaigns', () => {
     ['?limit=abc', 'limit'],
     ['?limit=1.5', 'limit'],
     ['?order=newest', 'order'],
-    [`?after=${randomUUID()}`, 'after'],
     ['?after=nope', 'after'],
+    ['?before=nope', 'before'],
   ])('%s → 400 invalid_value', async (query, param) => {
     const res = await list(query);
     expect([res.status, res.body]).toEqual([400, errorBody('invalid_value', 'invalid_request_error', param)]);
+  });
+
+  test('a well-formed cursor that names no row of the list → 404 not_found', async () => {
+    for (const param of ['after', 'before']) {
+      const res = await list(`?${param}=${randomUUID()}`);
+      expect([res.status, res.body]).toEqual([404, errorBody('not_found', 'invalid_request_error', param)]);
+    }
   });
 
   test('before and after together → 400 invalid_value', async () => {
@@ -149,7 +156,7 @@ describe('GET /v1/campaigns', () => {
   test("another organization's campaign is not a cursor", async () => {
     const theirs = await insertCampaign(h.db, other);
     const res = await list(`?after=${theirs.id}`);
-    expect([res.status, res.body]).toEqual([400, errorBody('invalid_value', 'invalid_request_error', 'after')]);
+    expect([res.status, res.body]).toEqual([404, errorBody('not_found', 'invalid_request_error', 'after')]);
   });
 
   test('an organization with no campaigns gets an empty page', async () => {
@@ -320,6 +327,10 @@ test('the OpenAPI document covers the campaign routes', async () => {
   expect(Object.keys(paths['/v1/campaigns'])).toEqual(expect.arrayContaining(['get', 'post']));
   expect(Object.keys(paths['/v1/campaigns/{campaign_id}']).sort()).toEqual(['get', 'post']);
   for (const action of ['activate', 'pause', 'archive']) expect(paths[`/v1/campaigns/{campaign_id}/${action}`].post.responses['200']).toBeDefined();
-  expect(paths['/v1/campaigns'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'order', 'before', 'after', 'ad_account_id']);
+  // One exploded form object, so that the document can say before and after are exclusive.
+  const [query] = paths['/v1/campaigns'].get.parameters;
+  expect([query.in, query.style, query.explode]).toEqual(['query', 'form', true]);
+  expect(Object.keys(query.schema.properties)).toEqual(['limit', 'order', 'before', 'after', 'ad_account_id']);
+  expect(query.schema.allOf).toEqual([{ not: { required: ['before', 'after'] } }]);
   expect(paths['/v1/campaigns/{campaign_id}'].post.requestBody.content['application/json'].schema.properties.budget).toBeDefined();
 });

@@ -30,10 +30,22 @@ describe('/v1 errors', () => {
       expect(res.body).toEqual(errorBody('not_found'));
       expectCleanJson(res);
     }
-    // A known path with a method it does not serve is unknown too.
-    const post = await call(h.url, 'POST', '/v1/ad_account', { token: apiKey, body: {} });
-    expect(post.status).toBe(404);
-    expect(post.body).toEqual(errorBody('not_found'));
+  });
+
+  test('a known path with another method: 405 method_not_allowed with Allow', async () => {
+    for (const [method, path, allow] of [
+      ['POST', '/v1/ad_account', 'GET, HEAD, OPTIONS'],
+      ['PUT', '/v1/campaigns', 'POST, GET, HEAD, OPTIONS'],
+      ['DELETE', '/v1/campaigns/00000000-0000-4000-8000-000000000000', 'GET, HEAD, POST, OPTIONS'],
+      ['PATCH', '/v1/ads/x/pause', 'POST, OPTIONS'],
+    ]) {
+      const res = await call(h.url, method, path, { token: apiKey, body: {} });
+      expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({ method, path, status: 405, allow });
+      expect(res.body).toEqual(errorBody('method_not_allowed'));
+      expectCleanJson(res);
+    }
+    const options = await call(h.url, 'OPTIONS', '/v1/campaigns', { token: apiKey });
+    expect([options.status, options.headers.get('allow')]).toEqual([204, 'POST, GET, HEAD, OPTIONS']);
   });
 
   test('an unknown route without a key is refused before routing (401, not 404)', async () => {
@@ -53,13 +65,13 @@ describe('/v1 errors', () => {
 
   test('a body of another content type: 415 unsupported_media_type', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-      const res = await call(h.url, 'POST', '/v1/ad_account', { token: apiKey, rawBody: 'name=x', headers: { 'content-type': type } });
+      const res = await call(h.url, 'POST', '/v1/ad_groups', { token: apiKey, rawBody: 'name=x', headers: { 'content-type': type } });
       expect({ type, status: res.status }).toEqual({ type, status: 415 });
       expect(res.body).toEqual(errorBody('unsupported_media_type'));
       expectCleanJson(res);
     }
     // No content type at all, with a body, is refused the same way.
-    const res = await fetch(`${h.url}/v1/ad_account`, {
+    const res = await fetch(`${h.url}/v1/ad_groups`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}` },
       body: new Uint8Array(Buffer.from('{"a":1}')),

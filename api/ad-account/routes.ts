@@ -1,9 +1,9 @@
-import { Router } from 'express';
 import { z } from 'zod';
 import type { Db } from '../../lib/db';
-import { apiKeyAuthOf } from '../auth/api-key-auth';
+import { accountDisplay, findDefaultAdAccount } from '../../domain/ad-accounts/account';
 import { notFound } from '../../domain/errors';
-import { documentRoute } from '../../lib/http/openapi';
+import { defineOperation, type Operation } from '../../lib/http/operations';
+import { organizationOf } from '../auth/api-key-auth';
 
 export const adAccountSchema = z.object({
   id: z.uuid(),
@@ -19,33 +19,25 @@ type AdAccountRow = { id: string; name: string; url: string | null; logoUrl: str
 export function presentAdAccount(account: AdAccountRow, organizationDomain: string | null): z.infer<typeof adAccountSchema> {
   return {
     id: account.id,
-    name: account.name,
-    url: account.url ?? organizationDomain ?? '',
+    ...accountDisplay(account, organizationDomain),
     timezone: 'UTC',
     currency_code: 'USD',
     ...(account.logoUrl ? { preview_url: account.logoUrl } : {}),
   };
 }
 
-/** The organization's default ad account, or null when it has none. */
-export function findDefaultAdAccount(db: Db, organizationId: string) {
-  return db.adAccount.findFirst({
-    where: { organizationId, isDefault: true },
-    include: { organization: { select: { domain: true } } },
-  });
-}
-
-documentRoute({
-  method: 'get', path: '/v1/ad_account', tag: 'Ad account', auth: 'apiKey', summary: "The organization's default ad account",
-  responses: { 200: { description: 'Ad account', schema: adAccountSchema }, 404: { description: 'not_found: the organization has no ad account' } },
-});
-
-export function adAccountRoutes(db: Db): Router {
-  const router = Router();
-  router.get('/v1/ad_account', async (_req, res) => {
-    const account = await findDefaultAdAccount(db, apiKeyAuthOf(res).organizationId);
-    if (!account) throw notFound('ad account');
-    res.json(presentAdAccount(account, account.organization.domain));
-  });
-  return router;
+export function adAccountOperations(db: Db): Operation[] {
+  return [
+    defineOperation({
+      id: 'getAdAccount', method: 'get', path: '/v1/ad_account', tag: 'Ad account', auth: 'apiKey',
+      summary: "The organization's default ad account",
+      success: { status: 200, description: 'Ad account', schema: adAccountSchema },
+      errors: ['not_found'],
+      handle: async (_input, _req, res) => {
+        const account = await findDefaultAdAccount(db, organizationOf(res));
+        if (!account) throw notFound('ad account');
+        return presentAdAccount(account, account.organization.domain);
+      },
+    }),
+  ];
 }

@@ -1,87 +1,66 @@
-import { Router } from 'express';
+import { adGroupCreateSchema, adGroupListFilterSchema, adGroupUpdateSchema } from '../../domain/ad-groups/schema';
+import { createAdGroup, findAdGroup, listAdGroups, setAdGroupStatus, updateAdGroup } from '../../domain/ad-groups/service';
+import type { TreeDeps } from '../../domain/campaigns/tree';
+import type { ErrorCode } from '../../lib/http/error-codes';
+import { defineOperation, type Link, type Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';
 import { presentAdGroup } from '../campaigns/presenters';
-import { adGroupCreateSchema, adGroupListFilterSchema, adGroupUpdateSchema } from '../../domain/ad-groups/schema';
 import { adGroupListSchema, adGroupSchema } from '../campaigns/resources';
-import type { TreeDeps } from '../../domain/campaigns/tree';
-import { documentRoute, errorBodySchema } from '../../lib/http/openapi';
-import { paginationQuerySchema, parsePagination, presentList } from '../http/pagination';
-import { bodyObject, parseOrThrow } from '../../domain/validation';
-import { createAdGroup, findAdGroup, listAdGroups, setAdGroupStatus, updateAdGroup } from '../../domain/ad-groups/service';
+import { IMAGE_ERRORS } from '../creatives/image-errors';
+import { EXCLUSIVE_CURSORS, listQuerySchema, pageRequest, presentList } from '../http/pagination';
+import { STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
 
 const tag = 'Ad groups';
-const notFound = { description: "not_found: unknown ad group, or another organization's", schema: errorBodySchema };
-const statusLocked = 'campaign_pending_status_locked (campaign in review) or campaign_terminal (campaign archived, rejected or ended)';
-const ACTIONS = { activate: 'active', pause: 'paused', archive: 'archived' } as const;
+const statusLocked: ErrorCode[] = ['campaign_pending_status_locked', 'campaign_terminal'];
 
-documentRoute({
-  method: 'get', path: '/v1/ad_groups', tag, auth: 'apiKey', summary: "List a campaign's ad groups, most recent first by default",
-  query: paginationQuerySchema.extend(adGroupListFilterSchema.shape),
-  responses: {
-    200: { description: 'A page of ad groups', schema: adGroupListSchema },
-    400: { description: 'required: campaign_id; invalid_value: pagination', schema: errorBodySchema },
-    404: { description: 'not_found: unknown campaign_id', schema: errorBodySchema },
-  },
+/** Links from a response carrying an ad group to the operations on it. */
+const adGroupLinks = (idPointer: string): Record<string, Link> => ({
+  GetAdGroup: { operationId: 'getAdGroup', parameters: { id: idPointer } },
+  UpdateAdGroup: { operationId: 'updateAdGroup', parameters: { id: idPointer } },
+  PauseAdGroup: { operationId: 'pauseAdGroup', parameters: { id: idPointer } },
+  ListAds: { operationId: 'listAds', parameters: { ad_group_id: idPointer } },
 });
-documentRoute({
-  method: 'post', path: '/v1/ad_groups', tag, auth: 'apiKey', summary: 'Create an ad group with its ads', body: adGroupCreateSchema,
-  responses: {
-    201: { description: 'The ad group', schema: adGroupSchema },
-    400: { description: 'required, invalid_value, string_too_long, poll_cannot_be_ai or an image error', schema: errorBodySchema },
-    404: { description: 'not_found: unknown campaign_id', schema: errorBodySchema },
-  },
-});
-documentRoute({
-  method: 'get', path: '/v1/ad_groups/:id', tag, auth: 'apiKey', summary: 'Retrieve an ad group',
-  responses: { 200: { description: 'The ad group', schema: adGroupSchema }, 404: notFound },
-});
-documentRoute({
-  method: 'post', path: '/v1/ad_groups/:id', tag, auth: 'apiKey', summary: 'Update an ad group; only sent fields change',
-  body: adGroupUpdateSchema,
-  responses: {
-    200: { description: 'The ad group', schema: adGroupSchema },
-    400: { description: `invalid_value, required, string_too_long, ${statusLocked}`, schema: errorBodySchema },
-    404: notFound,
-  },
-});
-for (const action of Object.keys(ACTIONS)) {
-  documentRoute({
-    method: 'post', path: `/v1/ad_groups/:id/${action}`, tag, auth: 'apiKey',
-    summary: `${action[0].toUpperCase()}${action.slice(1)} an ad group${action === 'archive' ? ' (reads back paused)' : ''}`,
-    responses: { 200: { description: 'The ad group', schema: adGroupSchema }, 400: { description: statusLocked, schema: errorBodySchema }, 404: notFound },
-  });
-}
 
-
-export function adGroupRoutes(deps: TreeDeps): Router {
+export function adGroupOperations(deps: TreeDeps): Operation[] {
   const { db } = deps;
-  const router = Router();
-
-  router.get('/v1/ad_groups', async (req, res) => {
-    const page = parsePagination(req.query);
-    const { campaign_id } = parseOrThrow(adGroupListFilterSchema, { campaign_id: req.query.campaign_id });
-    res.json(presentList(await listAdGroups(db, organizationOf(res), campaign_id, page), presentAdGroup));
-  });
-
-  router.post('/v1/ad_groups', async (req, res) => {
-    const input = parseOrThrow(adGroupCreateSchema, bodyObject(req.body));
-    res.status(201).json(presentAdGroup(await createAdGroup(deps, organizationOf(res), input)));
-  });
-
-  router.get('/v1/ad_groups/:id', async (req, res) => {
-    res.json(presentAdGroup(await findAdGroup(db, organizationOf(res), req.params.id)));
-  });
-
-  router.post('/v1/ad_groups/:id', async (req, res) => {
-    const input = parseOrThrow(adGroupUpdateSchema, bodyObject(req.body));
-    res.json(presentAdGroup(await updateAdGroup(db, organizationOf(res), req.params.id, input)));
-  });
-
-  for (const [action, status] of Object.entries(ACTIONS)) {
-    router.post(`/v1/ad_groups/:id/${action}`, async (req, res) => {
-      res.json(presentAdGroup(await setAdGroupStatus(db, organizationOf(res), req.params.id, status)));
-    });
-  }
-
-  return router;
+  return [
+    defineOperation({
+      id: 'listAdGroups', method: 'get', path: '/v1/ad_groups', tag, auth: 'apiKey',
+      summary: "List a campaign's ad groups, most recent first by default",
+      query: listQuerySchema(adGroupListFilterSchema), exclusiveQuery: EXCLUSIVE_CURSORS,
+      success: { status: 200, description: 'A page of ad groups', schema: adGroupListSchema },
+      errors: ['required', 'invalid_value', 'not_found'],
+      handle: async ({ query }, _req, res) =>
+        presentList(await listAdGroups(db, organizationOf(res), query.campaign_id, pageRequest(query)), presentAdGroup),
+    }),
+    defineOperation({
+      id: 'createAdGroup', method: 'post', path: '/v1/ad_groups', tag, auth: 'apiKey',
+      summary: 'Create an ad group with its ads', body: adGroupCreateSchema,
+      success: { status: 201, description: 'The ad group', schema: adGroupSchema, links: adGroupLinks('$response.body#/id') },
+      errors: ['required', 'invalid_value', 'string_too_long', 'poll_cannot_be_ai', ...IMAGE_ERRORS, 'not_found'],
+      handle: async ({ body }, _req, res) => presentAdGroup(await createAdGroup(deps, organizationOf(res), body)),
+    }),
+    defineOperation({
+      id: 'getAdGroup', method: 'get', path: '/v1/ad_groups/:id', tag, auth: 'apiKey',
+      summary: 'Retrieve an ad group',
+      success: { status: 200, description: 'The ad group', schema: adGroupSchema },
+      errors: ['not_found'],
+      handle: async ({ params }, _req, res) => presentAdGroup(await findAdGroup(db, organizationOf(res), params.id)),
+    }),
+    defineOperation({
+      id: 'updateAdGroup', method: 'post', path: '/v1/ad_groups/:id', tag, auth: 'apiKey',
+      summary: 'Update an ad group; only sent fields change', body: adGroupUpdateSchema,
+      success: { status: 200, description: 'The ad group', schema: adGroupSchema },
+      errors: ['invalid_value', 'required', 'string_too_long', ...statusLocked, 'not_found'],
+      handle: async ({ params, body }, _req, res) => presentAdGroup(await updateAdGroup(db, organizationOf(res), params.id, body)),
+    }),
+    ...statusActionOperations({
+      noun: 'ad group', path: '/v1/ad_groups/:id', tag, schema: adGroupSchema,
+      errors: { activate: statusLocked, pause: statusLocked, archive: statusLocked },
+      summaryNote: { archive: ' (reads back paused)' },
+      apply: (organizationId, id, action) => setAdGroupStatus(db, organizationId, id, STATUS_OF_ACTION[action]),
+      present: presentAdGroup,
+      organizationOf,
+    }),
+  ];
 }

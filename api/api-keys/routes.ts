@@ -5,12 +5,10 @@ import type { Db } from '../../lib/db';
 import { temporalConfig } from '../../temporal.config';
 import { keyRotationGrace, keyRotationGraceWorkflowId } from '../../workflows/key-rotation-grace';
 import { sessionAuth, sessionAuthOf } from '../auth/session-auth';
-import { jsonBody } from '../../lib/http/body';
 import { envelopeErrorHandler, sendEnvelope } from '../http/envelope';
 import { notFound } from '../../domain/errors';
-import { documentRoute } from '../../lib/http/openapi';
+import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
 import { isUuid } from '../../domain/ids';
-import { bodyObject, parseOrThrow } from '../../domain/validation';
 import { listApiKeys, mintApiKey, revokeApiKey } from '../../domain/api-keys/service';
 
 // `name` is optional: absent or null is the empty label.
@@ -27,32 +25,9 @@ const apiKeyRecordSchema = z.object({
 });
 const envelope = (data: z.ZodType) =>
   z.object({ success: z.boolean(), data, error: z.null(), meta: z.object({ request_id: z.string() }) });
-const errorEnvelope = z.object({
-  success: z.literal(false),
-  data: z.null(),
-  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }),
-  meta: z.object({ request_id: z.string() }),
-});
 
 const BASE = '/api/organizations/:org_public_id/api-keys';
-const errors = {
-  401: { description: 'auth_required or invalid_session (an `ak_` key is refused)', schema: errorEnvelope },
-  403: { description: 'insufficient_role: a member without owner or admin role', schema: errorEnvelope },
-  404: { description: 'not_found: unknown organization or one the session does not belong to', schema: errorEnvelope },
-};
-documentRoute({
-  method: 'post', path: `${BASE}/`, tag: 'API keys', auth: 'session', body: createApiKeySchema,
-  summary: 'Mint an API key; rotates the active key, which stays valid for a 30-minute grace window',
-  responses: { 201: { description: 'The new key, with its secret (shown once)', schema: envelope(z.object({ api_key: apiKeyRecordSchema.extend({ secret: z.string() }) })) }, 400: { description: 'string_too_long or invalid_value', schema: errorEnvelope }, ...errors },
-});
-documentRoute({
-  method: 'get', path: `${BASE}/`, tag: 'API keys', auth: 'session', summary: 'List API keys (no secrets)',
-  responses: { 200: { description: 'Key records, newest first', schema: envelope(z.object({ api_keys: z.array(apiKeyRecordSchema) })) }, ...errors },
-});
-documentRoute({
-  method: 'delete', path: `${BASE}/:key_public_id/`, tag: 'API keys', auth: 'session', summary: 'Revoke a key at once',
-  responses: { 200: { description: 'Revoked', schema: envelope(z.object({ public_id: z.uuid(), revoked: z.literal(true) })) }, ...errors },
-});
+const tag = 'API keys';
 
 /** How long a rotation waits for its grace workflow to start before answering anyway. */
 const WORKFLOW_START_WAIT_MS = 2000;
@@ -63,48 +38,63 @@ async function settledOrAfter(promise: Promise<void>, ms: number): Promise<void>
   clearTimeout(timer);
 }
 
+/** Key management on the platform surface (dashboard sessions), answered in its envelope. */
+export function apiKeyOperations(db: Db, temporal: Client): Operation[] {
+  return [
+    defineOperation({
+      id: 'createApiKey', method: 'post', path: `${BASE}/`, tag, auth: 'session', body: createApiKeySchema,
+      summary: 'Mint an API key; rotates the active key, which stays valid for a 30-minute grace window',
+      success: { status: 201, description: 'The new key, with its secret (shown once)', schema: envelope(z.object({ api_key: apiKeyRecordSchema.extend({ secret: z.string() }) })) },
+      errors: ['string_too_long', 'invalid_value'],
+      handle: async ({ body }, _req, res) => {
+        const { organizationId } = sessionAuthOf(res);
+        const minted = await mintApiKey(db, organizationId, body.name);
+        if (minted.rotatedOut) {
+          const { id, expiresAt } = minted.rotatedOut;
+          // Auth enforces expires_at itself; if Temporal is unreachable the key still expires on time.
+          const started = temporal.workflow
+            .start(keyRotationGrace, {
+              taskQueue: temporalConfig.taskQueues.main,
+              workflowId: keyRotationGraceWorkflowId(id),
+              args: [{ apiKeyId: id, expiresAtMs: expiresAt.getTime() }],
+            })
+            .then(
+              () => undefined,
+              (err) => console.error(`key rotation grace workflow not started: ${err.message}`),
+            );
+          // ...so the response waits only briefly: against an unreachable server the
+          // client retries for 20 s and more, while the rotation is already committed
+          // and its new secret, shown only once, would be lost to a client timeout.
+          await settledOrAfter(started, WORKFLOW_START_WAIT_MS);
+        }
+        return { api_key: minted.record };
+      },
+    }),
+    defineOperation({
+      id: 'listApiKeys', method: 'get', path: `${BASE}/`, tag, auth: 'session', summary: 'List API keys (no secrets)',
+      success: { status: 200, description: 'Key records, newest first', schema: envelope(z.object({ api_keys: z.array(apiKeyRecordSchema) })) },
+      handle: async (_input, _req, res) => ({ api_keys: await listApiKeys(db, sessionAuthOf(res).organizationId) }),
+    }),
+    defineOperation({
+      id: 'revokeApiKey', method: 'delete', path: `${BASE}/:key_public_id/`, tag, auth: 'session', summary: 'Revoke a key at once',
+      success: { status: 200, description: 'Revoked', schema: envelope(z.object({ public_id: z.uuid(), revoked: z.literal(true) })) },
+      handle: async ({ params }, _req, res) => {
+        const keyPublicId = String(params.key_public_id);
+        const revoked = isUuid(keyPublicId)
+          ? await revokeApiKey(db, sessionAuthOf(res).organizationId, keyPublicId.toLowerCase())
+          : null;
+        if (!revoked) throw notFound('API key', 'key_public_id');
+        return revoked;
+      },
+    }),
+  ];
+}
+
+/** The platform surface's router: session auth, the operations in the envelope, errors in the envelope. */
 export function apiKeyRoutes(db: Db, temporal: Client): Router {
   const router = Router({ mergeParams: true });
-  router.use('/api/organizations/:org_public_id/api-keys', sessionAuth(db, ['owner', 'admin']), jsonBody);
-
-  router.post(`${BASE}/`, async (req, res) => {
-    const { name } = parseOrThrow(createApiKeySchema, bodyObject(req.body));
-    const { organizationId } = sessionAuthOf(res);
-    const minted = await mintApiKey(db, organizationId, name);
-    if (minted.rotatedOut) {
-      const { id, expiresAt } = minted.rotatedOut;
-      // Auth enforces expires_at itself; if Temporal is unreachable the key still expires on time.
-      const started = temporal.workflow
-        .start(keyRotationGrace, {
-          taskQueue: temporalConfig.taskQueues.main,
-          workflowId: keyRotationGraceWorkflowId(id),
-          args: [{ apiKeyId: id, expiresAtMs: expiresAt.getTime() }],
-        })
-        .then(
-          () => undefined,
-          (err) => console.error(`key rotation grace workflow not started: ${err.message}`),
-        );
-      // ...so the response waits only briefly: against an unreachable server the
-      // client retries for 20 s and more, while the rotation is already committed
-      // and its new secret, shown only once, would be lost to a client timeout.
-      await settledOrAfter(started, WORKFLOW_START_WAIT_MS);
-    }
-    sendEnvelope(res, 201, { api_key: minted.record });
-  });
-
-  router.get(`${BASE}/`, async (_req, res) => {
-    sendEnvelope(res, 200, { api_keys: await listApiKeys(db, sessionAuthOf(res).organizationId) });
-  });
-
-  router.delete(`${BASE}/:key_public_id/`, async (req, res) => {
-    const keyPublicId = String(req.params.key_public_id);
-    const revoked = isUuid(keyPublicId)
-      ? await revokeApiKey(db, sessionAuthOf(res).organizationId, keyPublicId.toLowerCase())
-      : null;
-    if (!revoked) throw notFound('API key', 'key_public_id');
-    sendEnvelope(res, 200, revoked);
-  });
-
+  router.use(BASE, sessionAuth(db, ['owner', 'admin']));
+  router.use(mountOperations(apiKeyOperations(db, temporal), sendEnvelope));
   // Errors of this surface leave in the envelope; unknown `/api` paths get theirs in app.ts.
   router.use('/api/organizations', envelopeErrorHandler);
   return router;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash';
-import { Router } from 'express';
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { config } from '../../lib/config';
 import type { Db } from '../../lib/db';
@@ -10,27 +9,15 @@ import { apiKeyAuthOf } from '../auth/api-key-auth';
 import { DomainError } from '../../domain/errors';
 import { resolveAdAccount } from '../../domain/ad-accounts/account';
 import { toErrorResponse } from '../../lib/http/errors';
-import { parseIdempotencyKey, requestFingerprint, withIdempotency, type StoredResponse } from '../http/idempotency';
-import { documentRoute } from '../../lib/http/openapi';
-import { bodyObject, parseOrThrow } from '../../domain/validation';
+import { idempotencyKeySchema, parseIdempotencyKey, requestFingerprint, withIdempotency, type StoredResponse } from '../http/idempotency';
+import { defineOperation, type Link, type Operation } from '../../lib/http/operations';
+import { IMAGE_ERRORS } from '../creatives/image-errors';
+import { bodyObject, parseOrThrow } from '../../lib/validation';
 import { rateLimit } from '../rate-limit/rate-limiter';
 import { presentCampaign } from './presenters';
 import { campaignCreateSchema } from '../../domain/campaigns/schema';
 import { campaignSchema } from './resources';
 
-documentRoute({
-  method: 'post', path: '/v1/campaigns', tag: 'Campaigns', auth: 'apiKey', body: campaignCreateSchema,
-  headers: { 'Idempotency-Key': 'Replays the first response for the same key forever; another body under the same key is 409 idempotency_key_reused' },
-  summary: 'Create a campaign with its ad groups and ads, charge the USD 10 deposit and submit it for review',
-  responses: {
-    201: { description: 'Created: status paused, review_status in_review', schema: campaignSchema },
-    400: { description: 'required, invalid_value, string_too_long, poll_cannot_be_ai, billing_not_configured, no_ad_account, or an image error' },
-    402: { description: 'card_declined: nothing was created' },
-    404: { description: 'not_found: unknown ad_account_id' },
-    409: { description: 'name_conflict or idempotency_key_reused' },
-    502: { description: 'payment_provider_error: nothing was created; retry later' },
-  },
-});
 
 /**
  * Validates, then runs the campaign-creation saga and answers from its result.
@@ -90,12 +77,36 @@ async function asResponse(run: () => Promise<StoredResponse>): Promise<StoredRes
   }
 }
 
-export function campaignCreateRoutes(db: Db, temporal: Client): Router {
-  const router = Router();
-  router.post(
-    '/v1/campaigns',
-    rateLimit(db, 'campaign_create', () => config.rateLimits.campaignCreatesPerKeyPerHour),
-    async (req, res) => {
+/** Links from a created campaign to the operations on it (OpenAPI; stateful testing follows them). */
+const campaignLinks: Record<string, Link> = {
+  GetCampaign: { operationId: 'getCampaign', parameters: { campaign_id: '$response.body#/id' } },
+  UpdateCampaign: { operationId: 'updateCampaign', parameters: { campaign_id: '$response.body#/id' } },
+  ActivateCampaign: { operationId: 'activateCampaign', parameters: { campaign_id: '$response.body#/id' } },
+  PauseCampaign: { operationId: 'pauseCampaign', parameters: { campaign_id: '$response.body#/id' } },
+  ArchiveCampaign: { operationId: 'archiveCampaign', parameters: { campaign_id: '$response.body#/id' } },
+  ListAdGroups: { operationId: 'listAdGroups', parameters: { campaign_id: '$response.body#/id' } },
+};
+
+export function campaignCreateOperation(db: Db, temporal: Client): Operation {
+  return defineOperation({
+    id: 'createCampaign', method: 'post', path: '/v1/campaigns', tag: 'Campaigns', auth: 'apiKey',
+    summary: 'Create a campaign with its ad groups and ads, charge the USD 10 deposit and submit it for review',
+    body: campaignCreateSchema,
+    // Validation errors are responses too: stored and replayed under the Idempotency-Key.
+    handlerValidatesBody: true,
+    headers: {
+      'Idempotency-Key': {
+        description: 'Replays the first response for the same key forever; another body under the same key is 409 idempotency_key_reused',
+        schema: idempotencyKeySchema,
+      },
+    },
+    success: { status: 201, description: 'Created: status paused, review_status in_review', schema: campaignSchema, links: campaignLinks },
+    errors: [
+      'required', 'invalid_value', 'string_too_long', 'poll_cannot_be_ai', 'billing_not_configured', 'no_ad_account', ...IMAGE_ERRORS,
+      'card_declined', 'not_found', 'name_conflict', 'idempotency_key_reused', 'internal_error', 'payment_provider_error',
+    ],
+    before: [rateLimit(db, 'campaign_create', () => config.rateLimits.campaignCreatesPerKeyPerHour)],
+    handle: async (_input, req, res) => {
       const { organizationId } = apiKeyAuthOf(res);
       const key = parseIdempotencyKey(req.get('Idempotency-Key'));
       const run = (workflowKey: string) => asResponse(() => createCampaign(db, temporal, organizationId, req.body, workflowKey));
@@ -113,6 +124,5 @@ export function campaignCreateRoutes(db: Db, temporal: Client): Router {
       if (response.replayed) res.set('Idempotent-Replayed', 'true');
       res.status(response.status).json(response.body);
     },
-  );
-  return router;
+  });
 }

@@ -5,7 +5,7 @@ import { logServerError, toErrorResponse } from '../../lib/http/errors';
  * The platform surface (`/api/...`) answers in the envelope
  * `{ success, data, error, meta }`; `/v1` never does.
  */
-export function sendEnvelope(res: Response, status: number, data: object): void {
+export function sendEnvelope(res: Response, status: number, data: unknown): void {
   res.status(status).json({ success: true, data, error: null, meta: { request_id: res.get('Request-Id') } });
 }
 

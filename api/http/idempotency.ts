@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { sha256Hex } from '../../lib/hash';
 import type { Db } from '../../lib/db';
 import { isUniqueViolation } from '../../lib/db';
@@ -22,6 +23,8 @@ export interface StoredResponse {
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const MAX_KEY_LENGTH = 255;
+/** The header's value as documented (parseIdempotencyKey enforces the same). */
+export const idempotencyKeySchema = z.string().min(1).max(MAX_KEY_LENGTH);
 
 /** Canonical JSON (sorted keys), so key order in the body does not matter. */
 function canonical(value: unknown): string {

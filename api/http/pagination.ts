@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../lib/errors';
 import type { Page, PageRequest } from '../../domain/pagination';
-import { parseOrThrow } from '../../domain/validation';
 
 /** The spec's list shape, used by every `/v1` list. */
 export interface ListPage<T> {
@@ -26,18 +25,21 @@ export const listPageSchema = <T extends z.ZodType>(item: T) =>
 export const paginationQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(20),
   order: z.enum(['asc', 'desc']).default('desc'),
-  before: z.string().min(1).optional(),
-  after: z.string().min(1).optional(),
+  before: z.guid().optional().describe('Id of a row of this list (its first_id); not with after'),
+  after: z.guid().optional().describe('Id of a row of this list (its last_id); not with before'),
 });
+/** Query parameters that may not be sent together (the OpenAPI document says so too). */
+export const EXCLUSIVE_CURSORS: [string, string][] = [['before', 'after']];
 
-export function parsePagination(query: Record<string, unknown>): PageRequest {
-  const page = parseOrThrow(paginationQuerySchema, {
-    limit: query.limit, order: query.order, before: query.before, after: query.after,
-  });
-  if (page.before && page.after) {
+/** A list's query: the pagination parameters and the list's own filters. */
+export const listQuerySchema = <S extends z.ZodRawShape>(filters: z.ZodObject<S>) => paginationQuerySchema.extend(filters.shape);
+
+/** The page asked for by a parsed list query; `before` and `after` are mutually exclusive (spec). */
+export function pageRequest(query: z.output<typeof paginationQuerySchema>): PageRequest {
+  if (query.before !== undefined && query.after !== undefined) {
     throw new DomainError('invalid_value', 'before and after are mutually exclusive', 'before');
   }
-  return page;
+  return { limit: query.limit, order: query.order, before: query.before, after: query.after };
 }
 
 /** A page of rows in the spec's list shape. */

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash';
 import express, { Router } from 'express';
+import { defineOperation, type Operation } from '../../lib/http/operations';
+import { IMAGE_ERRORS } from '../creatives/image-errors';
 import { z } from 'zod';
 import type { AssetStore } from '../../lib/asset-store';
 import { config } from '../../lib/config';
@@ -8,26 +10,13 @@ import type { Db } from '../../lib/db';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
 import { JSON_BODY_LIMIT } from '../../lib/http/body';
 import { DomainError } from '../../domain/errors';
-import { documentRoute } from '../../lib/http/openapi';
 import { fetchImageBytes } from '../../domain/uploads/guarded-fetch';
 import { inspectImage, MAX_UPLOAD_BYTES } from '../../domain/uploads/image-inspect';
 import { readFilePart } from './multipart';
 
-export const uploadUrlSchema = z.strictObject({ image_url: z.string() });
+export const uploadUrlSchema = z.strictObject({ image_url: z.string().meta({ format: 'uri' }).describe('Public http(s) image URL that the service downloads') });
 const uploadResponseSchema = z.object({ file_id: z.string() });
 
-documentRoute({
-  method: 'post', path: '/v1/upload', tag: 'Uploads', auth: 'apiKey',
-  summary: 'Upload an image (PNG, JPEG or WebP, at most 5 MB): a multipart `file` part, or JSON `image_url` fetched by the service',
-  bodyMediaTypes: {
-    'multipart/form-data': z.object({ file: z.string().meta({ format: 'binary' }) }),
-    'application/json': uploadUrlSchema,
-  },
-  responses: {
-    201: { description: 'Stored; reference it as `file_id` in a chat_card creative', schema: uploadResponseSchema },
-    400: { description: 'invalid_value, invalid_file, file_too_large, unsupported_mimetype, invalid_image_url, image_fetch_failed or too_many_redirects' },
-  },
-});
 
 const neither = () =>
   new DomainError('invalid_value', 'Send multipart/form-data with a `file` part, or JSON with `image_url`');
@@ -39,14 +28,21 @@ function newFileId(ext: string, now = new Date()): string {
 }
 
 /**
- * `POST /v1/upload`. Mounted before the `/v1` JSON parser because it also
- * takes multipart bodies; multipart is read as a stream with the 5 MB cap.
+ * `POST /v1/upload`. It reads its own body: multipart is read as a stream with
+ * the 5 MB cap, JSON (`image_url`) with the usual 1 MB limit.
  */
-export function uploadRoutes(db: Db, store: AssetStore): Router {
-  const router = Router();
+export function uploadOperation(db: Db, store: AssetStore): Operation {
   const parseJson = express.json({ limit: JSON_BODY_LIMIT });
-
-  router.post('/v1/upload', async (req, res) => {
+  return defineOperation({
+    id: 'uploadImage', method: 'post', path: '/v1/upload', tag: 'Uploads', auth: 'apiKey',
+    summary: 'Upload an image (PNG, JPEG or WebP, at most 5 MB): a multipart `file` part, or JSON `image_url` fetched by the service',
+    rawBody: {
+      'multipart/form-data': z.object({ file: z.string().meta({ format: 'binary' }) }),
+      'application/json': uploadUrlSchema,
+    },
+    success: { status: 201, description: 'Stored; reference it as `file_id` in a chat_card creative', schema: uploadResponseSchema },
+    errors: [...IMAGE_ERRORS, 'invalid_json', 'body_too_large'],
+    handle: async (_input, req, res) => {
     let bytes: Buffer;
     let param: 'file' | 'image_url';
     if (req.is('multipart/form-data')) {
@@ -68,7 +64,7 @@ export function uploadRoutes(db: Db, store: AssetStore): Router {
       if (body === null || typeof body !== 'object' || Array.isArray(body) || !('image_url' in body)) throw neither();
       // The guard itself refuses anything that is not an absolute http(s) URL string.
       bytes = await fetchImageBytes((body as { image_url: string }).image_url, {
-        maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, allowLoopback: config.imageFetch.allowLoopback,
+        maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, allowLoopback: config.imageFetch.allowLoopback, loopbackOnly: config.imageFetch.loopbackOnly,
       });
     } else {
       throw neither();
@@ -83,9 +79,9 @@ export function uploadRoutes(db: Db, store: AssetStore): Router {
         ext: image.ext, mime: image.mime, width: image.width, height: image.height, sizeBytes: bytes.length,
       },
     });
-    res.status(201).json({ file_id: fileId });
+    return { file_id: fileId };
+    },
   });
-  return router;
 }
 
 const MIME_BY_EXT: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };

@@ -54,6 +54,7 @@ export async function loadAdImage(
       maxBytes: MAX_UPLOAD_BYTES,
       timeoutMs: options.timeoutMs ?? 10_000,
       allowLoopback: options.allowLoopback ?? config.imageFetch.allowLoopback,
+      loopbackOnly: config.imageFetch.loopbackOnly,
     }).catch((err) => withParam(err, param));
   } else {
     return null;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nestedAdGroupInputSchema } from '../ad-groups/schema';
-import { normalizeCountryCode } from '../countries';
+import { COUNTRY_CODE_PATTERN, normalizeCountryCode } from '../countries';
 import { MIN_BUDGET_MICROS } from '../money';
 import { fail, refusedField, unixSeconds } from '../schema-rules';
 
@@ -18,6 +18,16 @@ const locationSchema = z.looseObject({
   type: z.string().nullish().describe('Always country on read-back'),
 });
 
+/**
+ * What the OpenAPI document says of an entry, exactly the rule `countryOf`
+ * applies: an assigned code in `country_code`, or none there and one in `id`.
+ */
+const countryCode = z.string().regex(new RegExp(COUNTRY_CODE_PATTERN));
+const documentedLocationSchema = z.union([
+  z.looseObject({ country_code: countryCode.describe('ISO 3166-1 alpha-2, any letter case; read first'), id: z.string().nullish(), type: z.string().nullish() }),
+  z.looseObject({ country_code: z.null().optional(), id: countryCode.describe('Alias of country_code'), type: z.string().nullish() }),
+]);
+
 /** The uppercase code of a location entry, `country_code` read before `id`; null when it has none. */
 function countryOf(entry: unknown): string | null {
   const parsed = locationSchema.safeParse(entry);
@@ -31,7 +41,7 @@ const includeSchema = z
       fail(ctx, 'invalid_value', 'Each location needs a country_code (or id) holding an ISO 3166-1 alpha-2 code');
     }
     return value;
-  }, z.array(locationSchema))
+  }, z.array(documentedLocationSchema))
   .transform((entries) => [...new Set(entries.map((entry) => countryOf(entry)!))]);
 
 /** Parses to the campaign's uppercase country codes, de-duplicated; `[]` is untargeted. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_CARD_TITLE } from './generator';
-import { asOneValue, fail, isHttpUrl, isPlainObject } from '../schema-rules';
+import { asOneValue, fail, httpUrl, isPlainObject } from '../schema-rules';
 
 /** An ad's creative: a chat card (headline, body, optional image) or a sponsored poll. */
 export const CREATIVE_TYPES = ['chat_card', 'poll'] as const;
@@ -15,7 +15,7 @@ const chatCardInputSchema = z
     body: z.string().optional(),
     cta: z.string().optional(),
     file_id: z.string().optional().describe('Image uploaded through POST /v1/upload'),
-    image_url: z.string().optional().describe('Public image URL that the service downloads and stores'),
+    image_url: z.string().meta({ format: 'uri' }).optional().describe('Public image URL that the service downloads and stores'),
   })
   .superRefine((card, ctx) => {
     if (card.file_id !== undefined && card.image_url !== undefined) {
@@ -27,7 +27,7 @@ const pollInputSchema = z.strictObject({
   type: z.literal('poll'),
   title: z.string().min(1).max(MAX_POLL_TITLE).describe('The question'),
   options: asOneValue(z.array(z.string().min(1)).min(2).max(4), 'options must be a list of 2 to 4 non-empty strings'),
-  target_url: z.string().min(1).max(2048).refine(isHttpUrl, 'target_url must be an absolute http(s) URL'),
+  target_url: httpUrl(2048, 'target_url must be an absolute http(s) URL'),
 });
 
 /** Missing or not an object is `invalid_value` on `creative`; an unknown `type` on `creative.type`. */

@@ -11,6 +11,8 @@ export interface FetchImageOptions {
   timeoutMs: number;
   /** Test-only: also allow loopback addresses (nothing else). */
   allowLoopback?: boolean;
+  /** Test-only: refuse every host that is not a loopback address literal or `localhost`, without resolving it. */
+  loopbackOnly?: boolean;
   /** Host name → addresses; defaults to the system resolver. */
   resolve?: (host: string) => Promise<string[]>;
 }
@@ -53,6 +55,9 @@ function parseUrl(rawUrl: unknown): URL {
 /** Resolves `host` and vets every address; returns the one to connect to. */
 async function checkedAddress(host: string, opts: FetchImageOptions): Promise<string> {
   let addresses: string[];
+  if (opts.loopbackOnly && host !== 'localhost' && !(net.isIP(host) && isLoopback(host))) {
+    throw invalidUrl('image_url must point to loopback (test mode)');
+  }
   if (net.isIP(host)) {
     addresses = [host];
   } else {

@@ -1,34 +1,13 @@
 import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from './error-codes';
+import type { Auth, Operation } from './operations';
 
 /**
- * The OpenAPI 3.1 document is generated from the same zod schemas the handlers
- * validate with: each route module calls `documentRoute` next to its handler,
- * and `buildOpenApiDocument` turns the collection into JSON Schema (2020-12,
- * OpenAPI 3.1's dialect) with zod's own converter.
+ * The OpenAPI 3.1 document, derived from the same operation declarations the
+ * routes are mounted from (lib/http/operations.ts) and from the same zod schemas
+ * the handlers validate with (zod's own JSON Schema converter, 2020-12). Error
+ * responses list their codes from the one status table (lib/http/error-codes.ts).
  */
-export type Auth = 'apiKey' | 'session' | 'none';
-
-export interface RouteDoc {
-  method: 'get' | 'post' | 'delete';
-  /** Express-style path (`/v1/campaigns/:campaign_id`). */
-  path: string;
-  summary: string;
-  tag: string;
-  auth: Auth;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  /** Request media type, `application/json` unless stated. */
-  bodyMediaTypes?: Record<string, z.ZodType>;
-  headers?: Record<string, string>;
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
-}
-
-const routes: RouteDoc[] = [];
-
-export function documentRoute(route: RouteDoc): void {
-  routes.push(route);
-}
-
 export const errorBodySchema = z.object({
   error: z.object({
     message: z.string(),
@@ -38,75 +17,128 @@ export const errorBodySchema = z.object({
   }),
 });
 
+/** Errors of the platform surface: the same codes inside the envelope. */
+export const errorEnvelopeSchema = z.object({
+  success: z.literal(false),
+  data: z.null(),
+  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }),
+  meta: z.object({ request_id: z.string() }),
+});
+
+const SECURITY_SCHEMES = {
+  apiKey: { type: 'http', scheme: 'bearer', description: '`ak_` API key' },
+  dashboardSession: { type: 'http', scheme: 'bearer', description: 'Dashboard session token' },
+  publisherKey: { type: 'http', scheme: 'bearer', description: 'Publisher key (`adctl publisher create`)' },
+} as const;
+const SCHEME_OF: Record<Auth, keyof typeof SECURITY_SCHEMES | null> = {
+  apiKey: 'apiKey', session: 'dashboardSession', publisherKey: 'publisherKey', none: null,
+};
+/** What every operation of a surface may answer besides its own errors. */
+const SURFACE_ERRORS: Record<Auth, ErrorCode[]> = {
+  apiKey: ['auth_required', 'invalid_api_key', 'rate_limit_exceeded'],
+  session: ['auth_required', 'invalid_session', 'insufficient_role', 'not_found'],
+  publisherKey: ['auth_required', 'invalid_api_key'],
+  none: [],
+};
+const JSON_BODY_ERRORS: ErrorCode[] = ['invalid_json', 'body_too_large', 'unsupported_media_type'];
+
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
 
-function toOpenApiPath(path: string): string {
-  return path.replace(/:([A-Za-z_]+)/g, '{$1}');
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+function errorResponses(op: Operation, errorRef: string): Record<string, object> {
+  const codes = new Set<ErrorCode>([...SURFACE_ERRORS[op.auth], ...(op.body ? JSON_BODY_ERRORS : []), ...(op.errors ?? [])]);
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+  const responses: Record<string, object> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const description = list.map((code) => `\`${code}\`: ${ERROR_CODES[code].when}`).join('; ');
+    responses[status] = {
+      description,
+      content: { 'application/json': { schema: { $ref: errorRef } } },
+      ...(status === 429 ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until a retry can succeed' } } } : {}),
+    };
+  }
+  return responses;
 }
 
-function operation(route: RouteDoc) {
-  const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
-    name: m[1], in: 'path', required: true, schema: { type: 'string' },
+/**
+ * Query parameters with mutually exclusive members: OpenAPI cannot relate two
+ * parameters, so they are documented as one exploded form object (which
+ * serializes to the same `?limit=..&after=..`) whose schema forbids the pairs.
+ */
+function exclusiveQueryParameter(query: z.ZodObject, exclusive: [string, string][]) {
+  const schema = jsonSchema(query, 'input') as Record<string, unknown>;
+  delete schema.$schema;
+  return {
+    name: 'query',
+    in: 'query',
+    style: 'form',
+    explode: true,
+    required: Array.isArray(schema.required) && schema.required.length > 0,
+    schema: { ...schema, additionalProperties: true, allOf: exclusive.map((pair) => ({ not: { required: pair } })) },
+    description: `Not together: ${exclusive.map((pair) => pair.join(' and ')).join('; ')}`,
+  };
+}
+
+function operationEntry(op: Operation) {
+  const pathParams = [...op.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
+    name: m[1], in: 'path', required: true, schema: op.params?.[m[1]] ? jsonSchema(op.params[m[1]], 'input') : { type: 'string' },
   }));
-  const queryParams = route.query
-    ? Object.entries(route.query.shape).map(([name, schema]) => ({
+  const queryParams = op.query && op.exclusiveQuery
+    ? [exclusiveQueryParameter(op.query, op.exclusiveQuery)]
+    : op.query
+    ? Object.entries(op.query.shape).map(([name, schema]) => ({
         name,
         in: 'query',
         required: !(schema as z.ZodType).safeParse(undefined).success,
         schema: jsonSchema(schema as z.ZodType, 'input'),
+        ...((schema as z.ZodType).description ? { description: (schema as z.ZodType).description } : {}),
       }))
     : [];
-  const headerParams = Object.entries(route.headers ?? {}).map(([name, description]) => ({
-    name, in: 'header', required: false, description, schema: { type: 'string' },
+  const headerParams = Object.entries(op.headers ?? {}).map(([name, header]) => ({
+    name, in: 'header', required: false, description: header.description,
+    schema: header.schema ? jsonSchema(header.schema, 'input') : { type: 'string' },
   }));
-  const mediaTypes = route.bodyMediaTypes ?? (route.body ? { 'application/json': route.body } : undefined);
-  const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
-  const responses: Record<string, object> = {};
-  for (const [status, response] of Object.entries(route.responses)) {
-    // The error object is documented once, in components, and referenced; every
-    // `/v1` error answers with it, so an error response documented without a
-    // schema gets it too (a bare description left clients without the body's shape).
-    const isError = response.schema === errorBodySchema || (!response.schema && route.auth === 'apiKey' && Number(status) >= 400);
-    let content: object | undefined;
-    if (isError) content = errorContent;
-    else if (response.schema) content = { 'application/json': { schema: jsonSchema(response.schema, 'output') } };
-    responses[status] = { description: response.description, ...(content ? { content } : {}) };
-  }
-  if (route.auth === 'apiKey') {
-    responses['401'] ??= { description: 'auth_required or invalid_api_key', content: errorContent };
-    responses['429'] ??= { description: 'rate_limit_exceeded', content: errorContent };
-  }
+  const mediaTypes = op.rawBody ?? (op.body ? { 'application/json': op.body } : undefined);
+  const scheme = SCHEME_OF[op.auth];
+  const errorRef = op.auth === 'session' ? '#/components/schemas/ErrorEnvelope' : '#/components/schemas/Error';
+  const success = {
+    description: op.success.description,
+    ...(op.success.schema ? { content: { 'application/json': { schema: jsonSchema(op.success.schema, 'output') } } } : {}),
+    ...(op.success.links ? { links: op.success.links } : {}),
+  };
   return {
-    summary: route.summary,
-    tags: [route.tag],
-    security: route.auth === 'apiKey' ? [{ apiKey: [] }] : route.auth === 'session' ? [{ dashboardSession: [] }] : [],
+    operationId: op.id,
+    summary: op.summary,
+    tags: [op.tag],
+    security: scheme ? [{ [scheme]: [] }] : [],
     parameters: [...pathParams, ...queryParams, ...headerParams],
     ...(mediaTypes
       ? { requestBody: { required: true, content: Object.fromEntries(Object.entries(mediaTypes).map(([type, schema]) => [type, { schema: jsonSchema(schema, 'input') }])) } }
       : {}),
-    responses,
+    responses: { [op.success.status]: success, ...errorResponses(op, errorRef) },
   };
 }
 
-export function buildOpenApiDocument() {
+export function buildOpenApiDocument(operations: Operation[], info: { title: string; version: string }) {
   const paths: Record<string, Record<string, object>> = {};
-  for (const route of routes) {
-    const path = toOpenApiPath(route.path);
+  for (const op of operations) {
+    const path = toOpenApiPath(op.path);
     paths[path] ??= {};
-    paths[path][route.method] = operation(route);
+    paths[path][op.method] = operationEntry(op);
   }
+  const usedSchemes = new Set(operations.map((op) => SCHEME_OF[op.auth]).filter((s) => s !== null));
   return {
     openapi: '3.1.0',
-    info: { title: 'Chat ads platform API', version: '1.0.0' },
+    info,
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     components: {
-      securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: '`ak_` API key' },
-        dashboardSession: { type: 'http', scheme: 'bearer', description: 'Dashboard session token' },
-      },
-      schemas: { Error: jsonSchema(errorBodySchema, 'output') },
+      securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => usedSchemes.has(name as keyof typeof SECURITY_SCHEMES))),
+      schemas: { Error: jsonSchema(errorBodySchema, 'output'), ErrorEnvelope: jsonSchema(errorEnvelopeSchema, 'output') },
     },
     paths,
   };
 }
+

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError } from '../lib/errors';
+import { DomainError } from './errors';
 
 /**
  * Turns zod validation into the spec's error object. Schemas stay declarative;
