@@ -17,8 +17,9 @@ const statusLocked: ErrorCode[] = ['campaign_pending_status_locked', 'campaign_t
 const adGroupLinks = (idPointer: string): Record<string, Link> => ({
   GetAdGroup: { operationId: 'getAdGroup', parameters: { id: idPointer } },
   UpdateAdGroup: { operationId: 'updateAdGroup', parameters: { id: idPointer } },
+  ActivateAdGroup: { operationId: 'activateAdGroup', parameters: { id: idPointer } },
   PauseAdGroup: { operationId: 'pauseAdGroup', parameters: { id: idPointer } },
-  ListAds: { operationId: 'listAds', parameters: { ad_group_id: idPointer } },
+  ArchiveAdGroup: { operationId: 'archiveAdGroup', parameters: { id: idPointer } },
 });
 
 export function adGroupOperations(deps: TreeDeps): Operation[] {

@@ -14,7 +14,9 @@ const tag = 'Ads';
 const adLinks: Record<string, Link> = {
   GetAd: { operationId: 'getAd', parameters: { ad_id: '$response.body#/id' } },
   UpdateAd: { operationId: 'updateAd', parameters: { ad_id: '$response.body#/id' } },
+  ActivateAd: { operationId: 'activateAd', parameters: { ad_id: '$response.body#/id' } },
   PauseAd: { operationId: 'pauseAd', parameters: { ad_id: '$response.body#/id' } },
+  ArchiveAd: { operationId: 'archiveAd', parameters: { ad_id: '$response.body#/id' } },
 };
 
 export function adOperations(deps: TreeDeps): Operation[] {

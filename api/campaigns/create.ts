@@ -84,7 +84,6 @@ const campaignLinks: Record<string, Link> = {
   ActivateCampaign: { operationId: 'activateCampaign', parameters: { campaign_id: '$response.body#/id' } },
   PauseCampaign: { operationId: 'pauseCampaign', parameters: { campaign_id: '$response.body#/id' } },
   ArchiveCampaign: { operationId: 'archiveCampaign', parameters: { campaign_id: '$response.body#/id' } },
-  ListAdGroups: { operationId: 'listAdGroups', parameters: { campaign_id: '$response.body#/id' } },
 };
 
 export function campaignCreateOperation(db: Db, temporal: Client): Operation {

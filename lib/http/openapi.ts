@@ -116,7 +116,8 @@ function operationEntry(op: Operation) {
     security: scheme ? [{ [scheme]: [] }] : [],
     parameters: [...pathParams, ...queryParams, ...headerParams],
     ...(mediaTypes
-      ? { requestBody: { required: true, content: Object.fromEntries(Object.entries(mediaTypes).map(([type, schema]) => [type, { schema: jsonSchema(schema, 'input') }])) } }
+      // A JSON body its schema accepts empty may be left out altogether (read as `{}`).
+      ? { requestBody: { required: Boolean(op.rawBody) || !op.body!.safeParse({}).success, content: Object.fromEntries(Object.entries(mediaTypes).map(([type, schema]) => [type, { schema: jsonSchema(schema, 'input') }])) } }
       : {}),
     responses: { [op.success.status]: success, ...errorResponses(op, errorRef) },
   };

@@ -51,8 +51,7 @@ test('schemathesis: every check, stateful phase included, 0 failures', async () 
     '--config-file', path.join(__dirname, 'schemathesis.toml'),
     'run', `${api.url}/v1/openapi.json`, '--url', api.url,
     '--checks', 'all', '--max-time', String(MAX_SECONDS), '--no-color', '--seed', String(Date.now() % 100000),
-    '-H', `Authorization: Bearer ${org.api_key}`,
-  ], { CONTRACT_SESSION_TOKEN: org.session_token, CONTRACT_ORG_PUBLIC_ID: org.org_public_id });
+  ], { CONTRACT_API_KEY: org.api_key, CONTRACT_SESSION_TOKEN: org.session_token, CONTRACT_ORG_PUBLIC_ID: org.org_public_id });
   mkdirSync(path.join(__dirname, '../../test-output'), { recursive: true });
   writeFileSync(path.join(__dirname, '../../test-output/schemathesis.txt'), output);
   const summary = /Test cases:\s*\n\s*(\d+) generated, (.*)/.exec(output);
