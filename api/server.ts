@@ -5,7 +5,7 @@ import { createCreativeGenerator } from '../domain/creatives/generator';
 import { closeDb, createDb } from '../lib/db';
 import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
-import { pruneCounters } from './rate-limit/rate-limiter';
+import { pruneCounters } from '../domain/rate-limits/sliding-window';
 
 /** The api process. */
 const db = createDb();
