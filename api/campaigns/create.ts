@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash';
 import { Router } from 'express';
-import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { config } from '../../lib/config';
 import type { Db } from '../../lib/db';
-import { temporalConfig } from '../../temporal.config';
-import { campaignCreation, campaignCreationWorkflowId, type CampaignCreationResult, type SagaError } from '../../workflows/campaign-creation';
+import { campaignCreationWorkflowId } from '../../workflows/campaign-creation';
+import { runCreationSaga } from './saga-client';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
 import { DomainError } from '../../domain/errors';
 import { resolveAdAccount } from '../../domain/ad-accounts/account';
@@ -29,6 +29,7 @@ documentRoute({
     404: { description: 'not_found: unknown ad_account_id' },
     409: { description: 'name_conflict or idempotency_key_reused' },
     502: { description: 'payment_provider_error: nothing was created; retry later' },
+    503: { description: 'request_timeout: the saga did not finish within CAMPAIGN_CREATE_TIMEOUT_MS; it may still complete. Retry with the same Idempotency-Key for its real outcome; without a key, a retry after completion is 409 name_conflict' },
   },
 });
 
@@ -41,38 +42,13 @@ async function createCampaign(db: Db, temporal: Client, organizationId: string, 
   const body = parseOrThrow(campaignCreateSchema, bodyObject(rawBody));
   const adAccountId = await resolveAdAccount(db, organizationId, body.ad_account_id);
   const workflowId = campaignCreationWorkflowId(workflowKey);
-  let handle;
-  try {
-    handle = await temporal.workflow.start(campaignCreation, {
-      taskQueue: temporalConfig.taskQueues.main,
-      workflowId,
-      args: [{ organizationId, adAccountId, body }],
-      // A completed run is the answer for good; a failed one (a 5xx) may run again.
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    handle = temporal.workflow.getHandle<typeof campaignCreation>(workflowId);
-  }
-  const result = await sagaResult(handle.result());
+  const result = await runCreationSaga(temporal, workflowId, { organizationId, adAccountId, body }, config.timeouts.campaignCreateMs);
   if (!result.ok) {
     const { code, message, param } = result.error;
     throw new DomainError(code, message, param);
   }
   const campaign = await db.campaign.findUniqueOrThrow({ where: { id: result.campaignId } });
   return { status: 201, body: presentCampaign(campaign) };
-}
-
-/** A failed saga run carries its 5xx answer as the failure's details. */
-async function sagaResult(result: Promise<CampaignCreationResult>): Promise<CampaignCreationResult> {
-  try {
-    return await result;
-  } catch (err) {
-    const cause = err instanceof WorkflowFailedError ? err.cause : null;
-    const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as SagaError | undefined) : undefined;
-    if (details?.code) return { ok: false, error: details };
-    throw err;
-  }
 }
 
 /**
