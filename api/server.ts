@@ -2,9 +2,10 @@ import { createApp } from './app';
 import { config } from '../lib/config';
 import { createAssetStore } from '../lib/asset-store';
 import { createCreativeGenerator } from '../domain/creatives/generator';
-import { createDb } from '../lib/db';
+import { closeDb, createDb } from '../lib/db';
+import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
-import { pruneCounters } from './rate-limit/rate-limiter';
+import { pruneCounters } from '../domain/rate-limits/sliding-window';
 
 /** The api process. */
 const db = createDb();
@@ -16,12 +17,16 @@ const server = createApp({ db, temporal, assets: createAssetStore(), creatives: 
 const pruneTimer = setInterval(() => pruneCounters(db).catch(() => undefined), 10 * 60 * 1000);
 pruneTimer.unref();
 
-function shutdown() {
-  server.close(() => {
-    void Promise.allSettled([db.$disconnect(), temporal.connection.close()]).then(() => process.exit(0));
-  });
+/** Stop taking requests, then let background writes finish and close; every step bounded. */
+async function shutdown() {
+  const ms = config.timeouts.closeMs;
+  const closed = new Promise((resolve) => server.close(resolve));
   // Keep-alive sockets would hold close() open.
   server.closeAllConnections();
+  await closeWithin(ms, 'http server close', () => closed);
+  await closeDb(db, ms);
+  await closeWithin(ms, 'temporal connection close', () => temporal.connection.close());
+  process.exit(0);
 }
-process.once('SIGINT', shutdown);
-process.once('SIGTERM', shutdown);
+process.once('SIGINT', () => void shutdown());
+process.once('SIGTERM', () => void shutdown());

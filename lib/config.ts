@@ -58,6 +58,30 @@ export const config = {
     campaignCreatesPerKeyPerHour: intFromEnv('RATE_LIMIT_CAMPAIGN_CREATES_PER_HOUR', 60),
   },
   keyRotationGraceSeconds: 30 * 60,
+  /**
+   * Every outgoing call of the api has a bound (README "Timeouts" lists them).
+   * Image downloads have their own (domain/uploads/guarded-fetch.ts).
+   */
+  timeouts: {
+    /** How long `POST /v1/campaigns` waits for its saga before answering 503 request_timeout. */
+    campaignCreateMs: intFromEnv('CAMPAIGN_CREATE_TIMEOUT_MS', 25_000),
+    /** Temporal: opening the connection, and each RPC without a deadline of its own. */
+    temporalConnectMs: intFromEnv('TEMPORAL_CONNECT_TIMEOUT_MS', 10_000),
+    temporalRpcMs: intFromEnv('TEMPORAL_RPC_TIMEOUT_MS', 10_000),
+    /** Stripe: per request, and the SDK's retries of a network failure (same idempotency key). */
+    stripeRequestMs: intFromEnv('STRIPE_TIMEOUT_MS', 10_000),
+    stripeMaxNetworkRetries: intFromEnv('STRIPE_MAX_NETWORK_RETRIES', 1),
+    /** PostgreSQL: getting a pool connection; a statement (server side); a query (client side, covers a lost server). */
+    pgConnectMs: intFromEnv('PG_CONNECT_TIMEOUT_MS', 5_000),
+    pgStatementMs: intFromEnv('PG_STATEMENT_TIMEOUT_MS', 30_000),
+    pgQueryMs: intFromEnv('PG_QUERY_TIMEOUT_MS', 35_000),
+    /** PostgreSQL ends a session left idle inside a transaction (a crashed or cancelled client). */
+    pgIdleInTransactionMs: intFromEnv('PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000),
+    /** ClickHouse: one HTTP request. */
+    clickhouseRequestMs: intFromEnv('CLICKHOUSE_REQUEST_TIMEOUT_MS', 30_000),
+    /** Each step of a shutdown (background writes, pool end, Temporal connection, HTTP server). */
+    closeMs: intFromEnv('CLOSE_TIMEOUT_MS', 5_000),
+  },
   signing: {
     /** `kid:secret,...`, current key first (lib/signed-token.ts). The default is for development and tests only. */
     trackingKeys: process.env.TRACKING_SIGNING_KEYS ?? 'dev1:development-only-tracking-key',

@@ -1,16 +1,66 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { config } from './config';
+import { closeWithin } from './deadline';
 
 export type Db = PrismaClient;
 export { Prisma } from '../generated/prisma/client';
 
-/** A Prisma client over the pg driver adapter (no native engine; see notes). */
+/**
+ * A Prisma client over the pg driver adapter (no native engine; see notes).
+ * Every wait on PostgreSQL is bounded (config.timeouts.pg*): a pool connection,
+ * a statement, a query seen from the client, and a session left idle inside a
+ * transaction, which the server ends so a pool's end() can never wait on it.
+ */
 export function createDb(databaseUrl = config.databaseUrl, poolSize = 10): Db {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize }) });
+  const t = config.timeouts;
+  return new PrismaClient({
+    adapter: new PrismaPg({
+      connectionString: databaseUrl,
+      max: poolSize,
+      connectionTimeoutMillis: t.pgConnectMs,
+      statement_timeout: t.pgStatementMs,
+      query_timeout: t.pgQueryMs,
+      idle_in_transaction_session_timeout: t.pgIdleInTransactionMs,
+    }),
+  });
 }
 
 /** P2002 is Prisma's unique-violation code (adapters give no `meta.target`). */
 export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string } | null)?.code === 'P2002';
+}
+
+/**
+ * Writes a request does not wait for (e.g. an API key's last_used). They are
+ * tracked per client so that closing it first lets them finish: a write still
+ * in flight when the pool ends is what left sessions "idle in transaction" and
+ * made `$disconnect()` hang.
+ */
+const backgroundWrites = new WeakMap<Db, Set<Promise<void>>>();
+
+/** Runs `write` without the caller waiting; a failure is logged (`label`), never thrown. */
+export function writeInBackground(db: Db, label: string, write: () => Promise<unknown>): void {
+  let pending = backgroundWrites.get(db);
+  if (!pending) backgroundWrites.set(db, (pending = new Set()));
+  const tracked: Promise<void> = Promise.resolve()
+    .then(write)
+    .then(
+      () => undefined,
+      (err: Error) => console.error(`${label} failed: ${err.message}`),
+    )
+    .finally(() => pending.delete(tracked));
+  pending.add(tracked);
+}
+
+/** Resolves once every background write started so far has settled. */
+export async function settleBackgroundWrites(db: Db): Promise<void> {
+  const pending = backgroundWrites.get(db);
+  while (pending && pending.size > 0) await Promise.allSettled([...pending]);
+}
+
+/** Awaits the background writes, then disconnects; each step bounded by `ms`. */
+export async function closeDb(db: Db, ms = config.timeouts.closeMs): Promise<void> {
+  await closeWithin(ms, 'background writes', () => settleBackgroundWrites(db));
+  await closeWithin(ms, 'database disconnect', () => db.$disconnect());
 }

@@ -1,13 +1,13 @@
 import Stripe from 'stripe';
+import { config } from './config';
 
 export const STRIPE_EMULATOR_DEFAULT_URL = 'http://127.0.0.1:12111';
 
 // Callers run inside Temporal activities, which have their own bounded retry
 // policy: the SDK retries once (with the same idempotency key) for a blip, and
 // gives up quickly so that a stuck call fails the attempt instead of holding it
-// until the activity times out. Retries multiply, so keep both small.
-const MAX_NETWORK_RETRIES = 1;
-const TIMEOUT_MS = 10_000;
+// until the activity times out. Retries multiply, so keep both small
+// (config.timeouts.stripe*).
 
 /**
  * The Stripe client for this process. With STRIPE_SECRET_KEY set it talks to
@@ -15,7 +15,7 @@ const TIMEOUT_MS = 10_000;
  * emulator (dev/stripe-emulator) at STRIPE_EMULATOR_URL.
  */
 export function createStripeClient(env: NodeJS.ProcessEnv = process.env): Stripe {
-  const settings = { maxNetworkRetries: MAX_NETWORK_RETRIES, timeout: TIMEOUT_MS };
+  const settings = { maxNetworkRetries: config.timeouts.stripeMaxNetworkRetries, timeout: config.timeouts.stripeRequestMs };
   if (env.STRIPE_SECRET_KEY) return new Stripe(env.STRIPE_SECRET_KEY, settings);
 
   const url = new URL(env.STRIPE_EMULATOR_URL || STRIPE_EMULATOR_DEFAULT_URL);

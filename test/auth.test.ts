@@ -4,6 +4,7 @@
  */
 import { mintApiKey, revokeApiKey } from '../domain/api-keys/service';
 import { deleteOrganization } from '../domain/organizations/service';
+import { settleBackgroundWrites } from '../lib/db';
 import { hashSecret } from '../lib/secrets';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 
@@ -102,13 +103,10 @@ describe('rejected keys', () => {
 });
 
 describe('last_used', () => {
-  async function lastUsedOf(secret: string, timeoutMs = 3000): Promise<Date | null> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { lastUsedAt } = await keyRow(secret);
-      if (lastUsedAt || Date.now() > deadline) return lastUsedAt;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+  /** The key's last_used once every background write the api started so far has settled. */
+  async function lastUsedOf(secret: string): Promise<Date | null> {
+    await settleBackgroundWrites(h.db);
+    return (await keyRow(secret)).lastUsedAt;
   }
 
   test('is null before the first request, set by it, and not rewritten by the next quick request', async () => {
@@ -122,15 +120,21 @@ describe('last_used', () => {
     expect(first!.getTime()).toBeGreaterThanOrEqual(before - 5);
     expect(first!.getTime()).toBeLessThanOrEqual(Date.now());
 
-    await new Promise((r) => setTimeout(r, 20));
+    // A second request within the minute: the write it would start has settled, and changed nothing.
     expect((await call(h.url, 'GET', '/v1/ad_account', { token: org.api_key })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
-    expect((await keyRow(org.api_key)).lastUsedAt).toEqual(first);
+    expect(await lastUsedOf(org.api_key)).toEqual(first);
+
+    // Once the stored value is over a minute old, the next request refreshes it.
+    const stale = new Date(Date.now() - 61_000);
+    await h.db.apiKey.update({ where: { secretHash: hashSecret(org.api_key) }, data: { lastUsedAt: stale } });
+    expect((await call(h.url, 'GET', '/v1/ad_account', { token: org.api_key })).status).toBe(200);
+    const refreshed = await lastUsedOf(org.api_key);
+    expect(refreshed!.getTime()).toBeGreaterThan(stale.getTime() + 60_000);
 
     // The key-management endpoint shows the same value as an ISO 8601 string.
     const list = await call(h.url, 'GET', `/api/organizations/${org.org_public_id}/api-keys/`, { token: org.session_token });
     expect(list.status).toBe(200);
-    expect(list.body.data.api_keys[0].last_used).toBe(first!.toISOString());
+    expect(list.body.data.api_keys[0].last_used).toBe(refreshed!.toISOString());
   });
 
   test('is not touched by a rejected request', async () => {
@@ -138,8 +142,7 @@ describe('last_used', () => {
     const row = await keyRow(org.api_key);
     await h.db.apiKey.update({ where: { id: row.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect((await call(h.url, 'GET', '/v1/ad_account', { token: org.api_key })).status).toBe(401);
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await keyRow(org.api_key)).lastUsedAt).toBeNull();
+    expect(await lastUsedOf(org.api_key)).toBeNull();
   });
 });
 

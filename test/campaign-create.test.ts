@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { execFileSync } from 'node:child_process';
-import Stripe from 'stripe';
 import { createTemporalClient } from '../lib/temporal';
 import { createAssetStore } from '../lib/asset-store';
 import { insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
 import { adctl, pipBinary } from './support/cli';
+import { emulatorStripe, intentsWhere } from './support/stripe';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 
 /**
@@ -17,10 +17,7 @@ let h: Harness;
 let imageServer: http.Server;
 let imageBase: string;
 const images = new Map<string, Buffer>();
-const stripe = () => {
-  const url = new URL(process.env.STRIPE_EMULATOR_URL!);
-  return new Stripe('sk_test_emulator', { host: url.hostname, port: Number(url.port), protocol: 'http' });
-};
+const stripe = emulatorStripe;
 const temporal = createTemporalClient();
 const store = createAssetStore();
 
@@ -207,7 +204,7 @@ describe('the saga fails and leaves nothing behind', () => {
     expect(res.body).toEqual(errorBody('payment_provider_error', 'server_error'));
     expect(await treeCounts(org.org_public_id)).toEqual(nothing);
     const organizationId = await organizationIdOf(h.db, org);
-    const [intent] = (await stripe().paymentIntents.list({ limit: 100 })).data.filter((pi) => pi.metadata.organization_id === organizationId);
+    const [intent] = await intentsWhere((pi) => pi.metadata.organization_id === organizationId);
     expect(intent.status).toBe('succeeded'); // the card was charged...
     // ...and the charge was refunded already: a second refund is refused.
     await expect(stripe().refunds.create({ payment_intent: intent.id })).rejects.toMatchObject({ code: 'charge_already_refunded' });
@@ -218,8 +215,20 @@ describe('the saga fails and leaves nothing behind', () => {
     const res = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody() });
     expect(res.status).toBe(402);
     const organizationId = await organizationIdOf(h.db, org);
-    const intents = (await stripe().paymentIntents.list({ limit: 100 })).data.filter((pi) => pi.metadata.organization_id === organizationId);
+    const intents = await intentsWhere((pi) => pi.metadata.organization_id === organizationId);
     expect(intents.map((pi) => pi.status)).toEqual(['canceled']);
+  });
+
+  test('the deposit is charged off-session: a card that needs authentication is declined, not left waiting for the cardholder', async () => {
+    const org = await newOrg(h.db, { paymentMethodId: 'pm_card_authenticationRequired' });
+    const res = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody() });
+    expect(res.status).toBe(402);
+    expect(res.body).toEqual(errorBody('card_declined'));
+    const organizationId = await organizationIdOf(h.db, org);
+    const intents = await intentsWhere((pi) => pi.metadata.organization_id === organizationId);
+    // On-session, the provider would have asked for 3-D Secure (requires_action, no payment error).
+    expect(intents.map((pi) => [pi.status, pi.last_payment_error?.decline_code, pi.next_action ?? null]))
+      .toEqual([['canceled', 'authentication_required', null]]);
   });
 
   test('an image_url that cannot be fetched: 400 image_fetch_failed naming the creative, nothing charged', async () => {
@@ -240,8 +249,7 @@ describe('the saga fails and leaves nothing behind', () => {
     expect(again.body).toEqual(errorBody('name_conflict', 'invalid_request_error', 'name'));
     expect(await treeCounts(org.org_public_id)).toMatchObject({ campaigns: 1 });
     const organizationId = await organizationIdOf(h.db, org);
-    const intents = await stripe().paymentIntents.list({ limit: 100 });
-    expect(intents.data.filter((pi) => pi.metadata.organization_id === organizationId)).toHaveLength(1);
+    expect(await intentsWhere((pi) => pi.metadata.organization_id === organizationId)).toHaveLength(1);
   });
 
   test('no ad account: 400 no_ad_account; unknown ad_account_id: 404 not_found', async () => {
@@ -328,8 +336,7 @@ describe('Idempotency-Key', () => {
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(a.body.id).toBe(b.body.id);
     expect(await treeCounts(org.org_public_id)).toMatchObject({ campaigns: 1 });
-    const intents = await stripe().paymentIntents.list({ limit: 100 });
-    expect(intents.data.filter((pi) => pi.metadata.campaign_id === a.body.id)).toHaveLength(1);
+    expect(await intentsWhere((pi) => pi.metadata.campaign_id === a.body.id)).toHaveLength(1);
   });
 });
 

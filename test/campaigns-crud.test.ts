@@ -96,6 +96,15 @@ describe('GET /v1/campaigns', () => {
     ]);
   });
 
+  test('without limit, a page holds 20 (the default page size)', async () => {
+    const many = await newOrg(h.db);
+    const base = Date.now() - 3_600_000;
+    for (let i = 0; i < 21; i += 1) await insertCampaign(h.db, many, { createdAt: new Date(base + i * 1000) });
+    const res = await api('GET', '/v1/campaigns', undefined, many);
+    expect(res.status).toBe(200);
+    expect([res.body.count, res.body.data.length, res.body.has_more]).toEqual([20, 20, true]);
+  });
+
   test('order=asc, limit and has_more', async () => {
     const res = await list('?order=asc&limit=2');
     expect(res.status).toBe(200);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash';
-import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { config } from '../../lib/config';
 import type { Db } from '../../lib/db';
-import { temporalConfig } from '../../temporal.config';
-import { campaignCreation, campaignCreationWorkflowId, type CampaignCreationResult, type SagaError } from '../../workflows/campaign-creation';
+import { campaignCreationWorkflowId } from '../../workflows/campaign-creation';
+import { runCreationSaga } from './saga-client';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
 import { DomainError } from '../../domain/errors';
 import { resolveAdAccount } from '../../domain/ad-accounts/account';
@@ -28,38 +28,13 @@ async function createCampaign(db: Db, temporal: Client, organizationId: string, 
   const body = parseOrThrow(campaignCreateSchema, bodyObject(rawBody));
   const adAccountId = await resolveAdAccount(db, organizationId, body.ad_account_id);
   const workflowId = campaignCreationWorkflowId(workflowKey);
-  let handle;
-  try {
-    handle = await temporal.workflow.start(campaignCreation, {
-      taskQueue: temporalConfig.taskQueues.main,
-      workflowId,
-      args: [{ organizationId, adAccountId, body }],
-      // A completed run is the answer for good; a failed one (a 5xx) may run again.
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    handle = temporal.workflow.getHandle<typeof campaignCreation>(workflowId);
-  }
-  const result = await sagaResult(handle.result());
+  const result = await runCreationSaga(temporal, workflowId, { organizationId, adAccountId, body }, config.timeouts.campaignCreateMs);
   if (!result.ok) {
     const { code, message, param } = result.error;
     throw new DomainError(code, message, param);
   }
   const campaign = await db.campaign.findUniqueOrThrow({ where: { id: result.campaignId } });
   return { status: 201, body: presentCampaign(campaign) };
-}
-
-/** A failed saga run carries its 5xx answer as the failure's details. */
-async function sagaResult(result: Promise<CampaignCreationResult>): Promise<CampaignCreationResult> {
-  try {
-    return await result;
-  } catch (err) {
-    const cause = err instanceof WorkflowFailedError ? err.cause : null;
-    const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as SagaError | undefined) : undefined;
-    if (details?.code) return { ok: false, error: details };
-    throw err;
-  }
 }
 
 /**
@@ -102,7 +77,7 @@ export function campaignCreateOperation(db: Db, temporal: Client): Operation {
     success: { status: 201, description: 'Created: status paused, review_status in_review', schema: campaignSchema, links: campaignLinks },
     errors: [
       'required', 'invalid_value', 'string_too_long', 'poll_cannot_be_ai', 'billing_not_configured', 'no_ad_account', ...IMAGE_ERRORS,
-      'card_declined', 'not_found', 'name_conflict', 'idempotency_key_reused', 'internal_error', 'payment_provider_error',
+      'card_declined', 'not_found', 'name_conflict', 'idempotency_key_reused', 'internal_error', 'payment_provider_error', 'request_timeout',
     ],
     before: [rateLimit(db, 'campaign_create', () => config.rateLimits.campaignCreatesPerKeyPerHour)],
     handle: async (_input, req, res) => {

@@ -5,7 +5,7 @@
  *   POST /v1/payment_intents        amount, currency, payment_method, customer, confirm,
  *                                   off_session, description, metadata, receipt_email,
  *                                   statement_descriptor_suffix
- *   GET  /v1/payment_intents        customer, limit
+ *   GET  /v1/payment_intents        customer, limit, starting_after (Stripe's cursor pagination)
  *   GET  /v1/payment_intents/:id
  *   POST /v1/payment_intents/:id/confirm   off_session
  *   POST /v1/payment_intents/:id/cancel    cancellation_reason
@@ -571,10 +571,13 @@ export function createStripeEmulatorApp(): express.Express {
   app.get('/v1/payment_intents', (req, res) => {
     const customer = typeof req.query.customer === 'string' ? req.query.customer : undefined;
     const limit = Math.min(Math.max(Number(req.query.limit) || 10, 1), 100);
-    const mine = [...intents.values()]
+    const startingAfter = typeof req.query.starting_after === 'string' ? req.query.starting_after : undefined;
+    let mine = [...intents.values()]
       .filter((s) => s.account === account(res) && (customer === undefined || s.intent.customer === customer))
       .map((s) => s.intent)
       .reverse(); // newest first, as Stripe lists
+    // The page after the given id (an unknown id gives an empty page).
+    if (startingAfter !== undefined) mine = mine.slice(mine.findIndex((i) => i.id === startingAfter) + 1 || mine.length);
     send(req, res, { status: 200, body: { object: 'list', data: mine.slice(0, limit), has_more: mine.length > limit, url: '/v1/payment_intents' } });
   });
 

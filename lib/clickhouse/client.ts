@@ -15,6 +15,6 @@ export function createClickhouse(database: string | undefined = config.clickhous
     url: config.clickhouse.url,
     database,
     clickhouse_settings: CLICKHOUSE_SETTINGS,
-    request_timeout: 30_000,
+    request_timeout: config.timeouts.clickhouseRequestMs,
   });
 }

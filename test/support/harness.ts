@@ -9,7 +9,9 @@ import { createApp } from '../../api/app';
 import { createOrganization, type NewOrganization } from '../../domain/organizations/service';
 import { createAssetStore } from '../../lib/asset-store';
 import { createCreativeGenerator } from '../../domain/creatives/generator';
-import { createDb, type Db } from '../../lib/db';
+import { closeDb, createDb, type Db } from '../../lib/db';
+import { config } from '../../lib/config';
+import { closeWithin } from '../../lib/deadline';
 import { createTemporalClient } from '../../lib/temporal';
 
 export interface Harness {
@@ -28,11 +30,14 @@ export async function startHarness(): Promise<Harness> {
   return {
     url: `http://127.0.0.1:${port}`,
     db,
+    /** Every step bounded; background writes (last_used) finish before the pool ends. */
     async close() {
+      const ms = config.timeouts.closeMs;
+      const closed = new Promise((r) => server.close(r));
       server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-      await temporal.connection.close();
-      await db.$disconnect();
+      await closeWithin(ms, 'http server close', () => closed);
+      await closeWithin(ms, 'temporal connection close', () => temporal.connection.close());
+      await closeDb(db, ms);
     },
   };
 }

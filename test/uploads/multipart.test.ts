@@ -121,6 +121,9 @@ describe('readFilePart over a loopback HTTP server', () => {
   let server: http.Server;
   let port: number;
   let outcome: Promise<unknown>;
+  /** Resolves when the server has a request and has started reading it. */
+  let arrived: ((read: { outcome: Promise<unknown> }) => void) | null = null;
+  const nextArrival = () => new Promise<{ outcome: Promise<unknown> }>((resolve) => { arrived = resolve; });
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -134,6 +137,8 @@ describe('readFilePart over a loopback HTTP server', () => {
           throw err;
         },
       );
+      arrived?.({ outcome });
+      arrived = null;
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -167,12 +172,13 @@ describe('readFilePart over a loopback HTTP server', () => {
   });
 
   test('a client that disconnects mid-upload does not leave the read hanging', async () => {
+    const arrival = nextArrival();
     const req = post();
     req.on('error', () => undefined);
     req.write(partHead(file('')));
     req.write(Buffer.alloc(100, 1));
-    await new Promise((resolve) => setTimeout(resolve, 50)); // let the server start reading
+    const { outcome: read } = await arrival; // the server is reading this request
     req.destroy();
-    expect((await apiError(outcome)).code).toBe('invalid_file');
+    expect((await apiError(read)).code).toBe('invalid_file');
   });
 });

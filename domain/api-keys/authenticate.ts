@@ -1,0 +1,62 @@
+import { writeInBackground, type Db } from '../../lib/db';
+import { digestsEqual, hashSecret } from '../../lib/secrets';
+
+/** Who is calling `/v1`: the organization of the key, and the key (rate budgets are per key). */
+export interface ApiKeyAuth {
+  organizationId: string;
+  apiKeyId: string;
+}
+
+/** `last_used` is refreshed at most once a minute per key instead of on every request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface KeyRow {
+  secretHash: string;
+  revokedAt: Date | null;
+  expiresAt: Date | null;
+  organization: { deletedAt: Date | null };
+}
+
+/** A key is valid while it is neither revoked nor expired and its organization exists. */
+export function isKeyValid(key: KeyRow, secretHash: string, now: number): boolean {
+  return (
+    digestsEqual(key.secretHash, secretHash) &&
+    key.revokedAt === null &&
+    (key.expiresAt === null || key.expiresAt.getTime() > now) &&
+    key.organization.deletedAt === null
+  );
+}
+
+/**
+ * The key behind an `ak_` secret, or null when there is none or it is not
+ * valid (callers answer one error for every refusal, so it never says why).
+ * A valid key's last_used is refreshed in the background, tracked on `db` so
+ * that closing the client waits for it (lib/db.ts closeDb).
+ */
+export async function authenticateApiKey(db: Db, secret: string, now = Date.now()): Promise<ApiKeyAuth | null> {
+  const secretHash = hashSecret(secret);
+  const key = await db.apiKey.findUnique({
+    where: { secretHash },
+    select: {
+      id: true, secretHash: true, organizationId: true, revokedAt: true, expiresAt: true, lastUsedAt: true,
+      organization: { select: { deletedAt: true } },
+    },
+  });
+  if (key === null || !isKeyValid(key, secretHash, now)) return null;
+  if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    writeInBackground(db, 'last_used update', () => refreshLastUsed(db, key.id, now));
+  }
+  return { organizationId: key.organizationId, apiKeyId: key.id };
+}
+
+/**
+ * One conditional statement, so concurrent first requests write once, and no
+ * interactive transaction (Prisma's updateMany opens one), so a disconnect in
+ * the middle can never leave a session idle inside it.
+ */
+export function refreshLastUsed(db: Db, apiKeyId: string, now = Date.now()): Promise<number> {
+  const stale = new Date(now - LAST_USED_RESOLUTION_MS);
+  return db.$executeRaw`
+    UPDATE api_keys SET last_used_at = ${new Date(now)}
+    WHERE id = ${apiKeyId}::uuid AND (last_used_at IS NULL OR last_used_at < ${stale})`;
+}

@@ -1,0 +1,46 @@
+/**
+ * Settings whose safety depends on the environment: lib/config.ts read afresh
+ * under a given environment (jest.isolateModules), the real environment restored after.
+ */
+import type { config as Config } from '../lib/config';
+
+function configUnder(env: Record<string, string | undefined>): typeof Config {
+  const saved = { ...process.env };
+  try {
+    for (const [name, value] of Object.entries(env)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    let loaded!: typeof Config;
+    jest.isolateModules(() => { loaded = (require('../lib/config') as { config: typeof Config }).config; });
+    return loaded;
+  } finally {
+    process.env = saved;
+  }
+}
+
+describe('imageFetch.allowLoopback', () => {
+  test('is on only with IMAGE_FETCH_ALLOW_LOOPBACK=1 under NODE_ENV=test', () => {
+    expect(configUnder({ NODE_ENV: 'test', IMAGE_FETCH_ALLOW_LOOPBACK: '1' }).imageFetch.allowLoopback).toBe(true);
+  });
+
+  test.each([
+    ['production', 'production'],
+    ['development', 'development'],
+    ['unset', undefined],
+  ])('is off under NODE_ENV %s even with IMAGE_FETCH_ALLOW_LOOPBACK=1', (_label, nodeEnv) => {
+    expect(configUnder({ NODE_ENV: nodeEnv, IMAGE_FETCH_ALLOW_LOOPBACK: '1' }).imageFetch.allowLoopback).toBe(false);
+  });
+
+  test('is off under NODE_ENV=test without IMAGE_FETCH_ALLOW_LOOPBACK=1', () => {
+    expect(configUnder({ NODE_ENV: 'test', IMAGE_FETCH_ALLOW_LOOPBACK: undefined }).imageFetch.allowLoopback).toBe(false);
+  });
+});
+
+describe('timeouts', () => {
+  test('come from the environment, with defaults', () => {
+    const defaults = configUnder({ CAMPAIGN_CREATE_TIMEOUT_MS: undefined }).timeouts;
+    expect(defaults.campaignCreateMs).toBe(25_000);
+    expect(configUnder({ CAMPAIGN_CREATE_TIMEOUT_MS: '1234' }).timeouts.campaignCreateMs).toBe(1234);
+  });
+});
