@@ -1,5 +1,5 @@
 import { createApp } from './app';
-import { config } from '../lib/config';
+import { assertProductionConfig, config } from '../lib/config';
 import { createAssetStore } from '../lib/asset-store';
 import { createCreativeGenerator } from '../domain/creatives/generator';
 import { createDb } from '../lib/db';
@@ -7,6 +7,7 @@ import { createTemporalClient } from '../lib/temporal';
 import { pruneCounters } from './rate-limit/rate-limiter';
 
 /** The api process. */
+assertProductionConfig();
 const db = createDb();
 const temporal = createTemporalClient();
 const server = createApp({ db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(config.api.port, config.api.host, () => {

@@ -1,7 +1,9 @@
 /**
  * Every address and tunable the processes read, in one place. Each comes from
  * the environment, with local defaults matching scripts/bootstrap.sh so that a
- * fresh checkout runs with no configuration at all.
+ * fresh checkout runs with no configuration at all. In production the defaults
+ * that would fail open (built-in database password, Stripe emulator, public
+ * signing key) are refused instead: see `assertProductionConfig`.
  */
 const isTest = process.env.NODE_ENV === 'test';
 
@@ -61,3 +63,23 @@ export const config = {
     trackingKeys: process.env.TRACKING_SIGNING_KEYS ?? 'dev1:development-only-tracking-key',
   },
 };
+
+/**
+ * Variables a production process must be given: without them it would run on
+ * a built-in default (the database password, the Stripe emulator that moves no
+ * money, a signing key published in this repository).
+ */
+export const PRODUCTION_REQUIRED_ENV = ['DATABASE_URL', 'STRIPE_SECRET_KEY', 'TRACKING_SIGNING_KEYS'] as const;
+
+/**
+ * Fail closed: with NODE_ENV=production, throws naming every required variable
+ * that is missing or empty. Each process (api, worker, auction) calls it first
+ * thing at start; development and tests keep their defaults.
+ */
+export function assertProductionConfig(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.NODE_ENV !== 'production') return;
+  const missing = PRODUCTION_REQUIRED_ENV.filter((name) => !env[name]?.trim());
+  if (missing.length) {
+    throw new Error(`refusing to start with NODE_ENV=production: ${missing.join(', ')} must be set (no development defaults in production)`);
+  }
+}
