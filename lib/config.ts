@@ -15,6 +15,16 @@ function intFromEnv(name: string, fallback: number): number {
   return value;
 }
 
+function portsFromEnv(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const ports = raw.split(',').map((part) => Number(part.trim()));
+  if (ports.some((port) => !Number.isInteger(port) || port < 1 || port > 65_535)) {
+    throw new Error(`${name} must be a comma-separated list of ports, got "${raw}"`);
+  }
+  return ports;
+}
+
 export const config = {
   isTest,
   databaseUrl:
@@ -44,8 +54,13 @@ export const config = {
     },
   },
   imageFetch: {
-    /** Test-only: lets image_url downloads reach loopback test servers. Never set in production. */
+    /**
+     * Test-only: lets image_url downloads reach loopback test servers, on any
+     * port. Takes effect only with NODE_ENV=test. Never set in production.
+     */
     allowLoopback: process.env.IMAGE_FETCH_ALLOW_LOOPBACK === '1' && isTest,
+    /** Ports an image_url may name (`IMAGE_FETCH_PORTS`, comma-separated); 80 and 443 by default. */
+    allowedPorts: portsFromEnv('IMAGE_FETCH_PORTS', [80, 443]),
   },
   creativeGenerator: {
     /** An OpenAI-compatible chat-completions endpoint; unset = the built-in generator. */
