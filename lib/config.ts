@@ -71,6 +71,8 @@ export const config = {
   rateLimits: {
     perKeyPerHour: intFromEnv('RATE_LIMIT_PER_HOUR', 1000),
     campaignCreatesPerKeyPerHour: intFromEnv('RATE_LIMIT_CAMPAIGN_CREATES_PER_HOUR', 60),
+    /** API-key mints (rotations) per organization per hour; creating the organization counts as one. */
+    apiKeyMintsPerOrgPerHour: intFromEnv('RATE_LIMIT_API_KEY_MINTS_PER_HOUR', 10),
   },
   keyRotationGraceSeconds: 30 * 60,
   signing: {

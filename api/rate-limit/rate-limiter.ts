@@ -2,61 +2,10 @@ import type { RequestHandler } from 'express';
 import type { Db } from '../../lib/db';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
 import { DomainError } from '../../domain/errors';
+import { consume } from '../../domain/rate-limits/sliding-window';
 
-const WINDOW_MS = 60 * 60 * 1000;
-
-export interface RateLimitVerdict {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Unix seconds when the budget is whole again (end of the current window). */
-  resetAt: number;
-  retryAfterSeconds: number;
-}
-
-/**
- * Sliding-window rate limit over hourly counters in PostgreSQL, so every api
- * process shares one count. The estimate weights the previous window by the part
- * of it still inside the last hour (the "sliding window counter" approach), which
- * avoids the double burst of plain fixed windows. A rejected request is not
- * counted, so a throttled client recovers on schedule.
- */
-export async function consume(db: Db, bucket: string, limit: number, now = Date.now()): Promise<RateLimitVerdict> {
-  const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-  const elapsed = (now - windowStart) / WINDOW_MS;
-  const rows = await db.$queryRaw<{ current: number; previous: number }[]>`
-    WITH cur AS (
-      INSERT INTO rate_limit_counters (bucket, window_start, count)
-      VALUES (${bucket}, ${new Date(windowStart)}, 1)
-      ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
-      RETURNING count
-    )
-    SELECT cur.count AS current,
-           COALESCE((SELECT count FROM rate_limit_counters
-                     WHERE bucket = ${bucket} AND window_start = ${new Date(windowStart - WINDOW_MS)}), 0) AS previous
-    FROM cur`;
-  const { current, previous } = rows[0];
-  const estimate = Math.floor(previous * (1 - elapsed)) + current;
-  const resetAt = Math.ceil((windowStart + WINDOW_MS) / 1000);
-  if (estimate <= limit) {
-    return { allowed: true, limit, remaining: limit - estimate, resetAt, retryAfterSeconds: 0 };
-  }
-  await db.$executeRaw`
-    UPDATE rate_limit_counters SET count = count - 1
-    WHERE bucket = ${bucket} AND window_start = ${new Date(windowStart)}`;
-  // When the previous window's weight will have decayed enough for one more request.
-  const excess = estimate - limit;
-  const secondsUntilFree = previous > 0
-    ? Math.ceil(((excess / previous) * WINDOW_MS) / 1000)
-    : Math.ceil((windowStart + WINDOW_MS - now) / 1000);
-  const retryAfterSeconds = Math.max(1, Math.min(secondsUntilFree, Math.ceil((windowStart + WINDOW_MS - now) / 1000)));
-  return { allowed: false, limit, remaining: 0, resetAt, retryAfterSeconds };
-}
-
-/** Drops counters no estimate can read any more (older than two windows). */
-export async function pruneCounters(db: Db, now = Date.now()): Promise<void> {
-  await db.$executeRaw`DELETE FROM rate_limit_counters WHERE window_start < ${new Date(now - 2 * WINDOW_MS)}`;
-}
+// The counter itself is the domain's (shared with the API-key mint budget).
+export { consume, pruneCounters, type RateLimitVerdict } from '../../domain/rate-limits/sliding-window';
 
 /**
  * Middleware for one per-key budget. The response carries the budget as the
