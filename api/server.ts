@@ -1,5 +1,5 @@
 import { createApp } from './app';
-import { config } from '../lib/config';
+import { assertProductionConfig, config } from '../lib/config';
 import { createAssetStore } from '../lib/asset-store';
 import { createCreativeGenerator } from '../domain/creatives/generator';
 import { closeDb, createDb } from '../lib/db';
@@ -8,6 +8,7 @@ import { createTemporalClient } from '../lib/temporal';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
 
 /** The api process. */
+assertProductionConfig();
 const db = createDb();
 const temporal = createTemporalClient();
 const server = createApp({ db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(config.api.port, config.api.host, () => {

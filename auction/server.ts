@@ -1,5 +1,7 @@
 import express from 'express';
-import { config } from '../lib/config';
+import { assertProductionConfig, config } from '../lib/config';
+
+assertProductionConfig();
 
 /**
  * The standalone auction service (no Temporal on the hot path). For now it

@@ -1,7 +1,9 @@
 /**
  * Every address and tunable the processes read, in one place. Each comes from
  * the environment, with local defaults matching scripts/bootstrap.sh so that a
- * fresh checkout runs with no configuration at all.
+ * fresh checkout runs with no configuration at all. In production the defaults
+ * that would fail open (built-in database password, Stripe emulator, public
+ * signing key) are refused instead: see `assertProductionConfig`.
  */
 const isTest = process.env.NODE_ENV === 'test';
 
@@ -11,6 +13,16 @@ function intFromEnv(name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value)) throw new Error(`${name} must be an integer, got "${raw}"`);
   return value;
+}
+
+function portsFromEnv(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const ports = raw.split(',').map((part) => Number(part.trim()));
+  if (ports.some((port) => !Number.isInteger(port) || port < 1 || port > 65_535)) {
+    throw new Error(`${name} must be a comma-separated list of ports, got "${raw}"`);
+  }
+  return ports;
 }
 
 export const config = {
@@ -42,10 +54,15 @@ export const config = {
     },
   },
   imageFetch: {
-    /** Test-only: lets image_url downloads reach loopback test servers. Never set in production. */
+    /**
+     * Test-only: lets image_url downloads reach loopback test servers, on any
+     * port. Takes effect only with NODE_ENV=test. Never set in production.
+     */
     allowLoopback: process.env.IMAGE_FETCH_ALLOW_LOOPBACK === '1' && isTest,
     /** Test-only (the contract run): refuse every image URL that is not literally loopback, before any DNS lookup. */
     loopbackOnly: process.env.IMAGE_FETCH_LOOPBACK_ONLY === '1' && isTest,
+    /** Ports an image_url may name (`IMAGE_FETCH_PORTS`, comma-separated); 80 and 443 by default. */
+    allowedPorts: portsFromEnv('IMAGE_FETCH_PORTS', [80, 443]),
   },
   creativeGenerator: {
     /** An OpenAI-compatible chat-completions endpoint; unset = the built-in generator. */
@@ -56,6 +73,8 @@ export const config = {
   rateLimits: {
     perKeyPerHour: intFromEnv('RATE_LIMIT_PER_HOUR', 1000),
     campaignCreatesPerKeyPerHour: intFromEnv('RATE_LIMIT_CAMPAIGN_CREATES_PER_HOUR', 60),
+    /** API-key mints (rotations) per organization per hour; creating the organization counts as one. */
+    apiKeyMintsPerOrgPerHour: intFromEnv('RATE_LIMIT_API_KEY_MINTS_PER_HOUR', 10),
   },
   keyRotationGraceSeconds: 30 * 60,
   /**
@@ -87,3 +106,23 @@ export const config = {
     trackingKeys: process.env.TRACKING_SIGNING_KEYS ?? 'dev1:development-only-tracking-key',
   },
 };
+
+/**
+ * Variables a production process must be given: without them it would run on
+ * a built-in default (the database password, the Stripe emulator that moves no
+ * money, a signing key published in this repository).
+ */
+export const PRODUCTION_REQUIRED_ENV = ['DATABASE_URL', 'STRIPE_SECRET_KEY', 'TRACKING_SIGNING_KEYS'] as const;
+
+/**
+ * Fail closed: with NODE_ENV=production, throws naming every required variable
+ * that is missing or empty. Each process (api, worker, auction) calls it first
+ * thing at start; development and tests keep their defaults.
+ */
+export function assertProductionConfig(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.NODE_ENV !== 'production') return;
+  const missing = PRODUCTION_REQUIRED_ENV.filter((name) => !env[name]?.trim());
+  if (missing.length) {
+    throw new Error(`refusing to start with NODE_ENV=production: ${missing.join(', ')} must be set (no development defaults in production)`);
+  }
+}

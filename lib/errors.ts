@@ -20,3 +20,10 @@ export class DomainError extends Error {
     return new DomainError(this.code, this.message, param);
   }
 }
+
+/** `rate_limit_exceeded`, with when to retry: the edges send it as `Retry-After`. */
+export class RateLimitError extends DomainError {
+  constructor(readonly retryAfterSeconds: number, message = 'request was throttled') {
+    super('rate_limit_exceeded', message);
+  }
+}

@@ -57,8 +57,40 @@ function issueToError(issue: z.core.$ZodIssue, input: unknown): DomainError {
   return new DomainError('invalid_value', `${param ?? 'body'}: ${issue.message}`, param);
 }
 
-/** Parses `input` with `schema` or throws the DomainError of the first issue. */
+/**
+ * The path of the first string (value or object key) holding a NUL character,
+ * or null. PostgreSQL text cannot store NUL, so such input would fail deep in
+ * a query; it is refused here, the one place every body, query filter and
+ * pagination parameter is parsed. Iterative: a deeply nested body cannot
+ * exhaust the stack.
+ */
+export function nulCharacterPath(input: unknown): PropertyKey[] | null {
+  const pending: { value: unknown; path: PropertyKey[] }[] = [{ value: input, path: [] }];
+  while (pending.length) {
+    const { value, path } = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\0')) return path;
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push({ value: value[i], path: [...path, i] });
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (const [key] of entries) if (key.includes('\0')) return [...path, key];
+      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i][1], path: [...path, entries[i][0]] });
+    }
+  }
+  return null;
+}
+
+/**
+ * Parses `input` with `schema` or throws the DomainError of the first issue.
+ * A NUL character anywhere in the input is `invalid_value` on its field first.
+ */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const nul = nulCharacterPath(input);
+  if (nul) {
+    const param = formatParam(nul);
+    throw new DomainError('invalid_value', `${param ?? 'body'} must not contain NUL characters`, param);
+  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw issueToError(result.error.issues[0], input);

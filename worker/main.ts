@@ -1,6 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { temporalConfig } from '../temporal.config';
 import { createActivities } from '../activities';
+import { assertProductionConfig } from '../lib/config';
 import { createDb } from '../lib/db';
 import { createAssetStore } from '../lib/asset-store';
 import { createStripeClient } from '../lib/stripe';
@@ -8,6 +9,7 @@ import { createCreativeGenerator } from '../domain/creatives/generator';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
+  assertProductionConfig();
   // Bundling and lifecycle chatter is INFO; keep the console for what needs attention.
   Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN') });
   const db = createDb();

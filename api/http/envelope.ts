@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { logServerError, toErrorResponse } from '../../lib/http/errors';
+import { errorHeaders, logServerError, toErrorResponse } from '../../lib/http/errors';
 
 /**
  * The platform surface (`/api/...`) answers in the envelope
@@ -14,7 +14,7 @@ export const envelopeErrorHandler: ErrorRequestHandler = (err, req, res, _next) 
   const answer = toErrorResponse(err);
   if (answer.status >= 500) logServerError(res, req.path, err);
   if (res.headersSent) return;
-  res.status(answer.status).json({
+  res.set(errorHeaders(err)).status(answer.status).json({
     success: false,
     data: null,
     error: { code: answer.code, message: answer.message, param: answer.param },

@@ -2,7 +2,8 @@ import type { RequestHandler } from 'express';
 import type { Db } from '../../lib/db';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
 import { DomainError } from '../../domain/errors';
-import { consume } from '../../domain/rate-limits/sliding-window'; // the counting rule; this is its HTTP edge
+// The counting rule is the domain's (shared with the API-key mint budget); this is its HTTP edge.
+import { consume } from '../../domain/rate-limits/sliding-window';
 
 
 /**

@@ -1,6 +1,7 @@
 import type { Db } from '../../lib/db';
 import { config } from '../../lib/config';
 import { hashSecret, keyPreview, newSecret } from '../../lib/secrets';
+import { consumeOrThrow } from '../rate-limits/sliding-window';
 
 type ApiKeyRow = {
   publicId: string; name: string; isActive: boolean; keyPreview: string;
@@ -24,18 +25,33 @@ export interface MintedKey {
   record: ReturnType<typeof presentApiKey> & { secret: string };
   /** The key this mint rotated out, which stays valid until `expiresAt`. */
   rotatedOut: { id: string; expiresAt: Date } | null;
+  /** Keys that were still in the grace of an earlier rotation: retired now, their grace workflows to be ended. */
+  retiredEarly: string[];
 }
 
 /**
  * Mints a key. When the organization has an active key it is rotated out in the
  * same transaction: inactive from now, valid until the end of the grace window.
- * The organization row is locked so two concurrent mints cannot leave two
- * active keys.
+ * A key still in the grace of an earlier rotation is retired at once, so at
+ * most two keys are ever valid (the new one and the one it replaces). The
+ * organization row is locked so two concurrent mints cannot leave two active
+ * keys. Mints are rate limited per organization (a 429 `rate_limit_exceeded`).
  */
 export async function mintApiKey(db: Db, organizationId: string, name: string): Promise<MintedKey> {
+  await consumeOrThrow(db, `api_key_mint:${organizationId}`, config.rateLimits.apiKeyMintsPerOrgPerHour,
+    'Too many API keys minted for this organization; retry later');
   const secret = newSecret('ak_');
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR UPDATE`;
+    const now = new Date();
+    const inGrace = await tx.apiKey.findMany({
+      where: { organizationId, isActive: false, revokedAt: null, expiresAt: { gt: now } },
+      select: { id: true },
+    });
+    const retiredEarly = inGrace.map((key) => key.id);
+    if (retiredEarly.length) {
+      await tx.apiKey.updateMany({ where: { id: { in: retiredEarly } }, data: { expiresAt: now, revokedAt: now } });
+    }
     const active = await tx.apiKey.findFirst({ where: { organizationId, isActive: true } });
     let rotatedOut: MintedKey['rotatedOut'] = null;
     if (active) {
@@ -46,7 +62,7 @@ export async function mintApiKey(db: Db, organizationId: string, name: string): 
     const created = await tx.apiKey.create({
       data: { organizationId, name, secretHash: hashSecret(secret), keyPreview: keyPreview(secret) },
     });
-    return { record: { ...presentApiKey(created), secret }, rotatedOut };
+    return { record: { ...presentApiKey(created), secret }, rotatedOut, retiredEarly };
   });
 }
 

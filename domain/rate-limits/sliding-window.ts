@@ -1,4 +1,5 @@
 import type { Db } from '../../lib/db';
+import { RateLimitError } from '../../lib/errors';
 
 /** The budget's window: an hour. */
 export const WINDOW_MS = 60 * 60 * 1000;
@@ -54,4 +55,11 @@ export async function consume(db: Db, bucket: string, limit: number, now = Date.
 /** Drops counters no estimate can read any more (older than two windows). */
 export async function pruneCounters(db: Db, now = Date.now()): Promise<void> {
   await db.$executeRaw`DELETE FROM rate_limit_counters WHERE window_start < ${new Date(now - 2 * WINDOW_MS)}`;
+}
+
+/** Consumes one unit of `bucket`; over the budget it throws `rate_limit_exceeded` carrying its Retry-After. */
+export async function consumeOrThrow(db: Db, bucket: string, limit: number, message: string): Promise<RateLimitVerdict> {
+  const verdict = await consume(db, bucket, limit);
+  if (!verdict.allowed) throw new RateLimitError(verdict.retryAfterSeconds, message);
+  return verdict;
 }

@@ -2,17 +2,20 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { config } from '../../lib/config';
 import { DomainError } from '../errors';
 import { classifyAddress, isLoopback } from './address-policy';
 
 export interface FetchImageOptions {
   maxBytes: number;
-  /** Budget for the whole exchange: connect, headers and body. */
+  /** Budget for the whole exchange: DNS, connect, headers and body. */
   timeoutMs: number;
-  /** Test-only: also allow loopback addresses (nothing else). */
+  /** Test-only: also allow loopback addresses (nothing else), on any port. */
   allowLoopback?: boolean;
   /** Test-only: refuse every host that is not a loopback address literal or `localhost`, without resolving it. */
   loopbackOnly?: boolean;
+  /** Ports a public image URL may name; default `config.imageFetch.allowedPorts` (80 and 443). */
+  allowedPorts?: readonly number[];
   /** Host name → addresses; defaults to the system resolver. */
   resolve?: (host: string) => Promise<string[]>;
 }
@@ -34,8 +37,37 @@ const systemResolve = async (host: string) =>
 export async function fetchImageBytes(rawUrl: string, opts: FetchImageOptions): Promise<Buffer> {
   const url = parseUrl(rawUrl);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const address = await checkedAddress(host, opts);
-  return get(url, host, address, opts);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const portAllowed = (opts.allowedPorts ?? config.imageFetch.allowedPorts).includes(port);
+  // Refused before resolving, unless the test-only loopback allowance may still apply.
+  if (!portAllowed && !opts.allowLoopback) throw badPort();
+  // One deadline for the whole exchange, started before DNS: a slow resolver
+  // cannot hold the request past it (the lookup is left to finish on its own).
+  const deadline = startDeadline(opts.timeoutMs);
+  try {
+    const address = await Promise.race([checkedAddress(host, opts), deadline.expired]);
+    if (!portAllowed && !isLoopback(address)) throw badPort();
+    return await get(url, host, address, { ...opts, timeoutMs: deadline.remainingMs() });
+  } finally {
+    deadline.clear();
+  }
+}
+
+const badPort = () => invalidUrl('image_url must use port 80 (http) or 443 (https)');
+
+/** A timer that rejects `expired` with the timeout error once `ms` have passed. */
+function startDeadline(ms: number) {
+  const end = Date.now() + ms;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(fetchFailed('Fetching image_url timed out')), ms);
+  });
+  expired.catch(() => undefined); // only the race reports it
+  return {
+    expired,
+    remainingMs: () => Math.max(1, end - Date.now()),
+    clear: () => clearTimeout(timer),
+  };
 }
 
 function parseUrl(rawUrl: unknown): URL {

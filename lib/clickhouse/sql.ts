@@ -20,6 +20,12 @@ function quoteString(value: string): string {
   })}'`;
 }
 
+/**
+ * A negative number in parentheses: spliced after a minus (`5-${-1}`) its sign
+ * would otherwise make `--`, which starts a comment and drops the rest of the line.
+ */
+const signed = (digits: string) => (digits.startsWith('-') ? `(${digits})` : digits);
+
 export type SqlValue = string | number | bigint | boolean | Date | null | SqlValue[];
 
 /** A value as a ClickHouse literal. Numbers must be finite; dates become UTC DateTime. */
@@ -28,11 +34,11 @@ export function literal(value: SqlValue): string {
   if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
   switch (typeof value) {
     case 'string': return quoteString(value);
-    case 'bigint': return value.toString();
+    case 'bigint': return signed(value.toString());
     case 'boolean': return value ? '1' : '0';
     case 'number':
       if (!Number.isFinite(value)) throw new Error(`cannot use ${value} as a SQL literal`);
-      return String(value);
+      return signed(String(value));
     default:
       if (value instanceof Date) {
         return `toDateTime(${Math.floor(value.getTime() / 1000)}, 'UTC')`;

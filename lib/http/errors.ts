@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { DomainError } from '../errors';
+import { DomainError, RateLimitError } from '../errors';
 import { ERROR_CODES, errorTypeOf, isKnownCode, type ErrorType } from './error-codes';
 
 /** The spec's error object, `{ error: { message, type, param, code } }`. */
@@ -54,6 +54,11 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   return { status, code, message, param, body: { error: { message, type: errorTypeOf(status), param, code } } };
 }
 
+/** Headers an error answer carries besides its body: `Retry-After` on a throttled request. */
+export function errorHeaders(err: unknown): Record<string, string> {
+  return err instanceof RateLimitError ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
+}
+
 /** Logs what answers 5xx (with the stack, never sent to the client). */
 export function logServerError(res: Response, path: string, err: unknown): void {
   const unregistered = err instanceof DomainError && !isKnownCode(err.code) ? ` (unregistered error code ${err.code})` : '';
@@ -70,7 +75,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const answer = toErrorResponse(err);
   if (answer.status >= 500) logServerError(res, req.path, err);
   if (res.headersSent) return;
-  res.status(answer.status).json(answer.body);
+  res.set(errorHeaders(err)).status(answer.status).json(answer.body);
 };
 
 /** Unknown routes answer 404 with the error object, never an HTML page. */

@@ -265,3 +265,70 @@ describe('fetchImageBytes: size cap', () => {
     expect(huge!.written).toBeLessThan(HUGE_TOTAL / 2);
   });
 });
+
+describe('fetchImageBytes: deadline and ports (issue 7, item 5)', () => {
+  /** These tests resolve to a public address: should the guard fail, no socket may open there. */
+  const noSockets = () => {
+    const refuse = () => { throw new Error('this test must not open a connection'); };
+    requestSpy.mockImplementationOnce(refuse);
+    httpsRequestSpy.mockImplementationOnce(refuse);
+  };
+  // The spies call through to node; an unused once-implementation must not outlive its test.
+  const callThrough = [requestSpy.getMockImplementation()!, httpsRequestSpy.getMockImplementation()!] as const;
+  afterEach(() => {
+    requestSpy.mockReset().mockImplementation(callThrough[0]);
+    httpsRequestSpy.mockReset().mockImplementation(callThrough[1]);
+  });
+
+  test('the deadline covers DNS: a slow resolver is given up on at timeoutMs', async () => {
+    const events: string[] = [];
+    let answer!: (addresses: string[]) => void;
+    const answered = new Promise<string[]>((resolve) => { answer = resolve; });
+    // A resolver that answers only when told to (the issue's 3 s resolver).
+    const resolve = jest.fn(() => answered.then((addresses) => { events.push('resolver answered'); return addresses; }));
+    const slowAnswer = setTimeout(() => answer(['127.0.0.1']), 3000);
+    const err = await apiError(
+      fetchImageBytes(`http://slow-dns.test:${port}/image.png`, { ...opts, timeoutMs: 200, resolve }).finally(() => events.push('fetch settled')),
+    );
+    events.push('checked');
+    clearTimeout(slowAnswer);
+    answer(['127.0.0.1']);
+    await answered;
+    expect([err.code, err.param]).toEqual(['image_fetch_failed', 'image_url']);
+    expect(events.slice(0, 2)).toEqual(['fetch settled', 'checked']);
+    expect(resolve).toHaveBeenCalledTimes(1);
+    // The late answer opens no connection.
+    await new Promise((r) => setImmediate(r));
+    expect(requestSpy).not.toHaveBeenCalled();
+    expect(requests).toHaveLength(0);
+  });
+
+  test.each(['http://img.test:8080/image.png', 'https://img.test:8443/image.png', 'http://img.test:22/'])(
+    '%s: a port other than 80/443 is refused before resolving', async (url) => {
+      noSockets();
+      const resolve = jest.fn(async () => ['93.184.216.34']);
+      await expectRefusedBeforeConnecting(fetchImageBytes(url, { ...opts, allowLoopback: false, resolve }));
+      expect(resolve).not.toHaveBeenCalled();
+    });
+
+  test('the loopback allowance keeps arbitrary ports for loopback only', async () => {
+    // A loopback test server on its random port is reachable...
+    expect(await fetchImageBytes(local('/image.png'), opts)).toEqual(png);
+    requests = [];
+    requestSpy.mockClear();
+    // ...a public address on that kind of port is not.
+    noSockets();
+    const resolve = jest.fn(async () => ['93.184.216.34']);
+    await expectRefusedBeforeConnecting(fetchImageBytes('http://img.test:8080/image.png', { ...opts, resolve }));
+    expect(resolve).toHaveBeenCalledTimes(1);
+  });
+
+  test('allowedPorts configures the ports', async () => {
+    noSockets();
+    const resolve = jest.fn(async () => ['93.184.216.34']);
+    await expectRefusedBeforeConnecting(
+      fetchImageBytes('http://img.test/image.png', { ...opts, allowLoopback: false, allowedPorts: [8080], resolve }),
+    );
+    expect(resolve).not.toHaveBeenCalled();
+  });
+});

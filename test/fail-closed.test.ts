@@ -1,0 +1,58 @@
+/**
+ * Fail closed (issue 7, item 7): with NODE_ENV=production each process refuses
+ * to start when a variable it would otherwise default (database URL, Stripe
+ * key, signing keys) is missing, and gets past that check when all are set.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { PRODUCTION_REQUIRED_ENV } from '../lib/config';
+import { startService } from '../dev/processes';
+
+const root = path.resolve(__dirname, '..');
+const tsx = path.join(root, 'node_modules/.bin/tsx');
+
+const productionEnv = {
+  NODE_ENV: 'production',
+  DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://adplatform:adplatform@127.0.0.1:5432/adplatform_test',
+  STRIPE_SECRET_KEY: 'sk_test_not_used_by_this_test',
+  TRACKING_SIGNING_KEYS: 'prod1:a-production-secret-of-some-length',
+  // The worker started below must not take other tests' tasks.
+  TEMPORAL_TASK_QUEUE: `fail-closed-${process.pid}`,
+};
+
+const processes = [
+  { entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT' },
+  { entry: 'worker/main.ts', ready: /worker ready/, portVariable: 'WORKER_UNUSED_PORT' },
+  { entry: 'auction/server.ts', ready: /auction listening/, portVariable: 'AUCTION_PORT' },
+];
+
+/** Runs `entry` to its exit; its exit code and everything it printed. */
+function runToExit(entry: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(tsx, [path.join(root, entry)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    // A process that wrongly starts would never exit: stop it once it says it is up.
+    child.stdout.on('data', () => { if (/listening|ready/.test(output)) child.kill('SIGKILL'); });
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe.each(processes)('$entry with NODE_ENV=production', ({ entry, ready, portVariable }) => {
+  test.each(PRODUCTION_REQUIRED_ENV)('refuses to start without %s', async (variable) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...productionEnv, PORT: '0', AUCTION_PORT: '0' };
+    delete env[variable];
+    const { code, output } = await runToExit(entry, env);
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull(); // exited by itself, not killed after starting
+    expect(output).toContain('refusing to start with NODE_ENV=production');
+    expect(output).toContain(variable);
+  }, 60_000);
+
+  test('starts when every required variable is set', async () => {
+    const service = await startService({ entry, ready, portVariable, env: productionEnv });
+    await service.stop();
+    expect(service.output()).not.toContain('refusing to start');
+  }, 90_000);
+});
