@@ -55,7 +55,7 @@ export const unixSeconds = z.int().min(0).max(MAX_UNIX_SECONDS).describe('Unix s
  */
 export const HTTP_URL_PATTERN = /^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,4})?([/?#][^\s]*)?$/;
 export const httpUrl = (max: number, message: string) =>
-  z.string().min(1).max(max).regex(HTTP_URL_PATTERN, message).refine(isHttpUrl, message).meta({ format: 'uri' });
+  z.string().min(1).max(max).regex(HTTP_URL_PATTERN, message).refine(isHttpUrl, message);
 
 export function isHttpUrl(value: string): boolean {
   try {

@@ -1,0 +1,43 @@
+/**
+ * DESIGN.md's layers, checked on the source: no folder imports api/, the
+ * domain knows neither Express nor Temporal, lib/ imports nothing above it.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '..');
+
+function sources(folder: string): string[] {
+  const dir = path.join(root, folder);
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return sources(path.join(folder, name));
+    return name.endsWith('.ts') ? [path.join(folder, name)] : [];
+  });
+}
+
+/** Every module a file imports (static or dynamic), resolved to a root-relative path or a package name. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(root, file), 'utf8');
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map(([, spec]) =>
+    spec.startsWith('.') ? path.relative(root, path.resolve(path.dirname(path.join(root, file)), spec)) : spec,
+  );
+}
+
+function offenders(folders: string[], forbidden: (target: string) => boolean): string[] {
+  return folders.flatMap((folder) => sources(folder).flatMap((file) => importsOf(file).filter(forbidden).map((target) => `${file} -> ${target}`)));
+}
+
+test('no folder but api/ itself imports api/', () => {
+  const folders = ['domain', 'lib', 'workflows', 'activities', 'auction', 'bin', 'worker', 'bench', 'dev', 'scripts'];
+  expect(offenders(folders, (target) => target === 'api' || target.startsWith('api/'))).toEqual([]);
+});
+
+test('the domain knows neither Express nor Temporal', () => {
+  expect(offenders(['domain'], (target) => target === 'express' || target.startsWith('@temporalio/'))).toEqual([]);
+});
+
+test('lib/ imports nothing above it', () => {
+  const above = ['api', 'domain', 'workflows', 'activities', 'auction', 'bin', 'worker', 'bench', 'dev'];
+  expect(offenders(['lib'], (target) => above.some((layer) => target === layer || target.startsWith(`${layer}/`)))).toEqual([]);
+});
