@@ -26,7 +26,11 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+  /**
+   * SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. On
+   * SIGTERM the api finishes its background writes and closes, each step bounded
+   * (api/server.ts), so the default grace outlasts its whole shutdown.
+   */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -63,11 +67,14 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     port,
     child,
     output: () => output,
-    stop: (graceMs = 10_000) => stopProcess(child, graceMs),
+    stop: (graceMs = STOP_GRACE_MS) => stopProcess(child, graceMs),
   };
 }
 
-export function stopProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
+/** Longer than the api's bounded shutdown: three steps of config.timeouts.closeMs (5 s by default). */
+const STOP_GRACE_MS = 20_000;
+
+export function stopProcess(child: ChildProcess, graceMs = STOP_GRACE_MS): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const force = setTimeout(() => child.kill('SIGKILL'), graceMs);

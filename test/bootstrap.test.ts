@@ -1,6 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { freePort } from '../dev/processes';
 
 /**
  * The bootstrap from a fresh state: a PostgreSQL cluster, a data folder and
@@ -11,24 +12,36 @@ import path from 'node:path';
 const root = path.resolve(__dirname, '..');
 const dataDir = mkdtempSync('/tmp/adplatform-bootstrap-');
 chmodSync(dataDir, 0o755); // ClickHouse runs as its own user and must reach its folder
-const ports = { pg: 15432, chHttp: 18123, chTcp: 19000, temporal: 17233, temporalUi: 18233 };
-const pgCluster = 'adplatform_bootstrap_test';
+/** Unique per run, so two runs on one machine never meet, and anything by this name is ours. */
+const pgCluster = `adplatform_bootstrap_${process.pid}_${Date.now()}`;
 const pgVersion = execFileSync('ls', ['/usr/lib/postgresql']).toString().trim().split('\n').sort().pop()!;
+/** Free loopback ports, picked in beforeAll. */
+const ports = { pg: 0, chHttp: 0, chTcp: 0, temporal: 0, temporalUi: 0 };
+let env: NodeJS.ProcessEnv;
 
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  ADPLATFORM_DATA_DIR: dataDir,
-  ADPLATFORM_CLICKHOUSE_HTTP_PORT: String(ports.chHttp),
-  ADPLATFORM_CLICKHOUSE_TCP_PORT: String(ports.chTcp),
-  ADPLATFORM_TEMPORAL_PORT: String(ports.temporal),
-  ADPLATFORM_TEMPORAL_UI_PORT: String(ports.temporalUi),
-  ADPLATFORM_PG_CLUSTER: pgCluster,
-  ADPLATFORM_PG_PORT: String(ports.pg),
-  CLICKHOUSE_DATABASE: 'adplatform_bootstrap_test',
-};
-delete env.DATABASE_URL;
-delete env.CLICKHOUSE_URL;
-delete env.TEMPORAL_ADDRESS;
+beforeAll(async () => {
+  const taken = new Set<number>();
+  for (const name of Object.keys(ports) as (keyof typeof ports)[]) {
+    let port = await freePort();
+    while (taken.has(port)) port = await freePort();
+    taken.add(port);
+    ports[name] = port;
+  }
+  env = {
+    ...process.env,
+    ADPLATFORM_DATA_DIR: dataDir,
+    ADPLATFORM_CLICKHOUSE_HTTP_PORT: String(ports.chHttp),
+    ADPLATFORM_CLICKHOUSE_TCP_PORT: String(ports.chTcp),
+    ADPLATFORM_TEMPORAL_PORT: String(ports.temporal),
+    ADPLATFORM_TEMPORAL_UI_PORT: String(ports.temporalUi),
+    ADPLATFORM_PG_CLUSTER: pgCluster,
+    ADPLATFORM_PG_PORT: String(ports.pg),
+    CLICKHOUSE_DATABASE: 'adplatform_bootstrap_test',
+  };
+  delete env.DATABASE_URL;
+  delete env.CLICKHOUSE_URL;
+  delete env.TEMPORAL_ADDRESS;
+});
 
 function bootstrap(): Promise<{ code: number; log: string }> {
   return new Promise((resolve) => {
@@ -55,13 +68,12 @@ async function healthy(url: string) {
 const pgReady = () => {
   try { execFileSync('pg_isready', ['-h', '127.0.0.1', '-p', String(ports.pg)]); return true; } catch { return false; }
 };
-const dropCluster = () => {
-  try { execFileSync('pg_dropcluster', ['--stop', pgVersion, pgCluster], { stdio: 'ignore' }); } catch { /* not there */ }
-};
-beforeAll(dropCluster); // a cluster left by an interrupted run would not be "fresh"
+const clusterExists = () =>
+  execFileSync('pg_lsclusters', ['-h']).toString().split('\n').some((line) => line.split(/\s+/)[1] === pgCluster);
 
+// Only what this run created: its own cluster (unique name), its own processes (found by its own data folder).
 afterAll(() => {
-  dropCluster();
+  if (clusterExists()) execFileSync('pg_dropcluster', ['--stop', pgVersion, pgCluster], { stdio: 'ignore' });
   for (const pid of [...clickhousePids(), ...temporalPids()]) {
     try { process.kill(Number(pid), 'SIGKILL'); } catch { /* already gone */ }
   }
@@ -69,6 +81,7 @@ afterAll(() => {
 });
 
 test('creates and starts PostgreSQL, ClickHouse and Temporal from nothing, health-checked, and applies the schemas', async () => {
+  expect(clusterExists()).toBe(false);
   const first = await bootstrap();
   expect(first.code).toBe(0);
   expect(first.log).toContain(`creating PostgreSQL ${pgVersion} cluster ${pgCluster}`);
