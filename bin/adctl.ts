@@ -4,7 +4,9 @@
  * error on stderr and exits non-zero.
  */
 import { parseArgs } from 'node:util';
-import { createDb, type Db } from '../lib/db';
+import { closeDb, createDb, type Db } from '../lib/db';
+import { config } from '../lib/config';
+import { closeWithin } from '../lib/deadline';
 import { createMember, createOrganization, deleteOrganization, findOrganization, type Role } from '../domain/organizations/service';
 import { isUuid } from '../domain/ids';
 
@@ -73,7 +75,7 @@ async function run(db: Db, argv: string[]): Promise<object> {
       try {
         return await reviewCampaign(db, temporal, campaignId, verb === 'approve' ? 'approved' : 'rejected', values.reason);
       } finally {
-        await temporal.connection.close();
+        await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
       }
     }
     default:
@@ -92,7 +94,7 @@ async function main() {
     if (err instanceof UsageError) process.stderr.write(`${USAGE}\n`);
     return err instanceof UsageError ? 2 : 1;
   } finally {
-    await db.$disconnect();
+    await closeDb(db);
   }
 }
 

@@ -7,6 +7,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { startStripeEmulator } from './stripe-emulator/server';
+import { config } from '../lib/config';
+import { closeWithin } from '../lib/deadline';
 
 const root = path.resolve(__dirname, '..');
 
@@ -55,7 +57,8 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
         await exited;
         clearTimeout(force);
       }
-      await stripe.close();
+      // Bounded: a keep-alive client must not hold the run's teardown open.
+      await closeWithin(config.timeouts.closeMs, 'stripe emulator close', () => stripe.close());
     },
   };
 }

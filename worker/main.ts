@@ -1,8 +1,9 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { temporalConfig } from '../temporal.config';
 import { createActivities } from '../activities';
-import { assertProductionConfig } from '../lib/config';
-import { createDb } from '../lib/db';
+import { assertProductionConfig, config } from '../lib/config';
+import { closeDb, createDb } from '../lib/db';
+import { closeWithin } from '../lib/deadline';
 import { createAssetStore } from '../lib/asset-store';
 import { createStripeClient } from '../lib/stripe';
 import { createCreativeGenerator } from '../domain/creatives/generator';
@@ -26,8 +27,8 @@ async function main() {
   // SIGINT/SIGTERM: the SDK's runtime shuts the worker down itself (a second shutdown would throw).
   console.log(`worker ready on task queue ${temporalConfig.taskQueues.main}`);
   await worker.run();
-  await connection.close();
-  await db.$disconnect();
+  await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => connection.close());
+  await closeDb(db);
 }
 
 main().catch((err) => {
