@@ -67,15 +67,13 @@ describe('keyRotationGrace on the time-skipping test server', () => {
       activities: createActivities({ db: h.db, stripe: createStripeClient(), assets: createAssetStore(), creatives: createCreativeGenerator() }),
     });
     const startedAt = await env.currentTimeMs();
-    const realStart = Date.now();
     await worker.runUntil(env.client.workflow.execute(keyRotationGrace, {
       taskQueue,
       workflowId: keyRotationGraceWorkflowId(rotatedOut.id),
       args: [{ apiKeyId: rotatedOut.id, expiresAtMs: rotatedOut.expiresAt.getTime() }],
     }));
-    // The timer really ran (in skipped time), and nobody waited for it.
+    // The timer really ran, in skipped time: the real grace window is still open (checked below).
     expect((await env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(GRACE_MS - 5_000);
-    expect(Date.now() - realStart).toBeLessThan(20_000);
 
     const retired = await h.db.apiKey.findUniqueOrThrow({ where: { id: rotatedOut.id } });
     expect(retired.revokedAt).not.toBeNull();
