@@ -45,7 +45,7 @@ export function apiKeyOperations(db: Db, temporal: Client): Operation[] {
       id: 'createApiKey', method: 'post', path: `${BASE}/`, tag, auth: 'session', body: createApiKeySchema,
       summary: 'Mint an API key; rotates the active key, which stays valid for a 30-minute grace window',
       success: { status: 201, description: 'The new key, with its secret (shown once)', schema: envelope(z.object({ api_key: apiKeyRecordSchema.extend({ secret: z.string() }) })) },
-      errors: ['string_too_long', 'invalid_value'],
+      errors: ['string_too_long', 'invalid_value', 'rate_limit_exceeded'],
       handle: async ({ body }, _req, res) => {
         const { organizationId } = sessionAuthOf(res);
         const minted = await mintApiKey(db, organizationId, body.name);
