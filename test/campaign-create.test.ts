@@ -7,6 +7,7 @@ import { insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
 import { adctl, pipBinary } from './support/cli';
 import { emulatorStripe, intentsWhere } from './support/stripe';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { closeWithin } from '../lib/deadline';
 
 /**
  * POST /v1/campaigns end to end: the API, the campaign-creation saga on the
@@ -78,7 +79,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h.close();
-  await temporal.connection.close();
+  await closeWithin(5_000, 'temporal connection', () => temporal.connection.close());
   await new Promise((r) => imageServer.close(r));
 });
 

@@ -6,14 +6,14 @@ import { templateGenerator } from '../domain/creatives/generator';
 import { campaignCreateSchema } from '../domain/campaigns/schema';
 import { parseOrThrow } from '../lib/validation';
 import { createAssetStore, type AssetStore } from '../lib/asset-store';
-import { createDb } from '../lib/db';
+import { closeDb, createDb } from '../lib/db';
 import { insertAd, insertAdGroup, insertCampaign, organizationIdOf, uniquePng } from './support/fixtures';
 import { newOrg } from './support/harness';
 
 /** The saga's tree activities under failure: compensations that can be retried, and persists that come too late. */
 const db = createDb(undefined, 3);
 const store = createAssetStore();
-afterAll(() => db.$disconnect());
+afterAll(() => closeDb(db));
 
 /** A store whose first `delete` fails, as an S3 blip would. */
 function flakyStore(inner: AssetStore): AssetStore & { failures: number } {

@@ -38,9 +38,9 @@ async function createCampaign(db: Db, temporal: Client, organizationId: string, 
 }
 
 /**
- * Client errors (4xx) are responses too: stored and replayed. A 5xx means
- * nothing was created; it is answered but not stored, so a retry with the same
- * key runs the request again.
+ * Client errors (4xx) are responses too: stored and replayed. A 5xx is answered
+ * but not stored: after a failed saga (nothing was created) a retry with the same
+ * key runs it again; after a 503 request_timeout it attaches to the same run.
  */
 async function asResponse(run: () => Promise<StoredResponse>): Promise<StoredResponse> {
   try {
