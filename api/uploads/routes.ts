@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash';
-import express, { Router } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { defineOperation, type Operation } from '../../lib/http/operations';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
 import { z } from 'zod';
@@ -31,8 +31,9 @@ function newFileId(ext: string, now = new Date()): string {
  * `POST /v1/upload`. It reads its own body: multipart is read as a stream with
  * the 5 MB cap, JSON (`image_url`) with the usual 1 MB limit.
  */
+const parseJson = express.json({ limit: JSON_BODY_LIMIT });
+
 export function uploadOperation(db: Db, store: AssetStore): Operation {
-  const parseJson = express.json({ limit: JSON_BODY_LIMIT });
   return defineOperation({
     id: 'uploadImage', method: 'post', path: '/v1/upload', tag: 'Uploads', auth: 'apiKey',
     summary: 'Upload an image (PNG, JPEG or WebP, at most 5 MB): a multipart `file` part, or JSON `image_url` fetched by the service',
@@ -42,46 +43,49 @@ export function uploadOperation(db: Db, store: AssetStore): Operation {
     },
     success: { status: 201, description: 'Stored; reference it as `file_id` in a chat_card creative', schema: uploadResponseSchema },
     errors: [...IMAGE_ERRORS, 'invalid_json', 'body_too_large'],
-    handle: async (_input, req, res) => {
-    let bytes: Buffer;
-    let param: 'file' | 'image_url';
-    if (req.is('multipart/form-data')) {
-      param = 'file';
-      // A failed multipart read leaves the client mid-body: close rather than reuse the socket.
-      const part = await readFilePart(req, { maxBytes: MAX_UPLOAD_BYTES }).catch((err) => {
-        res.set('Connection', 'close');
-        throw err;
-      });
-      // Exactly one input: a multipart body naming an image_url as well is ambiguous.
-      if (part.otherFields.includes('image_url')) {
-        throw new DomainError('invalid_value', 'Send either a `file` part or `image_url`, not both', 'image_url');
-      }
-      bytes = part.bytes;
-    } else if (req.is('application/json')) {
-      param = 'image_url';
-      await new Promise<void>((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
-      const body = req.body as unknown;
-      if (body === null || typeof body !== 'object' || Array.isArray(body) || !('image_url' in body)) throw neither();
-      // The guard itself refuses anything that is not an absolute http(s) URL string.
-      bytes = await fetchImageBytes((body as { image_url: string }).image_url, {
-        maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, allowLoopback: config.imageFetch.allowLoopback, loopbackOnly: config.imageFetch.loopbackOnly,
-      });
-    } else {
-      throw neither();
-    }
-    const image = await inspectImage(bytes).catch((err) => { throw err instanceof DomainError ? err.withParam(param) : err; });
-    const fileId = newFileId(image.ext);
-    await store.put(fileId, bytes);
-    await db.upload.create({
-      data: {
-        fileId, organizationId: apiKeyAuthOf(res).organizationId,
-        sha256: sha256Hex(bytes),
-        ext: image.ext, mime: image.mime, width: image.width, height: image.height, sizeBytes: bytes.length,
-      },
+    handle: (_input, req, res) => receiveUpload(db, store, req, res),
+  });
+}
+
+/** The image of one upload request, checked, stored and recorded. */
+async function receiveUpload(db: Db, store: AssetStore, req: Request, res: Response): Promise<{ file_id: string }> {
+  let bytes: Buffer;
+  let param: 'file' | 'image_url';
+  if (req.is('multipart/form-data')) {
+    param = 'file';
+    // A failed multipart read leaves the client mid-body: close rather than reuse the socket.
+    const part = await readFilePart(req, { maxBytes: MAX_UPLOAD_BYTES }).catch((err) => {
+      res.set('Connection', 'close');
+      throw err;
     });
-    return { file_id: fileId };
+    // Exactly one input: a multipart body naming an image_url as well is ambiguous.
+    if (part.otherFields.includes('image_url')) {
+      throw new DomainError('invalid_value', 'Send either a `file` part or `image_url`, not both', 'image_url');
+    }
+    bytes = part.bytes;
+  } else if (req.is('application/json')) {
+    param = 'image_url';
+    await new Promise<void>((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+    const body = req.body as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body) || !('image_url' in body)) throw neither();
+    // The guard itself refuses anything that is not an absolute http(s) URL string.
+    bytes = await fetchImageBytes((body as { image_url: string }).image_url, {
+      maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, allowLoopback: config.imageFetch.allowLoopback, loopbackOnly: config.imageFetch.loopbackOnly,
+    });
+  } else {
+    throw neither();
+  }
+  const image = await inspectImage(bytes).catch((err) => { throw err instanceof DomainError ? err.withParam(param) : err; });
+  const fileId = newFileId(image.ext);
+  await store.put(fileId, bytes);
+  await db.upload.create({
+    data: {
+      fileId, organizationId: apiKeyAuthOf(res).organizationId,
+      sha256: sha256Hex(bytes),
+      ext: image.ext, mime: image.mime, width: image.width, height: image.height, sizeBytes: bytes.length,
     },
   });
+return { file_id: fileId };
 }
 
 const MIME_BY_EXT: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
