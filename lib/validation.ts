@@ -83,17 +83,18 @@ export function nulCharacterPath(input: unknown): PropertyKey[] | null {
 
 /**
  * Parses `input` with `schema` or throws the DomainError of the first issue.
- * A NUL character anywhere in the input is `invalid_value` on its field first.
+ * A NUL character in any string the schema accepted is `invalid_value` on its field.
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const nul = nulCharacterPath(input);
+  const result = schema.safeParse(input);
+  if (!result.success) throw issueToError(result.error.issues[0], input);
+  // What the schema kept (unknown query parameters are dropped, so they may hold anything).
+  const nul = nulCharacterPath(result.data);
   if (nul) {
     const param = formatParam(nul);
     throw new DomainError('invalid_value', `${param ?? 'body'} must not contain NUL characters`, param);
   }
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw issueToError(result.error.issues[0], input);
+  return result.data;
 }
 
 /** A JSON body must be an object; `undefined` (no body) reads as `{}`. */
