@@ -36,7 +36,7 @@ export function zodIssueToError(issue: z.core.$ZodIssue, input: unknown): Domain
   const explicit = (issue as { params?: { code?: string } }).params?.code;
   if (explicit) return new DomainError(explicit, issue.message, param);
   const value = valueAt(input, issue.path);
-  if (issue.code === 'invalid_type' && value === undefined) return new DomainError('required', `${param ?? 'body'} is required`, param);
+  if (value === undefined && issue.code !== 'custom') return new DomainError('required', `${param ?? 'body'} is required`, param);
   if (issue.code === 'too_small' && issue.origin === 'string' && value === '') return new DomainError('required', `${param} is required`, param);
   if (issue.code === 'unrecognized_keys') {
     const full = formatParam([...issue.path, issue.keys[0]]);

@@ -28,6 +28,8 @@ export interface ReferenceDspOptions {
   /** Render-cache lifetime for bids (ms). */
   bidTtlMs: number;
   brand: string;
+  /** Scripted answer (tests of the SSP's validation): when it returns something, that is the answer, verbatim. */
+  respond?: (path: string, body: any) => { status: number; body?: unknown } | undefined;
 }
 
 export const DEFAULT_OPTIONS: ReferenceDspOptions = {
@@ -134,6 +136,8 @@ export function startReferenceDsp(initial: Partial<ReferenceDspOptions> = {}, po
       if (received.length < 10_000) received.push({ path, headers: req.headers, body });
       const o = options;
       if (o.latencyMs > 0) await sleep(o.latencyMs);
+      const scripted = o.respond?.(path, body);
+      if (scripted) return send(res, scripted.status, scripted.body);
       if (path === '/native/render') {
         const entry = typeof body?.bidId === 'string' ? bids.get(body.bidId) : undefined;
         if (o.fault === 'expired_render' || !entry || entry.expiresAt <= Date.now()) return send(res, 404, { error: 'bid not found or expired' });
