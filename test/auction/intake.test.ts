@@ -115,7 +115,7 @@ describe('request validation', () => {
     expect(await adRequest(h, '[1,2]')).toEqual({ status: 400, body: err('invalid_value', null) });
     const res = await fetch(`${h.url}/v1/ad_requests`, { method: 'POST', headers: { authorization: `Bearer ${h.publisherKey}`, 'content-type': 'text/plain' }, body: 'hello' });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.code).toBe('invalid_value');
+    expect(((await res.json()) as any).error.code).toBe('invalid_value');
   });
 
   test('valid contextual and opener requests with defaults: 200 with an auction id (no demand: ad null)', async () => {

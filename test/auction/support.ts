@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { createAuction, type Auction, type AuctionDeps } from '../../auction/app';
 import { createClickhouse } from '../../lib/clickhouse/client';
+import { sql } from '../../lib/clickhouse/sql';
 import { createDb, type Db } from '../../lib/db';
 import { createPublisher } from '../../domain/publishers';
 import { addDsp } from '../../domain/dsps';
@@ -102,4 +103,16 @@ export async function adRequest(h: AuctionHarness, body: unknown, token: string 
   let parsed: any = text;
   try { parsed = JSON.parse(text); } catch { /* keep text */ }
   return { status: res.status, body: parsed };
+}
+
+/** The bid rows the auction logged to ClickHouse for one auction (flushes the batch first). */
+export async function loggedBids(h: AuctionHarness, auctionId: string): Promise<any[]> {
+  await h.auction.deps.log.flush();
+  const clickhouse = createClickhouse();
+  try {
+    const rs = await clickhouse.query({ query: sql`SELECT * FROM auction_bids WHERE auction_id = ${auctionId}`, format: 'JSONEachRow' });
+    return await rs.json();
+  } finally {
+    await clickhouse.close();
+  }
 }
