@@ -18,6 +18,8 @@ export function truncateHeadline(text: string, max: number): string {
   const chars = [...text];
   if (chars.length <= max) return text;
   const cut = chars.slice(0, max - 1).join('');
+  // Already at a word's end, or back to the last space when it is not too far.
+  if (chars[max - 1] === ' ') return `${cut.trimEnd()}…`;
   const space = cut.lastIndexOf(' ');
   return `${(space >= max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }

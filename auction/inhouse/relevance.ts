@@ -19,12 +19,11 @@ const STOP_WORDS = new Set(('a an and are as at be but by for from has have how 
 
 export function stem(word: string): string {
   let w = word;
-  for (const suffix of ['ational', 'ization', 'ations', 'ation', 'ness', 'ments', 'ment', 'ings', 'ing', 'ers', 'er', 'ies', 'ied', 'ed', 'es', 's']) {
-    if (w.length - suffix.length >= 3 && w.endsWith(suffix)) {
-      w = w.slice(0, -suffix.length);
-      if (suffix === 'ies' || suffix === 'ied') w += 'y';
-      break;
-    }
+  if (/(sses|xes|ches|shes|zes)$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('s') && !w.endsWith('ss') && w.length > 3) w = w.slice(0, -1);
+  for (const suffix of ['ational', 'ization', 'ation', 'ness', 'ment', 'ing', 'er', 'ed']) {
+    if (w.length - suffix.length >= 3 && w.endsWith(suffix)) { w = w.slice(0, -suffix.length); break; }
   }
   // runn -> run (doubled consonant left by -ing/-er/-ed)
   if (w.length >= 4 && w[w.length - 1] === w[w.length - 2] && !'aeiouls'.includes(w[w.length - 1])) w = w.slice(0, -1);

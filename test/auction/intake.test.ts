@@ -7,7 +7,8 @@ import { hashSecret } from '../../lib/secrets';
 import { adRequest, contextualRequest, startAuction, until, type AuctionHarness } from './support';
 
 let h: AuctionHarness;
-beforeAll(async () => { h = await startAuction(); });
+// In-house demand is switched off (a closed budget gate): other tests' campaigns never fill these auctions.
+beforeAll(async () => { h = await startAuction({ budget: { mayServe: () => false } }); });
 afterAll(async () => { await h.close(); });
 
 const err = (code: string, param: string | null, type = 'invalid_request_error') => ({ error: { message: expect.any(String), type, param, code } });

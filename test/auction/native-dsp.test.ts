@@ -9,9 +9,9 @@ import { addReferenceDsp, adRequest, contextualRequest, loggedBids, removeDsp, s
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 
 let h: AuctionHarness;
-// AQ: no campaign of any test targets Antarctica, so only DSPs bid here.
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', ...o });
-beforeAll(async () => { h = await startAuction({ floorMicros: 100_000 }); });
+// Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
+beforeAll(async () => { h = await startAuction({ floorMicros: 100_000, budget: { mayServe: () => false } }); });
 afterAll(async () => { await h.close(); });
 
 /** The bid rows logged to ClickHouse for the auction that answered `res`. */

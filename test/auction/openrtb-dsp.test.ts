@@ -9,7 +9,8 @@ import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 
 let h: AuctionHarness;
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', ...o });
-beforeAll(async () => { h = await startAuction({ floorMicros: 250_000 }); });
+// Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
+beforeAll(async () => { h = await startAuction({ floorMicros: 250_000, budget: { mayServe: () => false } }); });
 afterAll(async () => { await h.close(); });
 
 describe('the BidRequest', () => {
