@@ -8,7 +8,7 @@ export const MS_BUCKETS = [0.25, 0.5, 1, 2, 3, 4, 5, 7.5, 10, 15, 20, 30, 50, 75
 
 export function createAuctionMetrics(index: { size(): number; loadedAt(): number }) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'auction_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'auction_' });
   const m = {
     registry,
     auctions: new Counter({ name: 'auction_requests_total', help: 'Auctions run, by result (filled, no_fill)', labelNames: ['result'], registers: [registry] }),

@@ -116,3 +116,20 @@ describe('OpenAPI', () => {
     expect(schema.additionalProperties).toBe(false);
   });
 });
+
+describe('the api process serves /metrics too', () => {
+  test('GET /metrics on the api: Prometheus text with request durations in ms', async () => {
+    const { startHarness } = await import('../support/harness');
+    const api = await startHarness();
+    try {
+      await fetch(`${api.url}/healthz`);
+      const res = await fetch(`${api.url}/metrics`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('api_http_request_duration_ms_bucket{le="1",method="GET",route="/healthz",status="200"}');
+      expect(text).toContain('api_process_cpu_user_seconds_total');
+    } finally {
+      await api.close();
+    }
+  });
+});
