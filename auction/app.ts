@@ -4,16 +4,17 @@ import type { Db } from '../lib/db';
 import { BidCache } from './bid-cache';
 import { Catalog } from './catalog';
 import { DspHealth } from './dsp/health';
-import { errorHandler, sendError } from './http-errors';
+import { errorHandler, unknownRoute } from '../lib/http/errors';
+import { mountOperations } from '../lib/http/operations';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
 import { AuctionLog } from './log/writer';
 import { createAuctionMetrics } from './metrics';
-import { auctionOpenApi } from './openapi';
+import { adRequestOperation, auctionOpenApi } from './openapi';
 import { runAuction, type PipelineDeps } from './pipeline';
 import { auctionSettings, type AuctionSettings } from './settings';
 import { authenticatePublisher, intake } from './stages/1-intake';
-import { DomainError } from '../domain/errors';
 import type { DspConfig } from '../domain/dsps';
+import type { PublisherRecord } from '../domain/publishers';
 
 /**
  * The auction service as an Express app over injected dependencies, so tests
@@ -63,16 +64,16 @@ export function createAuction(input: AuctionDeps): Auction {
     res.set('content-type', deps.metrics.registry.contentType);
     res.send(await deps.metrics.registry.metrics());
   });
-  app.get('/v1/openapi.json', (_req, res) => { res.json(auctionOpenApi()); });
-  app.post('/v1/ad_requests',
-    // Authenticate before reading the body: an unknown caller costs no parsing.
-    (req, _res, next) => { res_locals(req).publisher = authenticatePublisher(req.get('authorization'), catalog.publishers); next(); },
-    express.json({ limit: '256kb', strict: false }),
-    async (req, res) => {
-      const ctx = intake(req, res_locals(req).publisher!, floorMicros);
-      res.json(await runAuction(ctx, deps));
-    });
-  app.use((_req, res) => sendError(res, new DomainError('not_found', 'Unrecognized request URL')));
+  const adRequest = adRequestOperation(async ({ body }, req) => runAuction(intake(req, body, publisherOf(req), floorMicros), deps));
+  let openApi: object | undefined;
+  app.get('/v1/openapi.json', (_req, res) => { res.json((openApi ??= auctionOpenApi([adRequest]))); });
+  // The publisher key is checked before the body is read: an unknown caller costs no parsing.
+  app.use('/v1/ad_requests', (req, _res, next) => {
+    (req as AuthedRequest).publisher = authenticatePublisher(req.get('authorization'), catalog.publishers);
+    next();
+  });
+  app.use(mountOperations([adRequest]));
+  app.use(unknownRoute);
   app.use(errorHandler);
 
   return {
@@ -87,5 +88,5 @@ export function createAuction(input: AuctionDeps): Auction {
   };
 }
 
-type Locals = { publisher?: ReturnType<typeof authenticatePublisher> };
-const res_locals = (req: express.Request): Locals => ((req as unknown as { auctionLocals?: Locals }).auctionLocals ??= {});
+type AuthedRequest = express.Request & { publisher?: PublisherRecord };
+const publisherOf = (req: express.Request) => (req as AuthedRequest).publisher!;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { COUNTRY_CODES } from '../lib/countries';
+import { COUNTRY_CODES } from '../domain/countries';
 
 /**
  * POST /v1/ad_requests: the spec's native bid request fields (3-dsp-integration,

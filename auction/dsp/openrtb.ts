@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { DspConfig } from '../../domain/dsps';
-import { ALPHA3, GDPR_COUNTRIES } from '../../lib/countries-iso3';
+import { ALPHA3, GDPR_COUNTRIES } from '../../domain/countries-iso3';
 import { auctionSettings } from '../settings';
 import { headlineLimit } from '../request-schema';
 import type { AuctionContext } from '../types';

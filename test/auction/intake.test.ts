@@ -80,7 +80,7 @@ describe('request validation', () => {
     ['message timestamp not ISO 8601', contextualRequest({ messages: [{ role: 'user', content: 'x', timestamp: 'yesterday' }, { role: 'assistant', content: 'y' }] }), 'invalid_value', 'messages[0].timestamp'],
     ['message unknown field', contextualRequest({ messages: [{ role: 'user', content: 'x', name: 'n' }, { role: 'assistant', content: 'y' }] }), 'invalid_value', 'messages[0].name'],
     ['ad_formats unknown value', contextualRequest({ ad_formats: ['banner'] }), 'invalid_value', 'ad_formats[0]'],
-    ['ad_formats empty', contextualRequest({ ad_formats: [] }), 'invalid_value', 'ad_formats'],
+    ['ad_formats empty', contextualRequest({ ad_formats: [] }), 'required', 'ad_formats'],
     ['ad_formats repeated', contextualRequest({ ad_formats: ['poll', 'poll'] }), 'invalid_value', 'ad_formats'],
     ['prefetched not a boolean', contextualRequest({ prefetched: 'yes' }), 'invalid_value', 'prefetched'],
     ['request_id not a string', contextualRequest({ request_id: 5 }), 'invalid_value', 'request_id'],
@@ -111,12 +111,18 @@ describe('request validation', () => {
     expect(res).toEqual({ status: 400, body: err(code, param) });
   });
 
-  test('malformed JSON, a non-object body and a non-JSON content type: 400 invalid_value', async () => {
-    expect(await adRequest(h, '{"userId":')).toEqual({ status: 400, body: err('invalid_value', null) });
+  test('malformed JSON: 400 invalid_json; a non-object body: 400 invalid_value; another content type: 415 (the api\'s codes)', async () => {
+    expect(await adRequest(h, '{"userId":')).toEqual({ status: 400, body: err('invalid_json', null) });
     expect(await adRequest(h, '[1,2]')).toEqual({ status: 400, body: err('invalid_value', null) });
     const res = await fetch(`${h.url}/v1/ad_requests`, { method: 'POST', headers: { authorization: `Bearer ${h.publisherKey}`, 'content-type': 'text/plain' }, body: 'hello' });
-    expect(res.status).toBe(400);
-    expect(((await res.json()) as any).error.code).toBe('invalid_value');
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as any).error.code).toBe('unsupported_media_type');
+  });
+
+  test('other methods on the path: 405 with Allow', async () => {
+    const res = await fetch(`${h.url}/v1/ad_requests`, { headers: { authorization: `Bearer ${h.publisherKey}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
   });
 
   test('valid contextual and opener requests with defaults: 200 with an auction id (no demand: ad null)', async () => {
