@@ -32,4 +32,7 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
 });
-process.on('message', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
+process.on('message', (m) => {
+  if (m === 'cpu') { process.send!({ cpu: process.cpuUsage() }); return; }
+  server.closeAllConnections(); server.close(() => process.exit(0));
+});

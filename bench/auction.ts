@@ -25,7 +25,7 @@ const RATES = (process.env.BENCH_RATES ?? '100,200,300,400,500,600,800,1000,1200
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 3);
 const TARGET_RPS = 500;
 
-interface StepResult { rate: number; achieved: number; ok: boolean; p50: number; p99: number; overheadP50: number; overheadP99: number; errors: number }
+interface StepResult { cpuMsPerRequest?: number; rate: number; achieved: number; ok: boolean; p50: number; p99: number; overheadP50: number; overheadP99: number; errors: number }
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -88,15 +88,24 @@ async function step(pool: Pool, pathName: string, headers: Record<string, string
   };
 }
 
-async function ramp(label: string, port: number, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string) {
+function cpuOf(proc: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    proc.once('message', (m: any) => resolve((m.cpu.user + m.cpu.system) / 1000));
+    proc.send('cpu');
+  });
+}
+
+async function ramp(label: string, proc: ChildProcess, port: number, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string) {
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 256, keepAliveTimeout: 30_000 });
   // Warm-up: JIT, connection pools, the index.
   await step(pool, pathName, headers, makeBody, 100);
   const results: StepResult[] = [];
   for (const rate of RATES) {
+    const cpuBefore = await cpuOf(proc);
     const r = await step(pool, pathName, headers, makeBody, rate);
+    r.cpuMsPerRequest = round(((await cpuOf(proc)) - cpuBefore) / Math.round(rate * STEP_SECONDS));
     results.push(r);
-    console.log(`${label.padEnd(8)} rate=${rate}/s achieved=${r.achieved}/s p50=${r.p50}ms p99=${r.p99}ms overhead p50=${r.overheadP50}ms p99=${r.overheadP99}ms errors=${r.errors}${r.ok ? '' : '  (not sustained)'}`);
+    console.log(`${label.padEnd(8)} rate=${rate}/s achieved=${r.achieved}/s p50=${r.p50}ms p99=${r.p99}ms overhead p50=${r.overheadP50}ms p99=${r.overheadP99}ms cpu=${r.cpuMsPerRequest}ms/req errors=${r.errors}${r.ok ? '' : '  (not sustained)'}`);
     if (!r.ok) break;
   }
   await pool.close();
@@ -131,11 +140,11 @@ async function main() {
 
   try {
     const auction = await child('auction-server.ts', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' });
-    const auctionResults = await ramp('auction', auction.port, '/v1/ad_requests', { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' }, body);
+    const auctionResults = await ramp('auction', auction.proc, auction.port, '/v1/ad_requests', { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' }, body);
     await stop(auction.proc);
 
     const floor = await child('auction-floor.ts', { FLOOR_DSPS: dsps.map((d) => `${d.url}/native/bid`).join(',') });
-    const floorResults = await ramp('floor', floor.port, '/', { 'content-type': 'application/json' }, body);
+    const floorResults = await ramp('floor', floor.proc, floor.port, '/', { 'content-type': 'application/json' }, body);
     await stop(floor.proc);
 
     const best = (rs: StepResult[]) => rs.filter((r) => r.ok).pop();
