@@ -28,8 +28,6 @@ export interface AuctionDeps {
   settings?: Partial<AuctionSettings>;
   budget?: BudgetGate;
   ctr?: CtrEstimator;
-  /** CPM floor in micros for every auction (default AUCTION_FLOOR_MICROS, 0). */
-  floorMicros?: number;
   databaseUrl?: string;
   /** Which enabled DSPs this instance calls (default all); tests and the bench narrow it to their own. */
   dspFilter?: (dsp: DspConfig) => boolean;
@@ -54,7 +52,6 @@ export function createAuction(input: AuctionDeps): Auction {
     settings,
     inhouse: { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr },
   };
-  const floorMicros = input.floorMicros ?? Number(process.env.AUCTION_FLOOR_MICROS ?? 0);
 
   const app = express();
   app.disable('x-powered-by');
@@ -64,7 +61,7 @@ export function createAuction(input: AuctionDeps): Auction {
     res.set('content-type', deps.metrics.registry.contentType);
     res.send(await deps.metrics.registry.metrics());
   });
-  const adRequest = adRequestOperation(async ({ body }, req) => runAuction(intake(req, body, publisherOf(req), floorMicros), deps));
+  const adRequest = adRequestOperation(async ({ body }, req) => runAuction(intake(req, body, publisherOf(req), settings.floorMicros), deps));
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => { res.json((openApi ??= auctionOpenApi([adRequest]))); });
   // The publisher key is checked before the body is read: an unknown caller costs no parsing.

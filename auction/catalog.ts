@@ -23,8 +23,6 @@ export class Catalog {
   ads: IndexedAd[] = [];
   /** Date.now() of the last successful ad-index load. */
   adsLoadedAt = 0;
-  /** Increments after every reload (tests wait on it). */
-  generation = 0;
   private listener: Client | null = null;
   private pending = new Set<Part>();
   private timer: NodeJS.Timeout | null = null;
@@ -79,17 +77,6 @@ export class Catalog {
       if (part === 'publishers') this.publishers = await loadEnabledPublishers(this.db);
       if (part === 'dsps') this.dsps = (await loadEnabledDsps(this.db)).filter(this.opts.dspFilter ?? (() => true));
     }));
-    this.generation += 1;
-  }
-
-  /** Resolves after the next reload that starts after now (tests: "wait for the event"). */
-  async waitForReload(timeoutMs = 10_000): Promise<void> {
-    const target = this.generation + 1;
-    const until = Date.now() + timeoutMs;
-    while (this.generation < target) {
-      if (Date.now() > until) throw new Error('catalog did not reload in time');
-      await new Promise((r) => setTimeout(r, 10));
-    }
   }
 
   async close() {

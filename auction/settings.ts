@@ -23,6 +23,8 @@ export const auctionSettings = {
   renderReserveMs: intFromEnv('AUCTION_RENDER_RESERVE_MS', 60),
   /** A DSP that would get less than this is not called (`insufficient_time`). */
   minDspTimeMs: intFromEnv('AUCTION_MIN_DSP_MS', 10),
+  /** CPM floor (micros) of every auction: OpenRTB bidfloor; lower bids are below_floor. */
+  floorMicros: intFromEnv('AUCTION_FLOOR_MICROS', 0),
   /** Concurrent outgoing DSP calls per auction (p-limit). */
   fanOutConcurrency: intFromEnv('AUCTION_FANOUT', 16),
   /** Bids cached for render (spec: about 60 s). */

@@ -11,7 +11,7 @@ import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 let h: AuctionHarness;
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', ...o });
 // Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
-beforeAll(async () => { h = await startAuction({ floorMicros: 100_000, budget: { mayServe: () => false } }); });
+beforeAll(async () => { h = await startAuction({ settings: { floorMicros: 100_000 }, budget: { mayServe: () => false } }); });
 afterAll(async () => { await h.close(); });
 
 /** The bid rows logged to ClickHouse for the auction that answered `res`. */

@@ -29,7 +29,7 @@ export async function startAuction(overrides: Partial<AuctionDeps> = {}, publish
   const clickhouse = createClickhouse();
   const dspIds = new Set<string>();
   const { publisher_id, publisher_key } = await createPublisher(db, { name: `Test host ${randomBytes(3).toString('hex')}`, domain: 'Chat.Example.COM', ...publisher });
-  const auction = createAuction({ db, clickhouse, dspFilter: (d) => dspIds.has(d.id), settings: { logFlushMs: 200 }, ...overrides });
+  const auction = createAuction({ db, clickhouse, dspFilter: (d) => dspIds.has(d.id), ...overrides, settings: { logFlushMs: 200, ...overrides.settings } });
   await auction.start();
   const server: Server = await new Promise((resolve) => { const s = auction.app.listen(0, '127.0.0.1', () => resolve(s)); });
   return {
