@@ -1,4 +1,5 @@
 import express, { Router } from 'express';
+import { createHttpMetrics } from '../lib/http-metrics';
 import type { Client } from '@temporalio/client';
 import { config } from '../lib/config';
 import type { AssetStore } from '../lib/asset-store';
@@ -39,6 +40,9 @@ export function createApp(deps: AppDeps) {
   app.set('etag', false);
   app.use(requestId);
 
+  const metrics = createHttpMetrics('api');
+  app.use(metrics.middleware);
+  app.get('/metrics', metrics.handler);
   app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
   // Every `/v1` operation, declared once: mounted below and documented from the same list.
   const v1Operations = [

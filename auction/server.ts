@@ -1,22 +1,41 @@
-import express from 'express';
+import { createClickhouse } from '../lib/clickhouse/client';
 import { assertProductionConfig, config } from '../lib/config';
-
-assertProductionConfig();
+import { createDb } from '../lib/db';
+import { createAuction } from './app';
 
 /**
- * The standalone auction service (no Temporal on the hot path). For now it
- * answers health checks; the chat-host auction API lands with its own issue.
+ * The standalone auction service (no Temporal, no per-request database query).
+ * SIGTERM/SIGINT: stop accepting, finish in-flight auctions, drain the
+ * ClickHouse log batch, exit.
  */
-const app = express();
-app.disable('x-powered-by');
-app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
-app.use((_req, res) => {
-  res.status(404).json({ error: { message: 'Unrecognized request URL', type: 'invalid_request_error', param: null, code: 'not_found' } });
-});
+async function main() {
+  assertProductionConfig();
+  const db = createDb(undefined, 3);
+  const clickhouse = createClickhouse();
+  const auction = createAuction({ db, clickhouse });
+  await auction.start();
+  const server = auction.app.listen(config.auction.port, config.api.host, () => {
+    console.log(`auction listening on http://${config.api.host}:${config.auction.port}`);
+  });
+  server.keepAliveTimeout = 65_000;
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close(async () => {
+      await auction.close();
+      await clickhouse.close();
+      await db.$disconnect();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 3000).unref();
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
 
-const server = app.listen(config.auction.port, config.api.host, () => {
-  console.log(`auction listening on http://${config.api.host}:${config.auction.port}`);
+main().catch((err) => {
+  console.error(`auction failed to start: ${(err as Error).message}`);
+  process.exit(1);
 });
-const shutdown = () => { server.close(() => process.exit(0)); server.closeAllConnections(); };
-process.once('SIGINT', shutdown);
-process.once('SIGTERM', shutdown);

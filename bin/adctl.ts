@@ -16,7 +16,14 @@ const USAGE = `usage:
   adctl org create --name N [--domain D] [--payment-method PM [--customer CUS]] [--no-ad-account]
   adctl org delete --org ORG
   adctl member create --org ORG --role owner|admin|member
-  adctl review approve|reject CAMPAIGN_ID [--reason R]`;
+  adctl review approve|reject CAMPAIGN_ID [--reason R]
+  adctl publisher create --name N [--domain D] [--tmax MS]
+  adctl publisher list
+  adctl dsp add --name N --protocol native|openrtb --bid-url U [--render-url U] [--key K] [--auth bearer|url] [--site-id ID] [--publisher-id ID]
+  adctl dsp list
+  adctl dsp disable DSP_ID
+  adctl dsp check URL --protocol native|openrtb [--key K] [--render-url U]
+  adctl dsp report [--dsp ID] [--since ISO-8601]`;
 
 function options<S extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: S) {
   try {
@@ -77,6 +84,17 @@ async function run(db: Db, argv: string[]): Promise<object> {
       } finally {
         await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
       }
+    }
+    case 'publisher create':
+    case 'publisher list':
+    case 'dsp add':
+    case 'dsp list':
+    case 'dsp disable':
+    case 'dsp check':
+    case 'dsp report': {
+      // The supply-side commands live beside the auction's domain (bin/adctl-supply.ts).
+      const { runSupplyCommand } = await import('./adctl-supply');
+      return runSupplyCommand(db, command, rest, (args, spec) => options(args, spec), (m) => new UsageError(m));
     }
     default:
       throw new UsageError(`unknown command: ${command.trim() || '(none)'}`);

@@ -37,7 +37,8 @@ function issueToError(issue: z.core.$ZodIssue, input: unknown): DomainError {
   const explicit = (issue as { params?: { code?: string } }).params?.code;
   if (explicit) return new DomainError(explicit, issue.message, param);
   const value = valueAt(input, issue.path);
-  if (issue.code === 'invalid_type' && value === undefined) {
+  // A missing enum field is zod's `invalid_value` with no input: still `required`, as documented above.
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && value === undefined) {
     return new DomainError('required', `${param ?? 'body'} is required`, param);
   }
   if (issue.code === 'too_small' && issue.origin === 'string' && value === '') {

@@ -18,6 +18,8 @@ const processes: Record<string, string> = {
   auction: 'auction/server.ts',
 };
 if (!process.env.STRIPE_SECRET_KEY) processes['stripe-emulator'] = 'dev/stripe-emulator/main.ts';
+// The reference DSP (dev only): registers itself with the auction when no DSP is configured.
+if (process.env.REFERENCE_DSP !== '0') processes['reference-dsp'] = 'dev/reference-dsp/main.ts';
 
 const children: ChildProcess[] = [];
 let stopping = false;

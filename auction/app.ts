@@ -1,0 +1,89 @@
+import express from 'express';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Db } from '../lib/db';
+import { BidCache } from './bid-cache';
+import { Catalog } from './catalog';
+import { DspHealth } from './dsp/health';
+import { errorHandler, unknownRoute } from '../lib/http/errors';
+import { mountOperations } from '../lib/http/operations';
+import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
+import { AuctionLog } from './log/writer';
+import { createAuctionMetrics } from './metrics';
+import { adRequestOperation, auctionOpenApi } from './openapi';
+import { runAuction, type PipelineDeps } from './pipeline';
+import { auctionSettings, type AuctionSettings } from './settings';
+import { authenticatePublisher, intake } from './stages/1-intake';
+import type { DspConfig } from '../domain/dsps';
+import type { PublisherRecord } from '../domain/publishers';
+
+/**
+ * The auction service as an Express app over injected dependencies, so tests
+ * and the bench start it in-process. `createAuction()` builds the in-memory
+ * catalog (LISTEN/NOTIFY), the DSP health tracker, the render bid cache, the
+ * batched ClickHouse log and the metrics; `close()` drains the log.
+ */
+export interface AuctionDeps {
+  db: Db;
+  clickhouse: ClickHouseClient;
+  settings?: Partial<AuctionSettings>;
+  budget?: BudgetGate;
+  ctr?: CtrEstimator;
+  databaseUrl?: string;
+  /** Which enabled DSPs this instance calls (default all); tests and the bench narrow it to their own. */
+  dspFilter?: (dsp: DspConfig) => boolean;
+}
+
+export interface Auction {
+  app: express.Express;
+  deps: PipelineDeps;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createAuction(input: AuctionDeps): Auction {
+  const settings: AuctionSettings = { ...auctionSettings, ...input.settings };
+  const catalog = new Catalog(input.db, { databaseUrl: input.databaseUrl, safetyReloadMs: settings.indexSafetyReloadMs, dspFilter: input.dspFilter });
+  const deps: PipelineDeps = {
+    catalog,
+    health: new DspHealth({ afterFailures: settings.backoffAfterFailures, baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }),
+    cache: new BidCache(settings.bidCacheTtlMs),
+    log: new AuctionLog(input.clickhouse, { batchSize: settings.logBatchSize, flushMs: settings.logFlushMs }),
+    metrics: createAuctionMetrics({ size: () => catalog.ads.length, loadedAt: () => catalog.adsLoadedAt }),
+    settings,
+    inhouse: { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr },
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.get('/healthz', (_req, res) => { res.json({ ok: true, index_ads: catalog.ads.length }); });
+  app.get('/metrics', async (_req, res) => {
+    res.set('content-type', deps.metrics.registry.contentType);
+    res.send(await deps.metrics.registry.metrics());
+  });
+  const adRequest = adRequestOperation(async ({ body }, req) => runAuction(intake(req, body, publisherOf(req), settings.floorMicros), deps));
+  let openApi: object | undefined;
+  app.get('/v1/openapi.json', (_req, res) => { res.json((openApi ??= auctionOpenApi([adRequest]))); });
+  // The publisher key is checked before the body is read: an unknown caller costs no parsing.
+  app.use('/v1/ad_requests', (req, _res, next) => {
+    (req as AuthedRequest).publisher = authenticatePublisher(req.get('authorization'), catalog.publishers);
+    next();
+  });
+  app.use(mountOperations([adRequest]));
+  app.use(unknownRoute);
+  app.use(errorHandler);
+
+  return {
+    app,
+    deps,
+    start: () => catalog.start(),
+    async close() {
+      await catalog.close();
+      deps.cache.close();
+      await deps.log.drain();
+    },
+  };
+}
+
+type AuthedRequest = express.Request & { publisher?: PublisherRecord };
+const publisherOf = (req: express.Request) => (req as AuthedRequest).publisher!;

@@ -1,0 +1,89 @@
+import { Client } from 'pg';
+import type { Db } from '../lib/db';
+import { config } from '../lib/config';
+import { loadEnabledDsps, type DspConfig } from '../domain/dsps';
+import { loadEnabledPublishers, type PublisherRecord } from '../domain/publishers';
+import { loadIndexedAds, type IndexedAd } from './inhouse/ad-index';
+
+/**
+ * What the hot path reads, all in memory: publishers by key hash, enabled
+ * DSPs, and the ad index. A LISTEN connection on `auction_index` (triggers in
+ * the migration) reloads the changed part within milliseconds (debounced);
+ * a slow safety-net reload covers a lost connection. Requests never query.
+ */
+const DEBOUNCE_MS = 50;
+type Part = 'ads' | 'publishers' | 'dsps';
+const PART_OF_TABLE: Record<string, Part> = {
+  campaigns: 'ads', ad_groups: 'ads', ads: 'ads', ad_accounts: 'ads', publishers: 'publishers', dsps: 'dsps',
+};
+
+export class Catalog {
+  publishers = new Map<string, PublisherRecord>();
+  dsps: DspConfig[] = [];
+  ads: IndexedAd[] = [];
+  /** Date.now() of the last successful ad-index load. */
+  adsLoadedAt = 0;
+  private listener: Client | null = null;
+  private pending = new Set<Part>();
+  private timer: NodeJS.Timeout | null = null;
+  private safety: NodeJS.Timeout | null = null;
+  private reloading: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly db: Db, private readonly opts: { databaseUrl?: string; safetyReloadMs: number; dspFilter?: (dsp: DspConfig) => boolean }) {}
+
+  async start(): Promise<void> {
+    await this.listen();
+    await this.reload(['ads', 'publishers', 'dsps']);
+    this.safety = setInterval(() => this.schedule(['ads', 'publishers', 'dsps']), this.opts.safetyReloadMs);
+    this.safety.unref();
+  }
+
+  private async listen() {
+    const client = new Client({ connectionString: this.opts.databaseUrl ?? config.databaseUrl });
+    client.on('notification', (msg) => { const part = PART_OF_TABLE[msg.payload ?? '']; if (part) this.schedule([part]); });
+    client.on('error', () => this.reconnect(client));
+    client.on('end', () => this.reconnect(client));
+    await client.connect();
+    await client.query('LISTEN auction_index');
+    this.listener = client;
+  }
+
+  private reconnect(old: Client) {
+    if (this.closed || this.listener !== old) return;
+    this.listener = null;
+    setTimeout(() => {
+      if (this.closed) return;
+      // Changes may have been missed while disconnected: reload everything once listening again.
+      this.listen().then(() => this.schedule(['ads', 'publishers', 'dsps'])).catch(() => this.reconnect(old));
+    }, 1000).unref();
+  }
+
+  private schedule(parts: Part[]) {
+    for (const p of parts) this.pending.add(p);
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const todo = [...this.pending];
+      this.pending.clear();
+      this.reloading = this.reloading.then(() => this.reload(todo)).catch((err) => console.error(`auction: index reload failed: ${(err as Error).message}`));
+    }, DEBOUNCE_MS);
+  }
+
+  private async reload(parts: Part[]) {
+    if (this.closed) return;
+    await Promise.all(parts.map(async (part) => {
+      if (part === 'ads') { this.ads = await loadIndexedAds(this.db); this.adsLoadedAt = Date.now(); }
+      if (part === 'publishers') this.publishers = await loadEnabledPublishers(this.db);
+      if (part === 'dsps') this.dsps = (await loadEnabledDsps(this.db)).filter(this.opts.dspFilter ?? (() => true));
+    }));
+  }
+
+  async close() {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.safety) clearInterval(this.safety);
+    await this.reloading;
+    await this.listener?.end().catch(() => undefined);
+  }
+}

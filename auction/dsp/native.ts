@@ -1,0 +1,62 @@
+import type { DspConfig } from '../../domain/dsps';
+import { BidRejection } from '../non-bid';
+import { headlineLimit } from '../request-schema';
+import type { AuctionContext } from '../types';
+
+/**
+ * The native JSON protocol (spec 3): bid request body and headers, the bid
+ * response's envelope, and the render request.
+ */
+const compact = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+/** The formats a DSP can be offered (poll is our in-house format only). */
+export const dspFormats = (ctx: AuctionContext) => ctx.request.ad_formats.filter((f) => f !== 'poll') as ('sponsored_message' | 'sponsored_carousel')[];
+
+export function nativeBidBody(ctx: AuctionContext) {
+  const req = ctx.request;
+  const opener = req.request_type === 'opener';
+  return compact({
+    userId: req.userId,
+    request_type: req.request_type,
+    chatId: opener ? undefined : req.chatId,
+    nAdsBefore: opener ? undefined : req.nAdsBefore,
+    messages: opener ? undefined : req.messages,
+    ad_formats: dspFormats(ctx),
+    prefetched: req.prefetched,
+    request_id: req.request_id ?? ctx.auctionId,
+    country_code: req.country_code,
+    region: req.region,
+    city: req.city,
+    device: req.device,
+    timezone: req.timezone,
+    config: { max_headline_chars: headlineLimit(req, 'native'), image_enabled: req.config.image_enabled },
+  });
+}
+
+/** Exactly the spec's headers: bearer key, JSON, X-Forwarded-For with the user's IP first, the user's User-Agent. */
+export function nativeBidHeaders(ctx: AuctionContext, dsp: Pick<DspConfig, 'apiKey'>): Record<string, string> {
+  return {
+    authorization: `Bearer ${dsp.apiKey ?? ''}`,
+    'content-type': 'application/json',
+    'x-forwarded-for': ctx.userIp,
+    'user-agent': ctx.userAgent,
+  };
+}
+
+export type ParsedNativeBid = { kind: 'no_bid'; detail: string } | { kind: 'bid'; bidId: string; price: unknown; adData: unknown };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{ data: { bid, bidId, ad_data? } }`; `data: {}` is a no-bid; other top-level fields are ignored. */
+export function parseNativeBid(body: unknown): ParsedNativeBid {
+  if (!isObject(body) || !isObject(body.data)) throw new BidRejection('invalid_response', 'response must be { data: { ... } }');
+  const data = body.data;
+  if (Object.keys(data).length === 0) return { kind: 'no_bid', detail: 'data is empty' };
+  if (data.bid === undefined) throw new BidRejection('invalid_response', 'data.bid is required for a bid');
+  if (typeof data.bidId !== 'string' || data.bidId === '') throw new BidRejection('invalid_response', 'data.bidId must be a non-empty string');
+  return { kind: 'bid', bidId: data.bidId, price: data.bid, adData: data.ad_data };
+}
+
+export function renderBody(bidId: string, priceMicros: number) {
+  return JSON.stringify({ bidId, realizedPrice: priceMicros / 1_000_000, production: true });
+}

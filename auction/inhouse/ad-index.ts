@@ -1,0 +1,93 @@
+import type { Db } from '../../lib/db';
+import { config } from '../../lib/config';
+import { hintTerms, type HintTerms } from './relevance';
+import type { ServableFacts } from './eligibility';
+
+/**
+ * The in-memory index of our advertisers' ads. Loaded from PostgreSQL in one
+ * query when the service starts and again (debounced) whenever the
+ * `auction_index` notification says a campaign, ad group, ad or ad account
+ * changed (auction/catalog.ts); never per request. Status and review are kept
+ * on each entry so that isServable() decides, at request time, with the clock.
+ */
+export interface IndexedAd extends ServableFacts {
+  adId: string;
+  adGroupId: string;
+  campaignId: string;
+  organizationId: string;
+  creativeType: 'chat_card' | 'poll';
+  title: string;
+  body: string | null;
+  cta: string | null;
+  options: string[];
+  imageUrl: string | null;
+  logoUrl: string | null;
+  advertiser: string;
+  domain: string | null;
+  /** Where a click goes: the ad's target URL, else the ad account's website, else the organization's domain. */
+  clickUrl: string | null;
+  /** Uppercase alpha-2; null = untargeted. */
+  countries: ReadonlySet<string> | null;
+  pricingModel: string;
+  maxBidMicros: number | null;
+  hints: HintTerms;
+}
+
+const asUrl = (value: string | null | undefined) => {
+  if (!value) return null;
+  return /^https?:\/\//i.test(value) ? value : `https://${value}`;
+};
+
+export async function loadIndexedAds(db: Db): Promise<IndexedAd[]> {
+  const rows = await db.ad.findMany({
+    // Only campaigns that could serve now or later; the exact rule is isServable().
+    where: { adGroup: { campaign: { status: 'active', reviewStatus: 'approved', OR: [{ endTime: null }, { endTime: { gt: new Date() } }] } } },
+    select: {
+      id: true, status: true, creativeType: true, title: true, body: true, cta: true, options: true, targetUrl: true,
+      asset: { select: { sha256: true, ext: true } },
+      adGroup: {
+        select: {
+          id: true, status: true, contextHints: true, maxBidMicros: true,
+          campaign: {
+            select: {
+              id: true, organizationId: true, status: true, reviewStatus: true, startTime: true, endTime: true, pricingModel: true, targetCountries: true,
+              adAccount: { select: { name: true, url: true, logoUrl: true } },
+              organization: { select: { name: true, domain: true } },
+            },
+          },
+        },
+      },
+    },
+  });
+  return rows.map((ad) => {
+    const group = ad.adGroup;
+    const campaign = group.campaign;
+    const website = campaign.adAccount.url ?? campaign.organization.domain;
+    return {
+      adId: ad.id,
+      adGroupId: group.id,
+      campaignId: campaign.id,
+      organizationId: campaign.organizationId,
+      creativeType: ad.creativeType === 'poll' ? 'poll' : 'chat_card',
+      title: ad.title,
+      body: ad.body,
+      cta: ad.cta,
+      options: ad.options,
+      imageUrl: ad.asset ? `${config.api.publicUrl}/assets/${ad.asset.sha256}.${ad.asset.ext}` : null,
+      logoUrl: campaign.adAccount.logoUrl,
+      advertiser: campaign.adAccount.name || campaign.organization.name,
+      domain: website ? website.replace(/^https?:\/\//i, '').replace(/\/.*$/, '').toLowerCase() : null,
+      clickUrl: asUrl(ad.targetUrl) ?? asUrl(website),
+      countries: campaign.targetCountries.length ? new Set(campaign.targetCountries.map((c) => c.toUpperCase())) : null,
+      pricingModel: campaign.pricingModel,
+      maxBidMicros: group.maxBidMicros === null ? null : Number(group.maxBidMicros),
+      hints: hintTerms(group.contextHints),
+      campaignStatus: campaign.status,
+      reviewStatus: campaign.reviewStatus,
+      startTime: campaign.startTime.getTime(),
+      endTime: campaign.endTime ? campaign.endTime.getTime() : null,
+      adGroupStatus: group.status,
+      adStatus: ad.status,
+    };
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * The one place that says whether an in-house ad may serve at all (before the
+ * request's country, formats and relevance are looked at). Extend it here when
+ * new rules arrive (per-ad review of edited creatives, budgets, ...).
+ */
+export interface ServableFacts {
+  campaignStatus: string;
+  reviewStatus: string;
+  startTime: number;
+  endTime: number | null;
+  adGroupStatus: string;
+  adStatus: string;
+}
+
+export function isServable(ad: ServableFacts, now: number): boolean {
+  return ad.campaignStatus === 'active'
+    && ad.reviewStatus === 'approved'
+    && ad.startTime <= now
+    && (ad.endTime === null || ad.endTime > now)
+    && ad.adGroupStatus === 'active'
+    && ad.adStatus === 'active';
+}
+
+/** Budget: whether a campaign may still spend. The delivery-tracking issue fills it from the shared spend store. */
+export interface BudgetGate {
+  mayServe(campaignId: string): boolean;
+}
+export const alwaysOpenBudget: BudgetGate = { mayServe: () => true };
+
+/**
+ * Click-through estimate for cpc campaigns: a Beta(1, 99) prior (1% CTR)
+ * smoothed with observed clicks and impressions; with no data yet the prior.
+ */
+export interface CtrEstimator { ctr(adGroupId: string): number }
+export const PRIOR_CLICKS = 1;
+export const PRIOR_IMPRESSIONS = 100;
+export function smoothedCtr(clicks: number, impressions: number): number {
+  return (clicks + PRIOR_CLICKS) / (impressions + PRIOR_IMPRESSIONS);
+}
+export const priorCtr: CtrEstimator = { ctr: () => smoothedCtr(0, 0) };
+
+/** Defaults when an ad group has no max_bid_micros: CPM 1.00 USD, CPC 0.50 USD. */
+export const DEFAULT_CPM_MICROS = 1_000_000;
+export const DEFAULT_CPC_MICROS = 500_000;
+
+/** The in-house bid as a CPM in micros: cpm max bid as is; cpc as eCPM = max CPC x CTR x 1000. */
+export function bidCpmMicros(pricingModel: string, maxBidMicros: number | null, ctr: number): number {
+  if (pricingModel === 'cpc') return Math.round((maxBidMicros ?? DEFAULT_CPC_MICROS) * ctr * 1000);
+  return maxBidMicros ?? DEFAULT_CPM_MICROS;
+}

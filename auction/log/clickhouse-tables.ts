@@ -1,0 +1,52 @@
+import { identifier } from '../../lib/clickhouse/sql';
+
+/**
+ * ClickHouse tables of the auction log (ClickHouse 18.16 syntax): one row per
+ * auction and one per bidder per auction. Written in batches by
+ * auction/log/writer.ts, read by `adctl dsp report` and delivery tracking.
+ */
+export function auctionTables(database: string): string[] {
+  const db = identifier(database);
+  return [
+    `CREATE TABLE IF NOT EXISTS ${db}.auctions (
+       auction_id String,
+       event_time DateTime,
+       publisher_id String,
+       request_type String,
+       country String,
+       device String,
+       ad_formats Array(String),
+       tmax_ms UInt32,
+       bidders UInt16,
+       valid_bids UInt16,
+       filled UInt8,
+       winner_bidder String,
+       winner_bid_id String,
+       winner_ad_id String,
+       winner_campaign_id String,
+       format String,
+       price_micros Int64,
+       latency_ms Float64
+     ) ENGINE = MergeTree()
+     PARTITION BY toYYYYMM(event_time)
+     ORDER BY (event_time, auction_id)`,
+    `CREATE TABLE IF NOT EXISTS ${db}.auction_bids (
+       auction_id String,
+       event_time DateTime,
+       bidder_id String,
+       bidder_name String,
+       bidder_kind String,
+       bid_id String,
+       price_micros Int64,
+       outcome String,
+       reason String,
+       seat_non_bid_code Int32,
+       detail String,
+       latency_ms Float64,
+       ad_id String,
+       campaign_id String
+     ) ENGINE = MergeTree()
+     PARTITION BY toYYYYMM(event_time)
+     ORDER BY (bidder_id, event_time, auction_id)`,
+  ];
+}

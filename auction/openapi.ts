@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { defineOperation, type Operation } from '../lib/http/operations';
+import { buildOpenApiDocument } from '../lib/http/openapi';
+import { adRequestSchema } from './request-schema';
+
+/**
+ * The auction's one HTTP operation, declared once with the shared mechanism
+ * (lib/http/operations.ts): the route is mounted from it and GET
+ * /v1/openapi.json is derived from it, request schema included.
+ */
+const adSchema = z.looseObject({
+  format: z.enum(['sponsored_message', 'sponsored_carousel', 'poll']),
+  view_url: z.string(),
+  url: z.string(),
+  feedback_url: z.string(),
+  advertiser: z.string().optional(),
+  price: z.number().min(0),
+});
+
+export const adResponseSchema = z.object({
+  auction_id: z.uuid(),
+  ad: adSchema.nullable(),
+});
+
+export function adRequestOperation(handle: Operation['handle']): Operation {
+  return defineOperation({
+    id: 'createAdRequest',
+    method: 'post',
+    path: '/v1/ad_requests',
+    tag: 'Auction',
+    summary: 'Run one first-price auction for an ad opportunity in a conversation; `ad` is null on no fill',
+    auth: 'publisherKey',
+    body: adRequestSchema,
+    success: { status: 200, description: 'The auction result', schema: adResponseSchema },
+    handle,
+  });
+}
+
+export const auctionOpenApi = (operations: Operation[]) =>
+  buildOpenApiDocument(operations, { title: 'Auction service (chat-host API)', version: '1.0.0' });

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
+import { DomainError } from '../../domain/errors';
+import type { PublisherRecord } from '../../domain/publishers';
+import { PUBLISHER_KEY_PATTERN } from '../../domain/publishers';
+import { hashSecret } from '../../lib/secrets';
+import type { AdRequest } from '../request-schema';
+import type { AuctionContext } from '../types';
+
+/**
+ * Stage 1, intake: authenticate the publisher (its key's SHA-256 looked up in
+ * the in-memory map: an exact-match lookup of a digest of a 256-bit secret, so
+ * no timing side channel worth a DB query); the body arrives validated (the
+ * operation's schema, lib/http/operations.ts); fix the auction's deadline: min(publisher's tmax, body tmax), 2000 ms at most.
+ */
+export function authenticatePublisher(authorization: string | undefined, publishers: ReadonlyMap<string, PublisherRecord>): PublisherRecord {
+  if (!authorization) throw new DomainError('auth_required', 'Authorization header with a publisher key is required');
+  const match = /^Bearer (\S+)$/.exec(authorization);
+  const key = match?.[1];
+  const publisher = key && PUBLISHER_KEY_PATTERN.test(key) ? publishers.get(hashSecret(key)) : undefined;
+  if (!publisher) throw new DomainError('invalid_api_key', 'Invalid publisher key');
+  return publisher;
+}
+
+export function intake(req: Request, request: AdRequest, publisher: PublisherRecord, floorMicros: number): AuctionContext {
+  const tmaxMs = Math.min(publisher.tmaxMs, request.tmax ?? 2000, 2000);
+  const startedAt = performance.now();
+  return {
+    auctionId: randomUUID(),
+    startedAt,
+    deadlineAt: startedAt + tmaxMs,
+    tmaxMs,
+    request,
+    publisher,
+    userIp: request.ip ?? (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
+    userAgent: request.user_agent ?? req.get('user-agent') ?? '',
+    headerLanguage: req.get('accept-language') ?? undefined,
+    floorMicros,
+  };
+}

@@ -1,0 +1,49 @@
+import { baseClaims, trackingUrl, withViewUrl } from '../tracking';
+import type { Creative, ValidBid } from '../types';
+
+/**
+ * Stage 7, response: the winning creative in DESIGN's chat-host shape, every
+ * URL the user touches replaced by our signed tracking URL (the DSP's own
+ * trackers travel inside the tokens), and the price as a CPM in USD.
+ */
+export function presentAd(auctionId: string, publisherPublicId: string, bid: ValidBid & { creative: Creative }) {
+  const claims = baseClaims(auctionId, publisherPublicId, bid);
+  const c = bid.creative;
+  const price = bid.priceMicros / 1_000_000;
+  if (c.format === 'poll') {
+    const view = trackingUrl('view', claims);
+    return {
+      format: 'poll' as const,
+      question: c.question,
+      options: c.options,
+      vote_url: trackingUrl('poll_vote', claims),
+      results_url: trackingUrl('poll_results', claims),
+      ...(c.cta_url ? { cta_url: trackingUrl('click', { ...claims, url: c.cta_url }) } : {}),
+      ...(c.logo_url ? { logo_url: c.logo_url } : {}),
+      view_url: view,
+      url: trackingUrl('click', { ...claims, url: c.cta_url }),
+      feedback_url: trackingUrl('feedback', claims),
+      advertiser: c.advertiser,
+      price,
+    };
+  }
+  const view = trackingUrl('view', { ...claims, ...(c.view_url ? { dsp_view_url: c.view_url } : {}) });
+  const feedback = trackingUrl('feedback', { ...claims, ...(c.feedback_url ? { dsp_feedback_url: c.feedback_url } : {}) });
+  const click = (url: string, tile?: number) => trackingUrl('click', { ...claims, url: withViewUrl(url, c.view_url), ...(tile === undefined ? {} : { tile }) });
+  if (c.format === 'sponsored_carousel') {
+    const items = c.items.map((tile, i) => ({ ...tile, url: click(tile.url, i) }));
+    return {
+      format: c.format,
+      items,
+      ...(c.advertiser ? { advertiser: c.advertiser } : {}),
+      ...(c.domain ? { domain: c.domain } : {}),
+      ...(c.logo_url ? { logo_url: c.logo_url } : {}),
+      view_url: view,
+      url: items[0].url,
+      feedback_url: feedback,
+      price,
+    };
+  }
+  const { view_url: _dspView, feedback_url: _dspFeedback, url, ...fields } = c;
+  return { ...fields, url: click(url), view_url: view, feedback_url: feedback, price };
+}

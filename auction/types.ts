@@ -1,0 +1,88 @@
+import type { DspConfig } from '../domain/dsps';
+import type { PublisherRecord } from '../domain/publishers';
+import type { NonBidReason } from './non-bid';
+import type { AdRequest } from './request-schema';
+
+/** The creative as the chat host receives it (DESIGN: Chat-host API), before tracking URLs are added. */
+export interface MessageCreative {
+  format: 'sponsored_message';
+  placement: 'image' | 'text';
+  headline: string;
+  description?: string;
+  url: string;
+  advertiser: string;
+  domain?: string;
+  cta_text: string;
+  image_url?: string;
+  logo_url?: string;
+  view_url?: string;
+  feedback_url?: string;
+}
+export interface CarouselTile { headline: string; description?: string; image_url: string; url: string }
+export interface CarouselCreative {
+  format: 'sponsored_carousel';
+  items: CarouselTile[];
+  advertiser?: string;
+  domain?: string;
+  logo_url?: string;
+  view_url?: string;
+  feedback_url?: string;
+}
+export interface PollCreative {
+  format: 'poll';
+  question: string;
+  options: { id: string; text: string }[];
+  cta_url?: string;
+  advertiser: string;
+  logo_url?: string;
+}
+export type Creative = MessageCreative | CarouselCreative | PollCreative;
+
+/** Everything one auction knows about its request. */
+export interface AuctionContext {
+  auctionId: string;
+  startedAt: number;
+  /** performance.now() time by which the chat host must have its answer. */
+  deadlineAt: number;
+  tmaxMs: number;
+  request: AdRequest;
+  publisher: PublisherRecord;
+  /** The user's IP: body `ip`, else the caller's address. */
+  userIp: string;
+  userAgent: string;
+  /** Request Accept-Language, the fallback for device.language. */
+  headerLanguage?: string;
+  /** Floor (CPM micros) the bids must reach. */
+  floorMicros: number;
+}
+
+export type BidderKind = 'inhouse' | 'native' | 'openrtb';
+
+/** A bid that passed validation, ready for the auction. */
+export interface ValidBid {
+  bidderId: string;
+  bidderName: string;
+  kind: BidderKind;
+  bidId: string;
+  priceMicros: number;
+  /** Null when the native DSP sent no ad_data: the creative comes from the render call. */
+  creative: Creative | null;
+  dsp?: DspConfig;
+  /** In-house: which ad it is (delivery tracking needs it). */
+  inhouse?: { adId: string; adGroupId: string; campaignId: string; organizationId: string; pricingModel: string };
+}
+
+/** One bidder's outcome in one auction (what is logged per bid). */
+export interface BidRecord {
+  bidderId: string;
+  bidderName: string;
+  kind: BidderKind;
+  bidId: string | null;
+  priceMicros: number | null;
+  outcome: 'won' | 'lost' | 'rejected';
+  reason: NonBidReason | null;
+  detail: string | null;
+  latencyMs: number;
+  adId?: string;
+  campaignId?: string;
+}

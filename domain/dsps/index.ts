@@ -1,0 +1,93 @@
+import type { Db } from '../../lib/db';
+import { DomainError, invalidValue, notFound, required } from '../errors';
+
+/**
+ * DSP configurations: the external bidders the auction calls. The key is OUR
+ * credential at the DSP (sent as a bearer token), so it is stored as given, not
+ * hashed; `dsp list` never prints it.
+ */
+export type DspProtocol = 'native' | 'openrtb';
+export type DspAuthStyle = 'bearer' | 'url';
+
+export interface NewDsp {
+  name: string;
+  protocol: string;
+  bidUrl: string;
+  renderUrl?: string;
+  key?: string;
+  authStyle?: string;
+  siteIdOverride?: string;
+  publisherIdOverride?: string;
+}
+
+function httpUrl(value: string, param: string): string {
+  let url: URL;
+  try { url = new URL(value); } catch { throw invalidValue(param, `${param} must be an absolute URL`); }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidValue(param, `${param} must use http or https`);
+  return url.toString();
+}
+
+export async function addDsp(db: Db, input: NewDsp) {
+  if (!input.name?.trim()) throw required('name');
+  if (input.protocol !== 'native' && input.protocol !== 'openrtb') throw invalidValue('protocol', 'protocol must be native or openrtb');
+  const authStyle = input.authStyle ?? 'bearer';
+  if (authStyle !== 'bearer' && authStyle !== 'url') throw invalidValue('auth', 'auth must be bearer or url');
+  if (input.protocol === 'native' && authStyle !== 'bearer') throw invalidValue('auth', 'the native protocol always uses a bearer key');
+  if (!input.bidUrl) throw required('bid_url');
+  const bidUrl = httpUrl(input.bidUrl, 'bid_url');
+  if (input.protocol === 'native' && !input.renderUrl) throw required('render_url', 'render_url is required for the native protocol');
+  if (input.protocol === 'native' && !input.key) throw required('key', 'key is required for the native protocol (bearer)');
+  if (input.protocol === 'openrtb' && authStyle === 'bearer' && !input.key) throw required('key', 'key is required for bearer auth');
+  const renderUrl = input.renderUrl ? httpUrl(input.renderUrl, 'render_url') : null;
+  const dsp = await db.dsp.create({
+    data: {
+      name: input.name.trim(), protocol: input.protocol, bidUrl, renderUrl, apiKey: input.key ?? null, authStyle,
+      siteIdOverride: input.siteIdOverride ?? null, publisherIdOverride: input.publisherIdOverride ?? null,
+    },
+  });
+  return { dsp_id: dsp.id };
+}
+
+type DspRow = Awaited<ReturnType<Db['dsp']['findMany']>>[number];
+
+export const presentDsp = (d: DspRow) => ({
+  dsp_id: d.id, name: d.name, protocol: d.protocol, bid_url: d.bidUrl, render_url: d.renderUrl, auth: d.authStyle,
+  has_key: d.apiKey !== null, enabled: d.enabled, site_id_override: d.siteIdOverride, publisher_id_override: d.publisherIdOverride,
+  created_at: d.createdAt.toISOString(),
+});
+
+export async function listDsps(db: Db) {
+  return (await db.dsp.findMany({ orderBy: { createdAt: 'asc' } })).map(presentDsp);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function disableDsp(db: Db, dspId: string) {
+  if (!UUID.test(dspId)) throw notFound('DSP', 'dsp_id');
+  const { count } = await db.dsp.updateMany({ where: { id: dspId.toLowerCase() }, data: { enabled: false } });
+  if (count === 0) throw notFound('DSP', 'dsp_id');
+  return { dsp_id: dspId.toLowerCase(), enabled: false as const };
+}
+
+/** What the auction keeps in memory per enabled DSP. */
+export interface DspConfig {
+  id: string;
+  name: string;
+  protocol: DspProtocol;
+  bidUrl: string;
+  renderUrl: string | null;
+  apiKey: string | null;
+  authStyle: DspAuthStyle;
+  siteIdOverride: string | null;
+  publisherIdOverride: string | null;
+}
+
+export async function loadEnabledDsps(db: Db): Promise<DspConfig[]> {
+  const rows = await db.dsp.findMany({ where: { enabled: true }, orderBy: { createdAt: 'asc' } });
+  return rows.map((d) => ({
+    id: d.id, name: d.name, protocol: d.protocol as DspProtocol, bidUrl: d.bidUrl, renderUrl: d.renderUrl, apiKey: d.apiKey,
+    authStyle: d.authStyle as DspAuthStyle, siteIdOverride: d.siteIdOverride, publisherIdOverride: d.publisherIdOverride,
+  }));
+}
+
+export { DomainError };

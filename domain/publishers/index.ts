@@ -1,0 +1,43 @@
+import type { Db } from '../../lib/db';
+import { hashSecret, newSecret } from '../../lib/secrets';
+import { invalidValue, required } from '../errors';
+
+/**
+ * Publishers: the chat hosts that call the auction's POST /v1/ad_requests.
+ * Their key (`pk_` + 256 random bits) is shown once and stored as SHA-256,
+ * exactly like advertiser API keys.
+ */
+export const PUBLISHER_KEY_PREFIX = 'pk_';
+export const PUBLISHER_KEY_PATTERN = /^pk_[A-Za-z0-9_-]{43}$/;
+/** The spec's OpenRTB tmax and our default auction deadline. */
+export const MAX_TMAX_MS = 2000;
+
+export interface NewPublisher { name: string; domain?: string; tmaxMs?: number }
+
+export async function createPublisher(db: Db, input: NewPublisher) {
+  if (!input.name?.trim()) throw required('name');
+  const tmaxMs = input.tmaxMs ?? MAX_TMAX_MS;
+  if (!Number.isInteger(tmaxMs) || tmaxMs < 50 || tmaxMs > MAX_TMAX_MS) throw invalidValue('tmax', `tmax must be an integer between 50 and ${MAX_TMAX_MS}`);
+  const key = newSecret(PUBLISHER_KEY_PREFIX);
+  const publisher = await db.publisher.create({
+    data: { name: input.name.trim(), domain: input.domain?.trim().toLowerCase() || null, keyHash: hashSecret(key), tmaxMs },
+  });
+  return { publisher_id: publisher.publicId, publisher_key: key };
+}
+
+export async function listPublishers(db: Db) {
+  const rows = await db.publisher.findMany({ orderBy: { createdAt: 'asc' } });
+  return rows.map(presentPublisher);
+}
+
+export const presentPublisher = (p: { publicId: string; name: string; domain: string | null; tmaxMs: number; enabled: boolean; createdAt: Date }) => ({
+  publisher_id: p.publicId, name: p.name, domain: p.domain, tmax: p.tmaxMs, enabled: p.enabled, created_at: p.createdAt.toISOString(),
+});
+
+/** What the auction keeps in memory per publisher (keyed by key hash). */
+export interface PublisherRecord { id: string; publicId: string; name: string; domain: string | null; tmaxMs: number }
+
+export async function loadEnabledPublishers(db: Db): Promise<Map<string, PublisherRecord>> {
+  const rows = await db.publisher.findMany({ where: { enabled: true } });
+  return new Map(rows.map((p) => [p.keyHash, { id: p.id, publicId: p.publicId, name: p.name, domain: p.domain, tmaxMs: p.tmaxMs }]));
+}

@@ -1,0 +1,262 @@
+/**
+ * OpenRTB 2.6 + Native 1.2 against real HTTP DSPs on loopback: the BidRequest
+ * field by field (spec 3's tables), headers and both auth styles, every no-bid
+ * form, and each response rule (assets, tagid, HTTPS, lengths, image sizes,
+ * floors).
+ */
+import { addReferenceDsp, adRequest, contextualRequest, loggedBids, removeDsp, startAuction, type AuctionHarness } from './support';
+import type { ReferenceDsp } from '../../dev/reference-dsp/server';
+
+let h: AuctionHarness;
+const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', ...o });
+// Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
+beforeAll(async () => { h = await startAuction({ settings: { floorMicros: 250_000 }, budget: { mayServe: () => false } }); });
+afterAll(async () => { await h.close(); });
+
+describe('the BidRequest', () => {
+  let dsp: ReferenceDsp;
+  let dspId: string;
+  let key: string;
+  beforeAll(async () => { ({ dsp, dspId, key } = await addReferenceDsp(h, 'openrtb', { noBidRate: 1 })); });
+  afterAll(async () => { await removeDsp(h, dspId); await dsp.close(); });
+  beforeEach(() => { dsp.received.length = 0; });
+
+  async function sent(body: Record<string, unknown>, headers: Record<string, string> = {}) {
+    const res = await adRequest(h, body, h.publisherKey, headers);
+    expect(res.status).toBe(200);
+    return { res, got: dsp.received.find((r) => r.path === '/openrtb')! };
+  }
+
+  test('envelope, impression, native request, site, device, user, regs, source: every field', async () => {
+    const { res, got } = await sent(request({
+      ip: '203.0.113.9', user_agent: 'Mozilla/5.0 (Macintosh)', device: 'desktop', country_code: 'DE', region: 'BE', city: 'Berlin', language: 'de',
+      nAdsBefore: 2, prefetched: true,
+      site: { id: 'bot-42', domain: 'chat.example', page: 'https://chat.example/c/1', publisher: { name: 'Chat Example GmbH', domain: 'CHAT.Example' }, cat: ['483', 'v9i3On'], search: 'best marathon shoes', keywords: 'running,shoes' },
+      bcat: ['IAB25'], badv: ['blocked.example'],
+    }));
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers.accept).toBe('application/json');
+    expect(got.headers['x-openrtb-version']).toBe('2.6');
+    expect(got.headers.authorization).toBe(`Bearer ${key}`);
+    const br = got.body;
+    const nativeReq = JSON.parse(br.imp[0].native.request);
+    expect({ ...br, imp: [{ ...br.imp[0], native: { ...br.imp[0].native, request: nativeReq } }] }).toEqual({
+      id: res.body.auction_id, at: 1, tmax: 2000, cur: ['USD'], test: 0,
+      imp: [{
+        id: '1', tagid: 'sponsored_message_image_v1', bidfloor: 0.25, bidfloorcur: 'USD', secure: 1,
+        native: {
+          ver: '1.2',
+          request: {
+            ver: '1.2', context: 1, contextsubtype: 10, plcmttype: 4, plcmtcnt: 1, eventtrackers: [{ event: 1, methods: [1] }], privacy: 1,
+            assets: [
+              { id: 1, required: 1, title: { len: 90 } },
+              { id: 2, required: 1, data: { type: 2, len: 200 } },
+              { id: 3, required: 1, data: { type: 1, len: 50 } },
+              { id: 4, required: 0, img: { type: 3, wmin: 400, hmin: 400, mimes: ['image/jpeg', 'image/png', 'image/webp'] } },
+              { id: 5, required: 0, img: { type: 1, wmin: 100, hmin: 100, mimes: ['image/jpeg', 'image/png', 'image/webp'] } },
+              { id: 6, required: 1, data: { type: 12, len: 15 } },
+            ],
+          },
+        },
+        ext: { own: { chat_id: 'chat-1', n_ads_before: 2, prefetched: true, request_type: 'sponsored_message' } },
+      }],
+      site: {
+        id: 'bot-42', domain: 'chat.example', page: 'https://chat.example/c/1', privacypolicy: 1,
+        publisher: { id: h.publisherId, name: 'chat example gmbh', domain: 'chat.example' },
+        cat: ['483', 'v9i3On'], cattax: 7, search: 'best marathon shoes', keywords: 'running,shoes',
+      },
+      device: { ua: 'Mozilla/5.0 (Macintosh)', ip: '203.0.113.9', devicetype: 2, js: 1, language: 'de', geo: { country: 'DEU', region: 'BE', city: 'Berlin', type: 2 } },
+      user: { id: 'user-anon-1' },
+      regs: { gdpr: 1 },
+      source: { fd: 0, tid: res.body.auction_id, schain: { complete: 1, ver: '1.0', nodes: [{ asi: expect.any(String), sid: h.publisherId, hp: 1, rid: res.body.auction_id }] } },
+      bcat: ['IAB25'], badv: ['blocked.example'],
+    });
+    expect(br.imp[0]).not.toHaveProperty('pos');
+    expect(br.imp[0]).not.toHaveProperty('battr');
+  });
+
+  test.each([
+    [{ request_type: 'contextual', config: { image_enabled: true } }, 'sponsored_message_image_v1'],
+    [{ request_type: 'contextual', config: { image_enabled: false } }, 'sponsored_message_text_v1'],
+    [{ request_type: 'opener', config: { image_enabled: true } }, 'opener_image_v1'],
+    [{ request_type: 'opener', config: { image_enabled: false } }, 'opener_text_v1'],
+  ])('%j: tagid %s, assets by mode', async (variant, tagid) => {
+    const body = variant.request_type === 'opener'
+      ? { userId: 'u', request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC', config: variant.config }
+      : request({ config: variant.config });
+    const { got } = await sent(body);
+    const imp = got.body.imp[0];
+    expect(imp.tagid).toBe(tagid);
+    const assets = JSON.parse(imp.native.request).assets;
+    const text = tagid.endsWith('_text_v1');
+    expect(assets.map((a: any) => a.id)).toEqual(text ? [1, 2, 3, 5, 6] : [1, 2, 3, 4, 5, 6]);
+    expect(assets.find((a: any) => a.id === 5).required).toBe(text ? 1 : 0);
+    if (variant.request_type === 'opener') {
+      expect(imp.ext.own).toEqual({ n_ads_before: 0, prefetched: false, request_type: 'opener' });
+    }
+  });
+
+  test('title.len follows max_headline_chars; app instead of site; IPv6; tablet; no language; gdpr 0 outside the EEA', async () => {
+    const { got } = await sent(request({
+      config: { max_headline_chars: 45 }, app: { id: 'app-1', bundle: 'com.example.chat', storeurl: 'https://apps.example/chat', domain: 'example.com', publisher: { name: 'ACME' } },
+      ip: '2001:db8::1', device: 'tablet', country_code: 'US',
+    }));
+    const br = got.body;
+    expect(JSON.parse(br.imp[0].native.request).assets[0]).toEqual({ id: 1, required: 1, title: { len: 45 } });
+    expect(br).not.toHaveProperty('site');
+    expect(br.app).toEqual({ id: 'app-1', privacypolicy: 1, publisher: { id: h.publisherId, name: 'acme', domain: 'chat.example.com' }, bundle: 'com.example.chat', storeurl: 'https://apps.example/chat', domain: 'example.com' });
+    expect(br.device).toEqual({ ua: 'Mozilla/5.0 (test)', ipv6: '2001:db8::1', devicetype: 5, js: 1, geo: { country: 'USA', type: 2 } });
+    expect(br.regs).toEqual({ gdpr: 0 });
+    expect(br).not.toHaveProperty('bcat');
+    expect(br).not.toHaveProperty('badv');
+  });
+
+  test('device.language falls back to the Accept-Language header; site.id to our publisher id; UK and Switzerland are GDPR', async () => {
+    for (const [country, iso3] of [['GB', 'GBR'], ['CH', 'CHE'], ['NO', 'NOR']]) {
+      const { got } = await sent(request({ country_code: country }), { 'accept-language': 'fr-CH,fr;q=0.9' });
+      expect(got.body.device.language).toBe('fr');
+      expect(got.body.device.geo.country).toBe(iso3);
+      expect(got.body.regs.gdpr).toBe(1);
+      const pub = await h.db.publisher.findUniqueOrThrow({ where: { publicId: h.publisherId } });
+      expect(got.body.site.id).toBe(pub.id);
+      dsp.received.length = 0;
+    }
+  });
+
+  test('per-DSP override ids win; URL-embedded auth sends no Authorization header', async () => {
+    const other = await addReferenceDsp(h, 'openrtb', { noBidRate: 1, key: null }, { authStyle: 'url', siteIdOverride: 'site-override', publisherIdOverride: 'pub-override' });
+    try {
+      await sent(request({ site: { id: 'bot-42' } }));
+      const got = other.dsp.received.find((r) => r.path === '/openrtb')!;
+      expect(got.headers.authorization).toBeUndefined();
+      expect(got.body.site.id).toBe('site-override');
+      expect(got.body.site.publisher.id).toBe('pub-override');
+      expect(got.body.source.schain.nodes[0].sid).toBe(h.publisherId);
+    } finally {
+      await removeDsp(h, other.dspId);
+      await other.dsp.close();
+    }
+  });
+});
+
+describe('BidResponse handling', () => {
+  let dsp: ReferenceDsp;
+  let dspId: string;
+  beforeAll(async () => { ({ dsp, dspId } = await addReferenceDsp(h, 'openrtb', { price: 1.5 })); });
+  afterAll(async () => { await removeDsp(h, dspId); await dsp.close(); });
+  beforeEach(() => {
+    dsp.set({ respond: undefined, fault: 'none', creative: 'image', price: 1.5, noBidRate: 0 });
+    h.auction.deps.health.record(dspId, null);
+  });
+  const record = async (res: any) => (await loggedBids(h, res.body.auction_id)).find((r) => r.bidder_id === dspId);
+
+  const adm = (assets: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({
+    native: { ver: '1.2', assets, link: { url: 'https://click.dsp.example/c' }, eventtrackers: [{ event: 1, method: 1, url: 'https://t.dsp.example/v' }], ...extra },
+  });
+  const baseAssets = (o: { title?: string; desc?: string; brand?: string; cta?: string } = {}) => [
+    { id: 1, title: { text: o.title ?? 'Run your best race' } },
+    { id: 2, data: { value: o.desc ?? 'Light trainers' } },
+    { id: 3, data: { value: o.brand ?? 'Shoes Inc' } },
+    { id: 6, data: { value: o.cta ?? 'Shop now' } },
+  ];
+  const image = (w = 1200, h2 = 628, url = 'https://cdn.dsp.example/i.jpg') => ({ id: 4, img: { url, w, h: h2 } });
+  const logo = (w = 200, h2 = 200, url = 'https://cdn.dsp.example/l.png') => ({ id: 5, img: { url, w, h: h2 } });
+  const answer = (admValue: string, price: unknown = 1.5) => (path: string, body: any) => (path === '/openrtb'
+    ? { status: 200, body: { id: body.id, seatbid: [{ seat: 's', bid: [{ id: 'bid-1', impid: '1', price, adm: admValue, adomain: ['shoes.example'] }] }] } }
+    : undefined);
+
+  test('a valid image bid serves as a sponsored_message with our tracking URLs', async () => {
+    dsp.set({ respond: answer(adm([...baseAssets(), image(), logo()]), 1.555) });
+    const res = await adRequest(h, request());
+    expect(res.body.ad).toEqual({
+      format: 'sponsored_message', placement: 'image', headline: 'Run your best race', description: 'Light trainers', advertiser: 'Shoes Inc',
+      cta_text: 'Shop now', image_url: 'https://cdn.dsp.example/i.jpg', logo_url: 'https://cdn.dsp.example/l.png', domain: 'shoes.example',
+      url: expect.stringContaining('/api/v1/tracking/click?token='), view_url: expect.stringContaining('/api/v1/tracking/view?token='),
+      feedback_url: expect.stringContaining('/api/v1/tracking/feedback?token='), price: 1.56,
+    });
+    expect(await record(res)).toMatchObject({ outcome: 'won', bid_id: 'bid-1', price_micros: 1_560_000 });
+  });
+
+  test('a logo-only bid on an image slot serves as text placement', async () => {
+    dsp.set({ respond: answer(adm([...baseAssets(), logo()])) });
+    const res = await adRequest(h, request());
+    expect(res.body.ad).toMatchObject({ placement: 'text', logo_url: 'https://cdn.dsp.example/l.png' });
+    expect(res.body.ad).not.toHaveProperty('image_url');
+  });
+
+  test('an image on a _text_v1 slot is dropped; with a logo the bid serves as text, without one it is lost', async () => {
+    dsp.set({ respond: answer(adm([...baseAssets(), image(), logo()])) });
+    let res = await adRequest(h, request({ config: { image_enabled: false } }));
+    expect(res.body.ad).toMatchObject({ placement: 'text', logo_url: 'https://cdn.dsp.example/l.png' });
+    expect(res.body.ad).not.toHaveProperty('image_url');
+    dsp.set({ respond: answer(adm([...baseAssets(), image()])) });
+    res = await adRequest(h, request({ config: { image_enabled: false } }));
+    expect(res.body.ad).toBeNull();
+    expect(await record(res)).toMatchObject({ reason: 'dsp_invalid_text_bid', seat_non_bid_code: 353 });
+  });
+
+  test.each<[string, (path: string, body: any) => { status: number; body?: unknown } | undefined]>([
+    ['HTTP 204', () => ({ status: 204 })],
+    ['{}', () => ({ status: 200, body: {} })],
+    ['an empty body', () => ({ status: 200, body: '' })],
+    ['empty seatbid', (_p, b) => ({ status: 200, body: { id: b.id, seatbid: [] } })],
+    ['a seat with no bids', (_p, b) => ({ status: 200, body: { id: b.id, seatbid: [{ bid: [] }] } })],
+    ['nbr', (_p, b) => ({ status: 200, body: { id: b.id, nbr: 2 } })],
+    ['no seatbid', (_p, b) => ({ status: 200, body: { id: b.id } })],
+  ])('no-bid form %s: no_bid', async (_label, respond) => {
+    dsp.set({ respond });
+    const res = await adRequest(h, request());
+    expect(res.body.ad).toBeNull();
+    expect(await record(res)).toMatchObject({ outcome: 'rejected', reason: 'no_bid', seat_non_bid_code: 0 });
+  });
+
+  test.each<[string, string, string, unknown?]>([
+    ['asset 1 (title) missing', adm([...baseAssets().filter((a) => a.id !== 1), image()]), 'missing_required_asset'],
+    ['asset 2 (description) missing', adm([...baseAssets().filter((a) => a.id !== 2), image()]), 'missing_required_asset'],
+    ['asset 3 (sponsored-by) missing', adm([...baseAssets().filter((a) => a.id !== 3), image()]), 'missing_required_asset'],
+    ['asset 6 (CTA) missing', adm([...baseAssets().filter((a) => a.id !== 6), image()]), 'missing_required_asset'],
+    ['title over title.len (90)', adm([...baseAssets({ title: 'x'.repeat(91) }), image()]), 'asset_too_long'],
+    ['description over 200', adm([...baseAssets({ desc: 'x'.repeat(201) }), image()]), 'asset_too_long'],
+    ['sponsored-by over 50', adm([...baseAssets({ brand: 'x'.repeat(51) }), image()]), 'asset_too_long'],
+    ['CTA over 15', adm([...baseAssets({ cta: 'x'.repeat(16) }), image()]), 'asset_too_long'],
+    ['main image under 400x400', adm([...baseAssets(), image(399, 628)]), 'image_too_small'],
+    ['logo under 100x100', adm([...baseAssets(), logo(99, 99)]), 'image_too_small'],
+    ['http image with secure=1', adm([...baseAssets(), image(1200, 628, 'http://cdn.dsp.example/i.jpg')]), 'not_secure'],
+    ['http click URL', adm([...baseAssets(), image()], { link: { url: 'http://click.dsp.example/c' } }), 'not_secure'],
+    ['http impression tracker', adm([...baseAssets(), image()], { eventtrackers: [{ event: 1, method: 1, url: 'http://t.dsp.example/v' }] }), 'not_secure'],
+    ['neither image nor logo', adm(baseAssets()), 'dsp_invalid_image_bid'],
+    ['no link', JSON.stringify({ native: { assets: [...baseAssets(), image()] } }), 'invalid_ad_data'],
+    ['adm not JSON', 'not json', 'invalid_ad_data'],
+    ['price below the floor (0.25)', adm([...baseAssets(), image()]), 'below_floor', 0.24],
+    ['negative price', adm([...baseAssets(), image()]), 'invalid_response', -1],
+  ])('%s: %s', async (_label, admValue, reason, price = 1.5) => {
+    dsp.set({ respond: answer(admValue, price) });
+    const res = await adRequest(h, request());
+    expect(res.body.ad).toBeNull();
+    expect(await record(res)).toMatchObject({ outcome: 'rejected', reason });
+  });
+
+  test('image sizes are only checked when w/h are given', async () => {
+    dsp.set({ respond: answer(adm([...baseAssets(), { id: 4, img: { url: 'https://cdn.dsp.example/i.jpg' } }])) });
+    const res = await adRequest(h, request());
+    expect(res.body.ad).toMatchObject({ placement: 'image' });
+  });
+
+  test.each<[string, (path: string, body: any) => { status: number; body?: unknown }, string]>([
+    ['a wrong id echo', () => ({ status: 200, body: { id: 'other', seatbid: [{ bid: [{ id: 'b', impid: '1', price: 1, adm: '{}' }] }] } }), 'invalid_response'],
+    ['garbage JSON', () => ({ status: 200, body: '{"id": ' }), 'invalid_response'],
+    ['a bid for another imp', (_p, b) => ({ status: 200, body: { id: b.id, seatbid: [{ bid: [{ id: 'b', impid: '2', price: 1, adm: '{}' }] }] } }), 'invalid_response'],
+    ['HTTP 400 (version not supported)', () => ({ status: 400, body: { error: 'no' } }), 'dsp_http_error'],
+  ])('%s: %s', async (_label, respond, reason) => {
+    dsp.set({ respond });
+    const res = await adRequest(h, request());
+    expect(await record(res)).toMatchObject({ reason });
+  });
+
+  test('the reference DSP\'s own OpenRTB answers serve in every mode', async () => {
+    for (const body of [request(), request({ config: { image_enabled: false } }), { userId: 'u', request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC' }]) {
+      const res = await adRequest(h, body);
+      expect(res.body.ad).toMatchObject({ format: 'sponsored_message', advertiser: 'Reference Shoes', price: 1.5 });
+    }
+  });
+});

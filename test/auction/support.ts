@@ -1,0 +1,118 @@
+/**
+ * What an auction test needs: the auction service in-process on a free port
+ * (real PostgreSQL, ClickHouse, LISTEN/NOTIFY), reference DSPs on loopback,
+ * a publisher key, and a valid request body to vary.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { createAuction, type Auction, type AuctionDeps } from '../../auction/app';
+import { createClickhouse } from '../../lib/clickhouse/client';
+import { sql } from '../../lib/clickhouse/sql';
+import { createDb, type Db } from '../../lib/db';
+import { createPublisher } from '../../domain/publishers';
+import { addDsp } from '../../domain/dsps';
+import { startReferenceDsp, type ReferenceDsp, type ReferenceDspOptions } from '../../dev/reference-dsp/server';
+
+export interface AuctionHarness {
+  url: string;
+  db: Db;
+  auction: Auction;
+  publisherKey: string;
+  publisherId: string;
+  dspIds: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function startAuction(overrides: Partial<AuctionDeps> = {}, publisher: { tmaxMs?: number } = {}): Promise<AuctionHarness> {
+  const db = createDb(undefined, 3);
+  const clickhouse = createClickhouse();
+  const dspIds = new Set<string>();
+  const { publisher_id, publisher_key } = await createPublisher(db, { name: `Test host ${randomBytes(3).toString('hex')}`, domain: 'Chat.Example.COM', ...publisher });
+  const auction = createAuction({ db, clickhouse, dspFilter: (d) => dspIds.has(d.id), ...overrides, settings: { logFlushMs: 200, ...overrides.settings } });
+  await auction.start();
+  const server: Server = await new Promise((resolve) => { const s = auction.app.listen(0, '127.0.0.1', () => resolve(s)); });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    db, auction, publisherKey: publisher_key, publisherId: publisher_id, dspIds,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await auction.close();
+      await clickhouse.close();
+      await db.$disconnect();
+    },
+  };
+}
+
+/** Waits (polling, no fixed sleep) until `check` holds. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A reference DSP registered with this auction (native or OpenRTB), and known to its catalog. */
+export async function addReferenceDsp(h: AuctionHarness, protocol: 'native' | 'openrtb', options: Partial<ReferenceDspOptions> = {}, extra: { authStyle?: 'bearer' | 'url'; siteIdOverride?: string; publisherIdOverride?: string } = {}) {
+  const key = `dspkey_${randomBytes(8).toString('hex')}`;
+  const dsp: ReferenceDsp = await startReferenceDsp({ key, ...options });
+  const bidUrl = protocol === 'native' ? `${dsp.url}/native/bid` : `${dsp.url}/openrtb${extra.authStyle === 'url' ? '?publisher_id=pub-123' : ''}`;
+  const { dsp_id } = await addDsp(h.db, {
+    name: `ref-${protocol}-${randomBytes(3).toString('hex')}`, protocol, bidUrl, renderUrl: protocol === 'native' ? `${dsp.url}/native/render` : undefined,
+    key: extra.authStyle === 'url' ? undefined : key, authStyle: extra.authStyle, siteIdOverride: extra.siteIdOverride, publisherIdOverride: extra.publisherIdOverride,
+  });
+  h.dspIds.add(dsp_id);
+  await until(() => h.auction.deps.catalog.dsps.some((d) => d.id === dsp_id), 'the DSP in the catalog');
+  return { dsp, dspId: dsp_id, key };
+}
+
+/** Removes a DSP from this auction (disables it in the database). */
+export async function removeDsp(h: AuctionHarness, dspId: string) {
+  await h.db.dsp.update({ where: { id: dspId }, data: { enabled: false } });
+  h.dspIds.delete(dspId);
+  await until(() => !h.auction.deps.catalog.dsps.some((d) => d.id === dspId), 'the DSP gone from the catalog');
+}
+
+export function contextualRequest(overrides: Record<string, unknown> = {}) {
+  return {
+    userId: 'user-anon-1',
+    chatId: 'chat-1',
+    nAdsBefore: 0,
+    messages: [
+      { role: 'user', content: 'Which shoes should I buy for my first marathon?' },
+      { role: 'assistant', content: 'For marathon training, cushioned running shoes help.' },
+    ],
+    country_code: 'US',
+    device: 'mobile',
+    timezone: 'America/New_York',
+    ip: '127.0.0.42',
+    user_agent: 'Mozilla/5.0 (test)',
+    ...overrides,
+  };
+}
+
+export async function adRequest(h: AuctionHarness, body: unknown, token: string | null = h.publisherKey, headers: Record<string, string> = {}) {
+  const res = await fetch(`${h.url}/v1/ad_requests`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: any = text;
+  try { parsed = JSON.parse(text); } catch { /* keep text */ }
+  return { status: res.status, body: parsed };
+}
+
+/** The bid rows the auction logged to ClickHouse for one auction (flushes the batch first). */
+export async function loggedBids(h: AuctionHarness, auctionId: string): Promise<any[]> {
+  await h.auction.deps.log.flush();
+  const clickhouse = createClickhouse();
+  try {
+    const rs = await clickhouse.query({ query: sql`SELECT * FROM auction_bids WHERE auction_id = ${auctionId}`, format: 'JSONEachRow' });
+    return await rs.json();
+  } finally {
+    await clickhouse.close();
+  }
+}

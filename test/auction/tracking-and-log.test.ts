@@ -1,0 +1,136 @@
+/**
+ * What the auction hands on: signed tracking URLs (payload, tampering,
+ * expiry, key rotation), the ClickHouse log (every auction and bid, drained on
+ * close), GET /metrics, and the OpenAPI document.
+ */
+import { parseSigningKeys, signToken, verifyToken } from '../../lib/signed-token';
+import { createClickhouse } from '../../lib/clickhouse/client';
+import { sql } from '../../lib/clickhouse/sql';
+import { adRequestSchema } from '../../auction/request-schema';
+import { addReferenceDsp, adRequest, contextualRequest, removeDsp, startAuction, type AuctionHarness } from './support';
+import type { ReferenceDsp } from '../../dev/reference-dsp/server';
+
+let h: AuctionHarness;
+let dsp: ReferenceDsp;
+let dspId: string;
+beforeAll(async () => {
+  h = await startAuction({ budget: { mayServe: () => false } });
+  ({ dsp, dspId } = await addReferenceDsp(h, 'native', { price: 3.21 }));
+});
+afterAll(async () => { await removeDsp(h, dspId); await dsp.close(); await h.close(); });
+
+const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
+
+describe('signed tracking URLs', () => {
+  let ad: any;
+  let auctionId: string;
+  beforeAll(async () => {
+    const res = await adRequest(h, contextualRequest({ country_code: 'AQ' }));
+    ad = res.body.ad;
+    auctionId = res.body.auction_id;
+  });
+
+  test('view, click and feedback tokens carry what delivery tracking needs', () => {
+    const base = { auction_id: auctionId, publisher_id: h.publisherId, price_micros: 3_210_000, source: 'dsp', dsp_id: dspId, bid_id: expect.any(String), exp: expect.any(Number) };
+    expect(new URL(ad.view_url).pathname).toBe('/api/v1/tracking/view');
+    expect(verifyToken(tokenOf(ad.view_url))).toEqual({ kind: 'view', ...base, dsp_view_url: 'https://track.reference-dsp.example/v?id=1' });
+    expect(verifyToken(tokenOf(ad.url))).toEqual({
+      kind: 'click', ...base,
+      url: `https://click.reference-dsp.example/c?id=1&view_url=${encodeURIComponent('https://track.reference-dsp.example/v?id=1')}`,
+    });
+    expect(verifyToken(tokenOf(ad.feedback_url))).toEqual({ kind: 'feedback', ...base, dsp_feedback_url: 'https://track.reference-dsp.example/f?id=1' });
+    const exp = verifyToken<any>(tokenOf(ad.view_url))!.exp;
+    expect(exp).toBeGreaterThan(Date.now() / 1000);
+  });
+
+  test('tampering with the payload or the signature is rejected', () => {
+    const [kid, body, sig] = tokenOf(ad.url).split('.');
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString());
+    const forged = Buffer.from(JSON.stringify({ ...payload, price_micros: 1 })).toString('base64url');
+    expect(verifyToken(`${kid}.${forged}.${sig}`)).toBeNull();
+    const flipped = sig[0] === 'A' ? `B${sig.slice(1)}` : `A${sig.slice(1)}`;
+    expect(verifyToken(`${kid}.${body}.${flipped}`)).toBeNull();
+    expect(verifyToken(`other.${body}.${sig}`)).toBeNull();
+  });
+
+  test('expired tokens are rejected; rotated keys keep live URLs valid', () => {
+    const old = parseSigningKeys('k1:old-secret-0123456789');
+    const rotated = parseSigningKeys('k2:new-secret-0123456789,k1:old-secret-0123456789');
+    const token = signToken({ kind: 'view', auction_id: 'a' }, 60, old);
+    expect(verifyToken(token, rotated)).toMatchObject({ kind: 'view', auction_id: 'a' });
+    expect(verifyToken(token, parseSigningKeys('k2:new-secret-0123456789'))).toBeNull();
+    expect(verifyToken(token, old, Date.now() + 61_000)).toBeNull();
+  });
+});
+
+describe('the ClickHouse log and metrics', () => {
+  test('every auction and every bid is logged; close() drains the batch', async () => {
+    const clickhouse = createClickhouse();
+    try {
+      const a = await adRequest(h, contextualRequest({ country_code: 'AQ' }));
+      const b = await adRequest(h, contextualRequest({ country_code: 'AQ', ad_formats: ['poll'] }));
+      await h.auction.deps.log.drain();
+      expect(h.auction.deps.log.queued).toBe(0);
+      const auctions = await (await clickhouse.query({ query: sql`SELECT auction_id, filled, winner_bidder, price_micros, format, publisher_id FROM auctions WHERE has(${[a.body.auction_id, b.body.auction_id]}, auction_id) ORDER BY filled DESC`, format: 'JSONEachRow' })).json<any>();
+      expect(auctions).toEqual([
+        { auction_id: a.body.auction_id, filled: 1, winner_bidder: dspId, price_micros: 3_210_000, format: 'sponsored_message', publisher_id: h.publisherId },
+        { auction_id: b.body.auction_id, filled: 0, winner_bidder: '', price_micros: 0, format: '', publisher_id: h.publisherId },
+      ]);
+      const bids = await (await clickhouse.query({ query: sql`SELECT bidder_id, outcome, reason, seat_non_bid_code FROM auction_bids WHERE auction_id = ${b.body.auction_id} ORDER BY bidder_id`, format: 'JSONEachRow' })).json<any>();
+      expect(bids).toEqual(expect.arrayContaining([
+        { bidder_id: dspId, outcome: 'rejected', reason: 'format_not_supported', seat_non_bid_code: 202 },
+        { bidder_id: 'inhouse', outcome: 'rejected', reason: 'no_bid', seat_non_bid_code: 0 },
+      ]));
+    } finally {
+      await clickhouse.close();
+    }
+  });
+
+  test('GET /metrics: auctions, ms histograms, per-DSP latency and non-bid reasons, index size and age', async () => {
+    await adRequest(h, contextualRequest({ country_code: 'AQ', ad_formats: ['poll'] }));
+    const res = await fetch(`${h.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await res.text();
+    expect(text).toMatch(/auction_requests_total\{result="filled"\} [1-9]/);
+    expect(text).toMatch(/auction_overhead_ms_bucket\{le="0.5"\}/);
+    expect(text).toMatch(/auction_duration_ms_bucket\{le="1"\}/);
+    expect(text).toContain(`auction_dsp_latency_ms_bucket{le="1",dsp="${dspId}"}`);
+    expect(text).toContain(`auction_non_bids_total{bidder="${dspId}",reason="format_not_supported",code="202"}`);
+    expect(text).toMatch(/auction_index_ads \d+/);
+    expect(text).toMatch(/auction_index_age_seconds [\d.]+/);
+  });
+});
+
+describe('OpenAPI', () => {
+  test('GET /v1/openapi.json describes POST /v1/ad_requests from the same schema', async () => {
+    const res = await fetch(`${h.url}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc: any = await res.json();
+    expect(doc.openapi).toMatch(/^3\./);
+    const op = doc.paths['/v1/ad_requests'].post;
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '413', '415']);
+    expect(op.security).toEqual([{ publisherKey: [] }]);
+    const schema = op.requestBody.content['application/json'].schema;
+    expect(schema.required.sort()).toEqual(['country_code', 'device', 'timezone', 'userId']);
+    expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(adRequestSchema.shape).sort());
+    expect(schema.additionalProperties).toBe(false);
+  });
+});
+
+describe('the api process serves /metrics too', () => {
+  test('GET /metrics on the api: Prometheus text with request durations in ms', async () => {
+    const { startHarness } = await import('../support/harness');
+    const api = await startHarness();
+    try {
+      await fetch(`${api.url}/healthz`);
+      const res = await fetch(`${api.url}/metrics`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('api_http_request_duration_ms_bucket{le="1",method="GET",route="/healthz",status="200"}');
+      expect(text).toContain('api_process_cpu_user_seconds_total');
+    } finally {
+      await api.close();
+    }
+  });
+});
