@@ -6,6 +6,9 @@ import { apiKeyActivities } from './api-keys';
 import { billingActivities } from './billing';
 import { campaignTreeActivities } from './campaign-tree';
 import { reviewActivities } from './review';
+import { eventPipelineActivities } from './event-pipeline';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { createClickhouse } from '../lib/clickhouse/client';
 
 /** Dependencies of the activities, injected so tests can give them real local services. */
 export interface ActivityDeps {
@@ -13,6 +16,8 @@ export interface ActivityDeps {
   stripe: Stripe;
   assets: AssetStore;
   creatives: CreativeGenerator;
+  /** Default: the configured ClickHouse. */
+  clickhouse?: ClickHouseClient;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -21,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...reviewActivities(deps.db),
     ...billingActivities(deps.db, deps.stripe),
     ...campaignTreeActivities(deps),
+    ...eventPipelineActivities(deps.db, deps.clickhouse ?? createClickhouse()),
   };
 }
 

@@ -20,6 +20,8 @@ import { mountOperations } from '../lib/http/operations';
 import { requestId } from '../lib/http/request-id';
 import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
+import { pollRoutes } from './tracking/polls';
+import { collectRoutes } from './events/collect';
 
 export interface AppDeps {
   db: Db;
@@ -69,6 +71,8 @@ export function createApp(deps: AppDeps) {
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));
   app.use(assetRoutes(deps.assets));
+  app.use(pollRoutes(db)); // {tracking_url}: the signed token is the auth
+  app.use(collectRoutes(db)); // {events_url}: the organization's ak_ key
   // Unknown paths of the platform surface answer in its envelope (mount `/api` routes above).
   app.use('/api', unknownRoute, envelopeErrorHandler);
   // Anything else, on any host, answers with the error object rather than an HTML page.

@@ -101,6 +101,14 @@ export const config = {
     /** Each step of a shutdown (background writes, pool end, Temporal connection, HTTP server). */
     closeMs: intFromEnv('CLOSE_TIMEOUT_MS', 5_000),
   },
+  events: {
+    /** Collected events per API key per hour (each event of a batch counts). */
+    perKeyPerHour: intFromEnv('RATE_LIMIT_EVENTS_PER_HOUR', 1_000_000),
+    /** Peers whose first X-Forwarded-For hop is taken as the client's ip_address (comma-separated IPs). */
+    trustedProxies: new Set((process.env.EVENTS_TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
+    /** Pipeline batch size (inbox rows per ClickHouse insert). */
+    pipelineBatch: intFromEnv('EVENT_PIPELINE_BATCH', 10_000),
+  },
   signing: {
     /** `kid:secret,...`, current key first (lib/signed-token.ts). The default is for development and tests only. */
     trackingKeys: process.env.TRACKING_SIGNING_KEYS ?? 'dev1:development-only-tracking-key',

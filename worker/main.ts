@@ -7,6 +7,9 @@ import { closeWithin } from '../lib/deadline';
 import { createAssetStore } from '../lib/asset-store';
 import { createStripeClient } from '../lib/stripe';
 import { createCreativeGenerator } from '../domain/creatives/generator';
+import { createClickhouse } from '../lib/clickhouse/client';
+import { createTemporalClient } from '../lib/temporal';
+import { startEventPipeline } from './event-pipeline';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
@@ -21,9 +24,12 @@ async function main() {
     taskQueue: temporalConfig.taskQueues.main,
     workflowsPath: require.resolve('../workflows'),
     activities: createActivities({
-      db, stripe: createStripeClient(), assets: createAssetStore(), creatives: createCreativeGenerator(),
+      db, stripe: createStripeClient(), assets: createAssetStore(), creatives: createCreativeGenerator(), clickhouse: createClickhouse(),
     }),
   });
+  // The event pipeline runs on this worker's queue (it replaces a run left by a previous worker).
+  const client = createTemporalClient();
+  await startEventPipeline(client, temporalConfig.taskQueues.main);
   // SIGINT/SIGTERM: the SDK's runtime shuts the worker down itself (a second shutdown would throw).
   console.log(`worker ready on task queue ${temporalConfig.taskQueues.main}`);
   await worker.run();

@@ -18,16 +18,17 @@ export interface RateLimitVerdict {
  * process shares one count. The estimate weights the previous window by the part
  * of it still inside the last hour (the "sliding window counter" approach), which
  * avoids the double burst of plain fixed windows. A rejected request is not
- * counted, so a throttled client recovers on schedule.
+ * counted, so a throttled client recovers on schedule. `cost` counts several
+ * units at once (event collection reserves its event budget in chunks).
  */
-export async function consume(db: Db, bucket: string, limit: number, now = Date.now()): Promise<RateLimitVerdict> {
+export async function consume(db: Db, bucket: string, limit: number, now = Date.now(), cost = 1): Promise<RateLimitVerdict> {
   const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
   const elapsed = (now - windowStart) / WINDOW_MS;
   const rows = await db.$queryRaw<{ current: number; previous: number }[]>`
     WITH cur AS (
       INSERT INTO rate_limit_counters (bucket, window_start, count)
-      VALUES (${bucket}, ${new Date(windowStart)}, 1)
-      ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
+      VALUES (${bucket}, ${new Date(windowStart)}, ${cost})
+      ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_counters.count + ${cost}
       RETURNING count
     )
     SELECT cur.count AS current,
@@ -41,7 +42,7 @@ export async function consume(db: Db, bucket: string, limit: number, now = Date.
     return { allowed: true, limit, remaining: limit - estimate, resetAt, retryAfterSeconds: 0 };
   }
   await db.$executeRaw`
-    UPDATE rate_limit_counters SET count = count - 1
+    UPDATE rate_limit_counters SET count = count - ${cost}
     WHERE bucket = ${bucket} AND window_start = ${new Date(windowStart)}`;
   // When the previous window's weight will have decayed enough for one more request.
   const excess = estimate - limit;

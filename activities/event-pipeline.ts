@@ -1,0 +1,157 @@
+import { Context } from '@temporalio/activity';
+import { Client as PgClient } from 'pg';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Db } from '../lib/db';
+import { config } from '../lib/config';
+import { sql } from '../lib/clickhouse/sql';
+import { COLLECTED_EVENTS_TABLE } from '../domain/events/clickhouse-tables';
+import { enrich, type GeoLookup, type InboxRow } from '../domain/events/enrich';
+import type { CollectedEvent } from '../domain/events/event';
+
+/**
+ * Moves accepted events from the PostgreSQL inbox to ClickHouse, exactly once.
+ *
+ * - Dedupe by event_id: `collected_event_ids` keeps the first inbox row seen for
+ *   each (organization, event_id), forever; any other row with that id is dropped.
+ * - Exactly once into ClickHouse (18.16 has no insert-deduplication tokens for
+ *   plain MergeTree): before inserting, the batch's inbox id range is recorded
+ *   as in flight in PostgreSQL; the inbox rows are deleted (and the mark cleared)
+ *   in one transaction after ClickHouse committed. A batch found in flight after
+ *   a crash is redone minus the inbox ids ClickHouse already has, so no row is
+ *   lost or doubled whatever instant the worker died at.
+ * - One mover at a time per database: a PostgreSQL advisory lock held for the
+ *   batch (released by PostgreSQL if the worker dies), so a second worker or a
+ *   zombie attempt never interleaves.
+ */
+const LOCK_KEY = 727_001; // pg advisory lock id of the event pipeline
+const POLL_MS = 100;
+
+export interface MoveBatchInput {
+  /** How long to wait for events before returning empty-handed. */
+  waitMs: number;
+  batchSize: number;
+}
+export interface MoveBatchResult {
+  /** Inbox rows consumed (stored + duplicates). */
+  moved: number;
+  /** Rows written to ClickHouse. */
+  stored: number;
+  /** Another mover holds the lock. */
+  busy: boolean;
+}
+
+interface RawInboxRow { id: string; organization_id: string; received_at: Date; ip_address: string; event: string }
+
+/** geoip-lite holds its ~100 MB database in memory: loaded on first use, in the worker only. */
+let geoip: typeof import('geoip-lite') | undefined;
+export const geoLookup: GeoLookup = (ip) => {
+  geoip ??= require('geoip-lite') as typeof import('geoip-lite');
+  const found = geoip.lookup(ip);
+  if (!found) return null;
+  const [lat, lon] = found.ll ?? [];
+  return { country: found.country ?? '', region: found.region ?? '', city: found.city ?? '', lat: lat ?? null, lon: lon ?? null };
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function heartbeat(): void {
+  try { Context.current().heartbeat(); } catch { /* called outside an activity (tests, bench) */ }
+}
+
+export function eventPipelineActivities(db: Db, clickhouse: ClickHouseClient, geo: GeoLookup = geoLookup) {
+  async function waitForWork(waitMs: number): Promise<boolean> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const [row] = await db.$queryRaw<{ work: boolean }[]>`
+        SELECT EXISTS (SELECT 1 FROM event_inbox) OR EXISTS (SELECT 1 FROM event_pipeline_state WHERE in_flight_from IS NOT NULL) AS work`;
+      if (row.work) return true;
+      if (Date.now() >= deadline) return false;
+      heartbeat();
+      await sleep(POLL_MS);
+    }
+  }
+
+  async function moveLocked(batchSize: number): Promise<Omit<MoveBatchResult, 'busy'>> {
+    const [state] = await db.$queryRaw<{ from: string | null; to: string | null }[]>`
+      SELECT in_flight_from::text AS "from", in_flight_to::text AS "to" FROM event_pipeline_state WHERE id = 1`;
+    const recovering = Boolean(state?.from && state?.to);
+    const raw = recovering
+      ? await db.$queryRaw<RawInboxRow[]>`
+          SELECT id::text, organization_id::text, received_at, ip_address, event FROM event_inbox
+          WHERE id BETWEEN ${state!.from}::bigint AND ${state!.to}::bigint ORDER BY id`
+      : await db.$queryRaw<RawInboxRow[]>`
+          SELECT id::text, organization_id::text, received_at, ip_address, event FROM event_inbox ORDER BY id LIMIT ${batchSize}`;
+    const rows: InboxRow[] = raw.map((r) => ({
+      id: BigInt(r.id), organizationId: r.organization_id, receivedAt: r.received_at, ipAddress: r.ip_address,
+      event: JSON.parse(r.event) as CollectedEvent,
+    }));
+    const ids = raw.map((r) => r.id);
+    const from = recovering ? state!.from! : ids[0];
+    const to = recovering ? state!.to! : ids[ids.length - 1];
+
+    // 1. The event_id ledger and the in-flight mark, in one transaction.
+    const withId = rows.filter((r) => r.event.event_id !== undefined);
+    const orgs = withId.map((r) => r.organizationId);
+    const eventIds = withId.map((r) => r.event.event_id!);
+    const rowIds = withId.map((r) => r.id.toString());
+    const winners = new Map<string, string>();
+    if (rows.length > 0) {
+      const [, firstSeen] = await db.$transaction([
+        db.$executeRaw`
+          INSERT INTO collected_event_ids (organization_id, event_id, inbox_id)
+          SELECT * FROM unnest(${orgs}::uuid[], ${eventIds}::text[], ${rowIds}::bigint[])
+          ON CONFLICT DO NOTHING`,
+        db.$queryRaw<{ org: string; event_id: string; inbox_id: string }[]>`
+          SELECT c.organization_id::text AS org, c.event_id, c.inbox_id::text AS inbox_id
+          FROM collected_event_ids c
+          JOIN unnest(${orgs}::uuid[], ${eventIds}::text[]) AS t(o, e) ON c.organization_id = t.o AND c.event_id = t.e`,
+        db.$executeRaw`
+          INSERT INTO event_pipeline_state (id, in_flight_from, in_flight_to) VALUES (1, ${from}::bigint, ${to}::bigint)
+          ON CONFLICT (id) DO UPDATE SET in_flight_from = EXCLUDED.in_flight_from, in_flight_to = EXCLUDED.in_flight_to`,
+      ]);
+      for (const w of firstSeen) winners.set(`${w.org}/${w.event_id}`, w.inbox_id);
+    }
+    let keep = rows.filter((r) => r.event.event_id === undefined || winners.get(`${r.organizationId}/${r.event.event_id}`) === r.id.toString());
+
+    // 2. ClickHouse: after a crash, only what it does not have yet.
+    if (recovering && keep.length > 0) {
+      const result = await clickhouse.query({
+        query: `SELECT toString(inbox_id) AS id FROM ${COLLECTED_EVENTS_TABLE} WHERE ${sql`inbox_id >= ${BigInt(from)} AND inbox_id <= ${BigInt(to)}`}`,
+        format: 'JSONEachRow',
+      });
+      const present = new Set((await result.json<{ id: string }>()).map((r) => r.id));
+      keep = keep.filter((r) => !present.has(r.id.toString()));
+    }
+    heartbeat();
+    if (keep.length > 0) {
+      await clickhouse.insert({ table: COLLECTED_EVENTS_TABLE, values: keep.map((r) => enrich(r, geo)), format: 'JSONEachRow' });
+    }
+
+    // 3. Consumed: out of the inbox, mark cleared, atomically.
+    await db.$transaction([
+      db.$executeRaw`DELETE FROM event_inbox WHERE id = ANY(${ids}::bigint[])`,
+      db.$executeRaw`UPDATE event_pipeline_state SET in_flight_from = NULL, in_flight_to = NULL WHERE id = 1`,
+    ]);
+    return { moved: rows.length, stored: keep.length };
+  }
+
+  return {
+    /** Waits up to `waitMs` for inbox rows, then moves one batch of at most `batchSize`. */
+    async moveEventBatch(input: MoveBatchInput): Promise<MoveBatchResult> {
+      if (!(await waitForWork(input.waitMs))) return { moved: 0, stored: 0, busy: false };
+      const lock = new PgClient({ connectionString: config.databaseUrl });
+      await lock.connect();
+      try {
+        const { rows } = await lock.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [LOCK_KEY]);
+        if (!rows[0].locked) return { moved: 0, stored: 0, busy: true };
+        try {
+          return { ...(await moveLocked(input.batchSize)), busy: false };
+        } finally {
+          await lock.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+        }
+      } finally {
+        await lock.end();
+      }
+    },
+  };
+}

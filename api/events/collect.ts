@@ -1,0 +1,147 @@
+import express, { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Db } from '../../lib/db';
+import { config } from '../../lib/config';
+import { DomainError } from '../../domain/errors';
+import { clientIp } from '../../domain/events/client-ip';
+import { MAX_BATCH_EVENTS, parseEvent, type CollectedEvent } from '../../domain/events/event';
+import { createInboxWriter } from '../../domain/events/inbox';
+import { apiKeyAuth, apiKeyAuthOf } from '../auth/api-key-auth';
+import { ApiError, errorHandler } from '../http/errors';
+import { documentRoute, errorBodySchema } from '../http/openapi';
+import { consume, type RateLimitVerdict } from '../rate-limit/rate-limiter';
+
+/**
+ * `POST {events_url}/api/collect`: server-side events with the organization's
+ * `ak_` key. A single event (the body is the event) answers 204 once it is
+ * committed to the durable inbox; the batch form (`{ events: [...] }`) answers
+ * 200 with one result per event. `?validate_only=true` checks without storing.
+ * Errors are the `/v1` error object.
+ */
+const PATH = '/api/collect';
+export const COLLECT_BODY_LIMIT = '1mb';
+
+const parseJson = express.json({ limit: COLLECT_BODY_LIMIT, type: () => true, strict: false });
+
+function readJsonBody(req: Request, res: Response): Promise<unknown> {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) throw new ApiError(400, 'invalid_value', 'The body must be a JSON object (an event, or { "events": [...] })');
+  if (!req.is('application/json')) throw new ApiError(415, 'unsupported_media_type', 'Request body must be application/json');
+  return new Promise((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve(req.body))));
+}
+
+const asApiError = (err: DomainError) => new ApiError(400, err.code, err.message, err.param);
+
+type EventResult = { index: number; status: 'accepted' | 'valid' | 'rejected'; error?: { code: string; message: string; param: string | null } };
+
+function rateLimitHeaders(verdict: RateLimitVerdict): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(verdict.limit),
+    'X-RateLimit-Remaining': String(verdict.remaining),
+    'X-RateLimit-Reset': String(verdict.resetAt),
+  };
+}
+
+function throttled(verdict: RateLimitVerdict): ApiError {
+  return new ApiError(429, 'rate_limit_exceeded', 'request was throttled', null, 'rate_limit_error', {
+    ...rateLimitHeaders(verdict), 'Retry-After': String(verdict.retryAfterSeconds),
+  });
+}
+
+export function collectRoutes(db: Db): Router {
+  const budget = (apiKeyId: string, cost: number) => consume(db, `events:${apiKeyId}`, config.events.perKeyPerHour, Date.now(), cost);
+  const inbox = createInboxWriter(db, budget);
+  const router = Router();
+
+  router.post(PATH, apiKeyAuth(db), async (req, res) => {
+    const body = await readJsonBody(req, res);
+    const validateOnly = req.query.validate_only === 'true';
+    const isBatch = typeof body === 'object' && body !== null && !Array.isArray(body) && 'events' in body && !('event_name' in body);
+
+    let events: CollectedEvent[];
+    let results: EventResult[] | undefined;
+    if (!isBatch) {
+      try {
+        events = [parseEvent(body)];
+      } catch (err) {
+        throw err instanceof DomainError ? asApiError(err) : err;
+      }
+    } else {
+      const list = (body as { events: unknown }).events;
+      if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH_EVENTS) {
+        throw new ApiError(400, 'invalid_value', `events must be an array of 1 to ${MAX_BATCH_EVENTS} events`, 'events');
+      }
+      events = [];
+      results = list.map((item, index): EventResult => {
+        try {
+          events.push(parseEvent(item, `events[${index}].`));
+          return { index, status: validateOnly ? 'valid' : 'accepted' };
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          return { index, status: 'rejected', error: { code: err.code, message: err.message, param: err.param } };
+        }
+      });
+    }
+
+    const { organizationId, apiKeyId } = apiKeyAuthOf(res);
+    if (events.length > 0) {
+      let verdict: RateLimitVerdict;
+      if (validateOnly) {
+        // Nothing is stored, but checks still count against the key's budget.
+        verdict = await budget(apiKeyId, events.length);
+      } else {
+        const outcome = await inbox.submit({
+          organizationId, apiKeyId, receivedAt: new Date(), events,
+          ipAddress: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.events.trustedProxies),
+        });
+        verdict = outcome.verdict;
+      }
+      if (!verdict.allowed) throw throttled(verdict);
+      res.set(rateLimitHeaders(verdict));
+    }
+    if (!results) {
+      res.status(204).end();
+      return;
+    }
+    const rejected = results.filter((r) => r.status === 'rejected').length;
+    res.status(200).json({ validate_only: validateOnly, accepted: validateOnly ? 0 : results.length - rejected, rejected, results });
+  });
+  router.use(PATH, errorHandler);
+  return router;
+}
+
+const str = z.string();
+export const collectedEventSchema = z.object({
+  event_name: str.min(1).describe('A standard or custom event name'),
+  tag_id: str.optional().describe('Advertiser tag id; derived from the host of page_url when omitted'),
+  event_id: str.optional().describe('Deduplication key: an organization\'s events with one event_id are stored once'),
+  timestamp: z.number().min(0).optional().describe('Unix seconds; defaults to the receive time'),
+  page_url: str.optional(), referrer: str.optional(),
+  user_agent: str.optional().describe('Parsed into ua_browser, ua_os, ua_device'),
+  session_id: str.optional(), client_id: str.optional(),
+  click_id: str.optional(), impression_id: str.optional(), bid_id: str.optional(),
+  attribution_type: z.enum(['click', 'view', 'organic']).optional(),
+  consent: z.record(z.string(), z.unknown()).optional(),
+  params: z.record(z.string(), z.unknown()).optional().describe('Free-form properties, stored as JSON'),
+});
+const batchSchema = z.object({ events: z.array(collectedEventSchema).min(1).max(MAX_BATCH_EVENTS) });
+const batchResultSchema = z.object({
+  validate_only: z.boolean(), accepted: z.number().int(), rejected: z.number().int(),
+  results: z.array(z.object({
+    index: z.number().int(), status: z.enum(['accepted', 'valid', 'rejected']),
+    error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }).optional(),
+  })),
+});
+documentRoute({
+  method: 'post', path: PATH, tag: 'Event collection', auth: 'apiKey',
+  summary: 'Collect a server-side event (204 once durably stored), or a batch of up to 1,000 (200 with per-event results)',
+  query: z.object({ validate_only: z.enum(['true', 'false']).optional().describe('true: check only, store nothing') }),
+  body: z.union([collectedEventSchema, batchSchema]),
+  responses: {
+    200: { description: 'Batch form: one result per event (accepted events are durably stored)', schema: batchResultSchema },
+    204: { description: 'The event is durably stored (or, with validate_only, valid)' },
+    400: { description: 'invalid_json; required (event_name); invalid_value (non-object body, a field of the wrong type, events not 1-1000)', schema: errorBodySchema },
+    413: { description: 'body_too_large: body over 1 MiB', schema: errorBodySchema },
+    415: { description: 'unsupported_media_type: not application/json', schema: errorBodySchema },
+  },
+});

@@ -1,0 +1,76 @@
+import type { Db } from '../../lib/db';
+import type { CollectedEvent } from './event';
+import { GroupCommit } from './group-commit';
+
+/**
+ * The durable inbox of accepted events (PostgreSQL `event_inbox`): a request is
+ * answered only after its events are committed there. Writes go through a group
+ * commit, so many requests share one INSERT (one transaction, one fsync).
+ * The event pipeline workflow moves rows from here to ClickHouse.
+ */
+export interface InboxSubmission {
+  organizationId: string;
+  /** The rate-limit budget the events count against (per API key). */
+  apiKeyId: string;
+  receivedAt: Date;
+  ipAddress: string;
+  events: CollectedEvent[];
+}
+
+/** A per-key budget check for `cost` events; the edge supplies the PostgreSQL rate limiter. */
+export type EventBudget<V extends { allowed: boolean }> = (apiKeyId: string, cost: number) => Promise<V>;
+
+export type InboxOutcome<V> = { stored: true; verdict: V } | { stored: false; verdict: V };
+
+/** Inserts rows of many requests in one statement (arrays unnested server-side). */
+export async function insertInboxRows(db: Db, submissions: InboxSubmission[]): Promise<void> {
+  const orgs: string[] = [];
+  const times: Date[] = [];
+  const ips: string[] = [];
+  const bodies: string[] = [];
+  for (const s of submissions) {
+    for (const event of s.events) {
+      orgs.push(s.organizationId);
+      times.push(s.receivedAt);
+      ips.push(s.ipAddress);
+      bodies.push(JSON.stringify(event));
+    }
+  }
+  if (bodies.length === 0) return;
+  await db.$executeRaw`
+    INSERT INTO event_inbox (organization_id, received_at, ip_address, event)
+    SELECT * FROM unnest(${orgs}::uuid[], ${times}::timestamp[], ${ips}::text[], ${bodies}::text[])`;
+}
+
+export function createInboxWriter<V extends { allowed: boolean }>(
+  db: Db,
+  budget: EventBudget<V>,
+  options = { maxBatch: 2000, maxConcurrentFlushes: 2 },
+) {
+  const writer = new GroupCommit<InboxSubmission, InboxOutcome<V>>(async (submissions) => {
+    const verdicts = await budgetsOf(submissions, budget);
+    await insertInboxRows(db, submissions.filter((_, i) => verdicts[i].allowed));
+    return verdicts.map((verdict) => ({ stored: verdict.allowed, verdict }));
+  }, options);
+  return { submit: (s: InboxSubmission) => writer.submit(s) };
+}
+
+/**
+ * One budget check per key per flush for all its events; if the key's whole
+ * group does not fit, its requests are checked one by one so those that fit pass.
+ */
+async function budgetsOf<V extends { allowed: boolean }>(submissions: InboxSubmission[], budget: EventBudget<V>): Promise<V[]> {
+  const verdicts: V[] = new Array(submissions.length);
+  const byKey = new Map<string, number[]>();
+  submissions.forEach((s, i) => byKey.set(s.apiKeyId, [...(byKey.get(s.apiKeyId) ?? []), i]));
+  for (const [key, indexes] of byKey) {
+    const cost = indexes.reduce((n, i) => n + submissions[i].events.length, 0);
+    const group = await budget(key, cost);
+    if (group.allowed || indexes.length === 1) {
+      for (const i of indexes) verdicts[i] = group;
+      continue;
+    }
+    for (const i of indexes) verdicts[i] = await budget(key, submissions[i].events.length);
+  }
+  return verdicts;
+}
