@@ -1,4 +1,4 @@
-import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import type { Db } from '../../lib/db';
 import { readPollToken } from '../../domain/polls/poll-token';
@@ -52,7 +52,16 @@ function claimsOf(token: string, kind: 'vote' | 'results') {
 
 const send = (res: Response, data: PollResults) => { res.json({ status: 'success', data }); };
 
-const parseJson = express.json({ limit: '16kb', type: () => true });
+const parseAnyJson = express.json({ limit: '16kb', type: () => true, strict: false });
+/** A request without a body has none (the parser would make it `{}`): reported as the body missing. */
+const parseJson: RequestHandler = (req, res, next) => {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) {
+    req.body = undefined;
+    return next();
+  }
+  parseAnyJson(req, res, next);
+};
 
 const pollErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   let status = 500;
