@@ -4,7 +4,8 @@ import { identifier } from '../../lib/clickhouse/sql';
  * ClickHouse table of collected events (one row per accepted, deduplicated
  * event), written only by the event pipeline. Plain MergeTree: exactly-once is
  * the pipeline's job (see activities/event-pipeline.ts), so reads need no FINAL.
- * `params` and `consent` are JSON strings: `JSONExtractString(params, 'plan')`.
+ * `params` and `consent` are JSON strings, queryable with `visitParamExtractString(params, 'plan')`
+ * (ClickHouse 18.16) or `JSONExtractString(params, 'plan')` (19.x and later).
  */
 export const COLLECTED_EVENTS_TABLE = 'collected_events';
 
