@@ -1,0 +1,60 @@
+/**
+ * The pipeline's exactly-once recovery, driven deterministically: the state a
+ * worker leaves when it dies after its ClickHouse insert and before the inbox
+ * delete (batch marked in flight, some rows already in ClickHouse) is set up by
+ * hand while this test holds the pipeline's lock; the next batch completes it.
+ */
+import { Client as PgClient } from 'pg';
+import { config } from '../../lib/config';
+import { eventPipelineActivities, geoLookup } from '../../activities/event-pipeline';
+import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
+import { enrich } from '../../domain/events/enrich';
+import { insertInboxRows } from '../../domain/events/inbox';
+import { organizationIdOf } from '../support/fixtures';
+import { newOrg, startHarness, type Harness } from '../support/harness';
+import { clickhouse, storedEvents, waitForEvents } from './support';
+
+const LOCK_KEY = 727_001;
+let h: Harness;
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => {
+  await h.close();
+  await clickhouse.close();
+});
+
+it('redoes an in-flight batch without doubling what ClickHouse already has', async () => {
+  const orgId = await organizationIdOf(h.db, await newOrg(h.db));
+  const lock = new PgClient({ connectionString: config.databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]); // waits for a running batch to finish
+    await insertInboxRows(h.db, [{
+      organizationId: orgId, apiKeyId: 'unused', receivedAt: new Date(), ipAddress: '127.0.0.1',
+      events: [{ event_name: 'r1', event_id: 'same' }, { event_name: 'r2' }, { event_name: 'r3' }, { event_name: 'r4', event_id: 'same' }],
+    }]);
+    const inbox = await h.db.eventInbox.findMany({ where: { organizationId: orgId }, orderBy: { id: 'asc' } });
+    expect(inbox).toHaveLength(4);
+    // The dead attempt: ledger written, batch in flight, rows 1 and 2 already inserted.
+    await h.db.collectedEventId.create({ data: { organizationId: orgId, eventId: 'same', inboxId: inbox[0].id } });
+    await h.db.eventPipelineState.upsert({
+      where: { id: 1 }, create: { id: 1, inFlightFrom: inbox[0].id, inFlightTo: inbox[3].id },
+      update: { inFlightFrom: inbox[0].id, inFlightTo: inbox[3].id },
+    });
+    await clickhouse.insert({
+      table: COLLECTED_EVENTS_TABLE, format: 'JSONEachRow',
+      values: inbox.slice(0, 2).map((r) => enrich({ ...r, event: JSON.parse(r.event) }, geoLookup)),
+    });
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+    await lock.end();
+  }
+  // Whichever mover gets the lock next (this call or the test run's worker) finishes the batch.
+  const { moveEventBatch } = eventPipelineActivities(h.db, clickhouse);
+  while ((await h.db.eventInbox.count({ where: { organizationId: orgId } })) > 0) {
+    await moveEventBatch({ waitMs: 0, batchSize: 100 });
+  }
+  const rows = await waitForEvents(orgId, (r) => r.length >= 3);
+  expect(rows.map((r) => r.event_name).sort()).toEqual(['r1', 'r2', 'r3']); // r4 repeats event_id "same"
+  expect(await storedEvents(orgId)).toHaveLength(3);
+  expect(await h.db.eventPipelineState.findUnique({ where: { id: 1 } })).toMatchObject({ inFlightFrom: null, inFlightTo: null });
+});
