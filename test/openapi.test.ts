@@ -171,6 +171,9 @@ test('documents every endpoint of the advertiser API spec', () => {
     ['post', '/v1/ads/{ad_id}/activate'], ['post', '/v1/ads/{ad_id}/pause'], ['post', '/v1/ads/{ad_id}/archive'],
     ['post', '/v1/upload'],
     ['post', KEYS], ['get', KEYS], ['delete', KEY],
+    // Spec 2: sponsored-poll tracking and event collection.
+    ['post', '/api/v1/tracking/sponsored-polls/vote'], ['get', '/api/v1/tracking/sponsored-polls/results'],
+    ['post', '/api/collect'],
   ];
   const missing = specEndpoints.filter(([method, path]) => !doc.paths[path]?.[method]);
   expect(missing).toEqual([]);

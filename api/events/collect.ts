@@ -7,8 +7,8 @@ import { clientIp } from '../../domain/events/client-ip';
 import { MAX_BATCH_EVENTS, parseEvent, type CollectedEvent } from '../../domain/events/event';
 import { createInboxWriter } from '../../domain/events/inbox';
 import { apiKeyAuth, apiKeyAuthOf } from '../auth/api-key-auth';
-import { ApiError, errorHandler } from '../http/errors';
-import { documentRoute, errorBodySchema } from '../http/openapi';
+import { errorHandler } from '../../lib/http/errors';
+import { documentRoute, errorBodySchema } from '../../lib/http/openapi';
 import { consume, type RateLimitVerdict } from '../rate-limit/rate-limiter';
 
 /**
@@ -25,12 +25,10 @@ const parseJson = express.json({ limit: COLLECT_BODY_LIMIT, type: () => true, st
 
 function readJsonBody(req: Request, res: Response): Promise<unknown> {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (!hasBody) throw new ApiError(400, 'invalid_value', 'The body must be a JSON object (an event, or { "events": [...] })');
-  if (!req.is('application/json')) throw new ApiError(415, 'unsupported_media_type', 'Request body must be application/json');
+  if (!hasBody) throw new DomainError('invalid_value', 'The body must be a JSON object (an event, or { "events": [...] })');
+  if (!req.is('application/json')) throw new DomainError('unsupported_media_type', 'Request body must be application/json');
   return new Promise((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve(req.body))));
 }
-
-const asApiError = (err: DomainError) => new ApiError(400, err.code, err.message, err.param);
 
 type EventResult = { index: number; status: 'accepted' | 'valid' | 'rejected'; error?: { code: string; message: string; param: string | null } };
 
@@ -42,10 +40,9 @@ function rateLimitHeaders(verdict: RateLimitVerdict): Record<string, string> {
   };
 }
 
-function throttled(verdict: RateLimitVerdict): ApiError {
-  return new ApiError(429, 'rate_limit_exceeded', 'request was throttled', null, 'rate_limit_error', {
-    ...rateLimitHeaders(verdict), 'Retry-After': String(verdict.retryAfterSeconds),
-  });
+function throttled(res: Response, verdict: RateLimitVerdict): DomainError {
+  res.set({ ...rateLimitHeaders(verdict), 'Retry-After': String(verdict.retryAfterSeconds) });
+  return new DomainError('rate_limit_exceeded', 'request was throttled');
 }
 
 export function collectRoutes(db: Db): Router {
@@ -61,15 +58,11 @@ export function collectRoutes(db: Db): Router {
     let events: CollectedEvent[];
     let results: EventResult[] | undefined;
     if (!isBatch) {
-      try {
-        events = [parseEvent(body)];
-      } catch (err) {
-        throw err instanceof DomainError ? asApiError(err) : err;
-      }
+      events = [parseEvent(body)];
     } else {
       const list = (body as { events: unknown }).events;
       if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH_EVENTS) {
-        throw new ApiError(400, 'invalid_value', `events must be an array of 1 to ${MAX_BATCH_EVENTS} events`, 'events');
+        throw new DomainError('invalid_value', `events must be an array of 1 to ${MAX_BATCH_EVENTS} events`, 'events');
       }
       events = [];
       results = list.map((item, index): EventResult => {
@@ -96,7 +89,7 @@ export function collectRoutes(db: Db): Router {
         });
         verdict = outcome.verdict;
       }
-      if (!verdict.allowed) throw throttled(verdict);
+      if (!verdict.allowed) throw throttled(res, verdict);
       res.set(rateLimitHeaders(verdict));
     }
     if (!results) {

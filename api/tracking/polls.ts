@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../../lib/db';
 import { readPollToken } from '../../domain/polls/poll-token';
 import { castVote, PollError, pollResults, type PollResults } from '../../domain/polls/service';
-import { documentRoute } from '../http/openapi';
+import { documentRoute } from '../../lib/http/openapi';
 
 /**
  * `{tracking_url}/api/v1/tracking/sponsored-polls/...`: no API key, the signed

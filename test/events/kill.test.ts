@@ -5,8 +5,8 @@
  * ClickHouse exactly once, and no event is there twice.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../dev/processes';
 import { createDb } from '../../lib/db';
 import { createTemporalClient } from '../../lib/temporal';
 import { temporalConfig } from '../../temporal.config';
@@ -21,15 +21,6 @@ const root = path.resolve(__dirname, '../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 const db = createDb(undefined, 2);
 const children = new Set<ChildProcess>();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawns `tsx <script>` and resolves once it prints `ready`. */
 function spawnProcess(script: string, env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {

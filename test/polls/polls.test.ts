@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../api/app';
-import { createCreativeGenerator } from '../../api/creatives/generator';
+import { createCreativeGenerator } from '../../domain/creatives/generator';
 import { createAssetStore } from '../../lib/asset-store';
 import { createDb } from '../../lib/db';
 import { signToken } from '../../lib/signed-token';
