@@ -1,0 +1,72 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import { identifier, sql } from '../../lib/clickhouse/sql';
+import { COLLECTED_EVENTS_TABLE } from './clickhouse-tables';
+
+/**
+ * Conversions for insights (`conversions` in `fields[]`): a collected event is
+ * attributed to an ad when its `click_id`, `impression_id` or `bid_id` equals
+ * the `event_id` of one of our delivery rows (`delivery_events`, same
+ * organization) and it happened inside the attribution window after that
+ * delivery: 30 days after a click (click_id), 1 day after an impression or bid
+ * (impression_id, bid_id: view-through). An event matching several deliveries
+ * counts once, for the highest-priority match (click, then impression, then bid).
+ * Buckets by the conversion's own `timestamp`.
+ */
+export const ATTRIBUTION_WINDOWS_SECONDS = { click_id: 30 * 86_400, impression_id: 86_400, bid_id: 86_400 } as const;
+
+export type ConversionGranularity = 'hourly' | 'daily' | 'monthly' | 'none';
+
+export interface ConversionQuery {
+  organizationId: string;
+  adIds: string[];
+  start: Date;
+  end: Date;
+  granularity: ConversionGranularity;
+  /** Table of delivery rows; default `delivery_events`. */
+  deliveryTable?: string;
+}
+
+const BUCKETS: Record<ConversionGranularity, string> = {
+  hourly: 'toUnixTimestamp(toStartOfHour(ts))',
+  daily: 'toUnixTimestamp(toDateTime(toDate(ts)))',
+  monthly: 'toUnixTimestamp(toDateTime(toStartOfMonth(ts)))',
+  none: '',
+};
+
+/** The ClickHouse 18.16 query: rows `{ ad_id, bucket_start (Unix s), conversions }`. */
+export function conversionsByAdSql(q: ConversionQuery): string {
+  const deliveries = identifier(q.deliveryTable ?? 'delivery_events');
+  const { click_id, impression_id, bid_id } = ATTRIBUTION_WINDOWS_SECONDS;
+  const bucket = q.granularity === 'none' ? sql`${Math.floor(q.start.getTime() / 1000)}` : BUCKETS[q.granularity];
+  // Deliveries old enough to attribute a conversion at `start` are needed too.
+  const earliestDelivery = new Date(q.start.getTime() - click_id * 1000);
+  return `
+    SELECT ad_id, toUInt32(${bucket}) AS bucket_start, count() AS conversions
+    FROM (
+      SELECT inbox_id, any(timestamp) AS ts, argMin(ad_id, priority) AS ad_id
+      FROM (
+        SELECT organization_id, inbox_id, timestamp, attribution_key, priority, window_seconds
+        FROM ${identifier(COLLECTED_EVENTS_TABLE)}
+        ARRAY JOIN [click_id, impression_id, bid_id] AS attribution_key, [1, 2, 3] AS priority,
+                   ${sql`${[click_id, impression_id, bid_id]}`} AS window_seconds
+        WHERE ${sql`organization_id = ${q.organizationId} AND timestamp >= ${q.start} AND timestamp < ${q.end}`}
+          AND attribution_key != ''
+      )
+      ANY INNER JOIN (
+        SELECT organization_id, event_id AS attribution_key, ad_id, event_time
+        FROM ${deliveries}
+        WHERE ${sql`organization_id = ${q.organizationId} AND event_time >= ${earliestDelivery} AND event_time < ${q.end}`}
+      ) USING (organization_id, attribution_key)
+      WHERE timestamp >= event_time AND timestamp <= event_time + window_seconds
+      GROUP BY inbox_id
+    )
+    WHERE ${sql`has(${q.adIds.length ? q.adIds : ['']}, ad_id)`}
+    GROUP BY ad_id, bucket_start
+    ORDER BY ad_id, bucket_start`;
+}
+
+export async function conversionsByAd(clickhouse: ClickHouseClient, q: ConversionQuery): Promise<{ ad_id: string; bucket_start: number; conversions: number }[]> {
+  if (q.adIds.length === 0) return [];
+  const result = await clickhouse.query({ query: conversionsByAdSql(q), format: 'JSONEachRow' });
+  return result.json();
+}
