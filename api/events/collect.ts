@@ -1,4 +1,5 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Pool } from 'pg';
 import { z } from 'zod';
 import type { Db } from '../../lib/db';
 import { config } from '../../lib/config';
@@ -6,7 +7,9 @@ import { DomainError } from '../../domain/errors';
 import { clientIp } from '../../domain/events/client-ip';
 import { MAX_BATCH_EVENTS, parseEvent, type CollectedEvent } from '../../domain/events/event';
 import { createInboxWriter } from '../../domain/events/inbox';
-import { apiKeyAuth, apiKeyAuthOf } from '../auth/api-key-auth';
+import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
+import { hashSecret } from '../../lib/secrets';
+import { apiKeyAuth, apiKeyAuthOf, bearerToken, type ApiKeyAuth } from '../auth/api-key-auth';
 import { errorHandler } from '../../lib/http/errors';
 import { documentRoute, errorBodySchema } from '../../lib/http/openapi';
 import { consume, type RateLimitVerdict } from '../rate-limit/rate-limiter';
@@ -45,12 +48,45 @@ function throttled(res: Response, verdict: RateLimitVerdict): DomainError {
   return new DomainError('rate_limit_exceeded', 'request was throttled');
 }
 
+/**
+ * The organization's key, checked by the /v1 authentication and then
+ * remembered for a few seconds (by key digest), so a steady event stream does
+ * not look its key up on every request. A revoked or expired key therefore
+ * stops working here within AUTH_CACHE_MS; failures are never cached.
+ */
+const AUTH_CACHE_MS = 5_000;
+const AUTH_CACHE_MAX = 10_000;
+function cachedApiKeyAuth(db: Db): RequestHandler {
+  const check = apiKeyAuth(db);
+  const cache = new Map<string, { auth: ApiKeyAuth; until: number }>();
+  return (req, res, next) => {
+    const token = bearerToken(req);
+    const digest = token ? hashSecret(token) : undefined;
+    const hit = digest ? cache.get(digest) : undefined;
+    if (hit && hit.until > Date.now()) {
+      res.locals.apiKeyAuth = hit.auth;
+      return next();
+    }
+    return check(req, res, (err?: unknown) => {
+      if (!err && digest) {
+        if (cache.size >= AUTH_CACHE_MAX) cache.clear();
+        cache.set(digest, { auth: apiKeyAuthOf(res), until: Date.now() + AUTH_CACHE_MS });
+      }
+      next(err);
+    });
+  };
+}
+
 export function collectRoutes(db: Db): Router {
-  const budget = (apiKeyId: string, cost: number) => consume(db, `events:${apiKeyId}`, config.events.perKeyPerHour, Date.now(), cost);
-  const inbox = createInboxWriter(db, budget);
+  const budget = leasedBudget(
+    (apiKeyId: string, cost: number) => consume(db, `events:${apiKeyId}`, config.events.perKeyPerHour, Date.now(), cost),
+    () => defaultChunk(config.events.perKeyPerHour),
+  );
+  // The inbox's own small pool: the group commit needs few connections, and plain pg is fast.
+  const inbox = createInboxWriter(new Pool({ connectionString: config.databaseUrl, max: 4, allowExitOnIdle: true }), budget, { maxBatch: 2000, maxConcurrentFlushes: 2 });
   const router = Router();
 
-  router.post(PATH, apiKeyAuth(db), async (req, res) => {
+  router.post(PATH, cachedApiKeyAuth(db), async (req, res) => {
     const body = await readJsonBody(req, res);
     const validateOnly = req.query.validate_only === 'true';
     const isBatch = typeof body === 'object' && body !== null && !Array.isArray(body) && 'events' in body && !('event_name' in body);

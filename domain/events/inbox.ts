@@ -22,34 +22,45 @@ export type EventBudget<V extends { allowed: boolean }> = (apiKeyId: string, cos
 
 export type InboxOutcome<V> = { stored: true; verdict: V } | { stored: false; verdict: V };
 
-/** Inserts rows of many requests in one statement (arrays unnested server-side). */
-export async function insertInboxRows(db: Db, submissions: InboxSubmission[]): Promise<void> {
+/**
+ * The inbox's writer connection: a plain `pg` pool (`query(text, values)`). The hot
+ * path skips Prisma, whose per-query overhead here (~7 ms against ~0.1 ms for pg)
+ * would cap a flush rate; Prisma clients are accepted too (tests, tools).
+ */
+export type InboxStore = { query(text: string, values: unknown[]): Promise<unknown> } | Db;
+
+const INSERT_INBOX = `
+  INSERT INTO event_inbox (organization_id, received_at, ip_address, event)
+  SELECT * FROM unnest($1::uuid[], $2::timestamp[], $3::text[], $4::text[])`;
+
+/** Inserts rows of many requests in one statement (arrays unnested server-side): one commit. */
+export async function insertInboxRows(store: InboxStore, submissions: InboxSubmission[]): Promise<void> {
   const orgs: string[] = [];
-  const times: Date[] = [];
+  const times: string[] = [];
   const ips: string[] = [];
   const bodies: string[] = [];
   for (const s of submissions) {
     for (const event of s.events) {
       orgs.push(s.organizationId);
-      times.push(s.receivedAt);
+      times.push(s.receivedAt.toISOString().replace('Z', '')); // UTC, for a timestamp column
       ips.push(s.ipAddress);
       bodies.push(JSON.stringify(event));
     }
   }
   if (bodies.length === 0) return;
-  await db.$executeRaw`
-    INSERT INTO event_inbox (organization_id, received_at, ip_address, event)
-    SELECT * FROM unnest(${orgs}::uuid[], ${times}::timestamp[], ${ips}::text[], ${bodies}::text[])`;
+  const values = [orgs, times, ips, bodies];
+  if ('$executeRawUnsafe' in store) await store.$executeRawUnsafe(INSERT_INBOX, ...values);
+  else await store.query(INSERT_INBOX, values);
 }
 
 export function createInboxWriter<V extends { allowed: boolean }>(
-  db: Db,
+  store: InboxStore,
   budget: EventBudget<V>,
   options = { maxBatch: 2000, maxConcurrentFlushes: 2 },
 ) {
   const writer = new GroupCommit<InboxSubmission, InboxOutcome<V>>(async (submissions) => {
     const verdicts = await budgetsOf(submissions, budget);
-    await insertInboxRows(db, submissions.filter((_, i) => verdicts[i].allowed));
+    await insertInboxRows(store, submissions.filter((_, i) => verdicts[i].allowed));
     return verdicts.map((verdict) => ({ stored: verdict.allowed, verdict }));
   }, options);
   return { submit: (s: InboxSubmission) => writer.submit(s) };

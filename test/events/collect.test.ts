@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../../lib/config';
 import { geoLookup } from '../../activities/event-pipeline';
 import { clientIp } from '../../domain/events/client-ip';
+import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { hostOf, parseUserAgent } from '../../domain/events/enrich';
 import { organizationIdOf } from '../support/fixtures';
 import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
@@ -79,6 +80,19 @@ describe('POST /api/collect', () => {
     expect(bad.body).toEqual(errorBody('invalid_api_key', 'authentication_error'));
   });
 
+  it('a revoked key stops working (after the few seconds its check is remembered)', async () => {
+    const { key, id } = await org();
+    expect((await collect(key, { event_name: 'before' })).status).toBe(204);
+    await h.db.apiKey.updateMany({ where: { organizationId: id }, data: { revokedAt: new Date() } });
+    let res = await collect(key, { event_name: 'after' });
+    while (res.status === 204) {
+      await new Promise((r) => setTimeout(r, 250));
+      res = await collect(key, { event_name: 'after' });
+    }
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(errorBody('invalid_api_key', 'authentication_error'));
+  });
+
   it('400 for a non-object body or a bad event_name; 413 oversized; 415 other content types', async () => {
     const { key } = await org();
     for (const body of [[{ event_name: 'x' }], 'purchase', 42, null]) {
@@ -133,13 +147,15 @@ describe('POST /api/collect', () => {
     expect(await storedEvents(id)).toEqual([]);
   });
 
-  it('counts accepted events in the events bucket', async () => {
+  it('counts accepted events in the events bucket, reserved in chunks', async () => {
     const { key, id } = await org();
     const apiKeyId = await apiKeyIdOf(h.db, id);
     expect((await collect(key, { event_name: 'a' })).status).toBe(204);
     expect((await collect(key, { events: [{ event_name: 'b' }, { event_name: 'c' }, { nope: 1 }] })).status).toBe(200);
     const counters = await h.db.rateLimitCounter.findMany({ where: { bucket: `events:${apiKeyId}` } });
-    expect(counters.reduce((n, c) => n + c.count, 0)).toBe(3);
+    // One chunk reserved (1% of the hourly limit) covers all three events.
+    expect(counters.reduce((n, c) => n + c.count, 0)).toBe(defaultChunk(config.events.perKeyPerHour));
+    expect(await h.db.rateLimitCounter.count({ where: { bucket: `all:${apiKeyId}` } })).toBe(0);
   });
 });
 
@@ -242,5 +258,29 @@ describe('OpenAPI', () => {
     expect(op.requestBody.content['application/json'].schema).toBeDefined();
     expect(doc.paths['/api/v1/tracking/sponsored-polls/vote'].post).toBeDefined();
     expect(doc.paths['/api/v1/tracking/sponsored-polls/results'].get).toBeDefined();
+  });
+});
+
+describe('leasedBudget', () => {
+  it('reserves chunks, hands them out locally, and asks for the exact cost when a chunk no longer fits', async () => {
+    const limit = 25;
+    let used = 0;
+    const calls: number[] = [];
+    const consume = async (_key: string, cost: number) => {
+      calls.push(cost);
+      const allowed = used + cost <= limit;
+      if (allowed) used += cost;
+      return { allowed, limit, remaining: limit - used, resetAt: Math.floor(Date.now() / 1000) + 3600 };
+    };
+    const take = leasedBudget(consume, () => 10);
+    const verdicts = [];
+    for (let i = 0; i < 27; i++) verdicts.push((await take('k', 1)).allowed);
+    expect(verdicts.filter(Boolean)).toHaveLength(25); // everything the limit allows, nothing more
+    expect(verdicts.slice(25)).toEqual([false, false]);
+    expect(calls.slice(0, 3)).toEqual([10, 10, 10]); // two chunks, then the third does not fit...
+    expect(calls[3]).toBe(1); // ...so exact costs
+    expect((await take('k', 12)).allowed).toBe(false);
+    expect(defaultChunk(1_000_000)).toBe(1000);
+    expect(defaultChunk(50)).toBe(1);
   });
 });

@@ -1,0 +1,42 @@
+/**
+ * A per-key event budget taken from the shared rate limiter in chunks: each
+ * api process reserves `chunk` events at a time (one counter update in
+ * PostgreSQL) and hands them out locally until the chunk is spent or its
+ * window ends. A steady stream then costs one counter update per chunk instead
+ * of one per flush. Near the limit, when a chunk no longer fits, the exact cost
+ * is asked for, so a key still gets everything its budget allows; an unused
+ * remainder of a chunk counts as spent in its window.
+ */
+export interface BudgetVerdict {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window ends. */
+  resetAt: number;
+}
+
+export function leasedBudget<V extends BudgetVerdict>(
+  consume: (key: string, cost: number) => Promise<V>,
+  chunk: () => number,
+): (key: string, cost: number) => Promise<V> {
+  const leases = new Map<string, { left: number; verdict: V }>();
+  return async (key, cost) => {
+    const lease = leases.get(key);
+    if (lease && lease.left >= cost && lease.verdict.resetAt * 1000 > Date.now()) {
+      lease.left -= cost;
+      // What this process still holds counts as remaining.
+      return { ...lease.verdict, remaining: lease.verdict.remaining + lease.left };
+    }
+    leases.delete(key);
+    const size = Math.max(cost, chunk());
+    const reserved = await consume(key, size);
+    if (reserved.allowed) {
+      leases.set(key, { left: size - cost, verdict: reserved });
+      return { ...reserved, remaining: reserved.remaining + size - cost };
+    }
+    return size > cost ? consume(key, cost) : reserved;
+  };
+}
+
+/** 1% of the limit, between 1 and 1,000 events. */
+export const defaultChunk = (limit: number) => Math.max(1, Math.min(1000, Math.floor(limit / 100)));
