@@ -20,8 +20,8 @@ import { mountOperations } from '../lib/http/operations';
 import { requestId } from '../lib/http/request-id';
 import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
-import { pollRoutes } from './tracking/polls';
-import { collectRoutes } from './events/collect';
+import { pollOperations, pollRoutes } from './tracking/polls';
+import { collectOperation, collectRoutes } from './events/collect';
 
 export interface AppDeps {
   db: Db;
@@ -55,8 +55,14 @@ export function createApp(deps: AppDeps) {
     ...adOperations(deps),
     uploadOperation(db, deps.assets),
   ];
+  // {tracking_url}: the signed token is the auth; {events_url}: the organization's ak_ key.
+  const trackingOperations = pollOperations(db);
+  const collectOperations = [collectOperation(db)];
   // The contract itself is public: it holds no organization's data.
-  const openApi = buildOpenApiDocument([...v1Operations, ...apiKeyOperations(db, deps.temporal)], { title: 'Chat ads platform API', version: '1.0.0' });
+  const openApi = buildOpenApiDocument(
+    [...v1Operations, ...apiKeyOperations(db, deps.temporal), ...trackingOperations, ...collectOperations],
+    { title: 'Chat ads platform API', version: '1.0.0' },
+  );
   app.get('/v1/openapi.json', (_req, res) => { res.json(openApi); });
 
   app.use(apiKeyRoutes(db, deps.temporal));
@@ -71,8 +77,8 @@ export function createApp(deps: AppDeps) {
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));
   app.use(assetRoutes(deps.assets));
-  app.use(pollRoutes(db)); // {tracking_url}: the signed token is the auth
-  app.use(collectRoutes(db)); // {events_url}: the organization's ak_ key
+  app.use(pollRoutes(trackingOperations));
+  app.use(collectRoutes(collectOperations));
   // Unknown paths of the platform surface answer in its envelope (mount `/api` routes above).
   app.use('/api', unknownRoute, envelopeErrorHandler);
   // Anything else, on any host, answers with the error object rather than an HTML page.

@@ -11,8 +11,8 @@ import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { hashSecret } from '../../lib/secrets';
 import { apiKeyAuth, apiKeyAuthOf, bearerToken, type ApiKeyAuth } from '../auth/api-key-auth';
 import { errorHandler } from '../../lib/http/errors';
-import { documentRoute, errorBodySchema } from '../../lib/http/openapi';
-import { consume, type RateLimitVerdict } from '../rate-limit/rate-limiter';
+import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
+import { consume, type RateLimitVerdict } from '../../domain/rate-limits/sliding-window';
 
 /**
  * `POST {events_url}/api/collect`: server-side events with the organization's
@@ -77,69 +77,85 @@ function cachedApiKeyAuth(db: Db): RequestHandler {
   };
 }
 
-export function collectRoutes(db: Db): Router {
+/** `POST /api/collect`, declared once (mounted by collectRoutes, documented in the OpenAPI document). */
+export function collectOperation(db: Db): Operation {
   const budget = leasedBudget(
     (apiKeyId: string, cost: number) => consume(db, `events:${apiKeyId}`, config.events.perKeyPerHour, Date.now(), cost),
     () => defaultChunk(config.events.perKeyPerHour),
   );
   // The inbox's own small pool: the group commit needs few connections, and plain pg is fast.
   const inbox = createInboxWriter(new Pool({ connectionString: config.databaseUrl, max: 4, allowExitOnIdle: true }), budget, { maxBatch: 2000, maxConcurrentFlushes: 2 });
-  const router = Router();
+  return defineOperation({
+    id: 'collectEvents', method: 'post', path: PATH, tag: 'Event collection', auth: 'apiKey',
+    summary: 'Collect a server-side event (204 once durably stored), or a batch of up to 1,000 (200 with per-event results)',
+    query: validateOnlyQuery,
+    rawBody: { 'application/json': z.union([collectedEventSchema, batchSchema]) },
+    before: [cachedApiKeyAuth(db)],
+    success: { status: 204, description: 'The event is durably stored (or, with validate_only, valid)' },
+    moreResponses: { 200: { description: 'Batch form: one result per event (accepted events are durably stored)', schema: batchResultSchema } },
+    errors: ['invalid_value', 'required', 'invalid_json', 'body_too_large', 'unsupported_media_type'],
+    async handle({ query }, req, res) {
+      const body = await readJsonBody(req, res);
+      const validateOnly = query.validate_only === 'true';
+      const isBatch = typeof body === 'object' && body !== null && !Array.isArray(body) && 'events' in body && !('event_name' in body);
 
-  router.post(PATH, cachedApiKeyAuth(db), async (req, res) => {
-    const body = await readJsonBody(req, res);
-    const validateOnly = req.query.validate_only === 'true';
-    const isBatch = typeof body === 'object' && body !== null && !Array.isArray(body) && 'events' in body && !('event_name' in body);
-
-    let events: CollectedEvent[];
-    let results: EventResult[] | undefined;
-    if (!isBatch) {
-      events = [parseEvent(body)];
-    } else {
-      const list = (body as { events: unknown }).events;
-      if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH_EVENTS) {
-        throw new DomainError('invalid_value', `events must be an array of 1 to ${MAX_BATCH_EVENTS} events`, 'events');
-      }
-      events = [];
-      results = list.map((item, index): EventResult => {
-        try {
-          events.push(parseEvent(item, `events[${index}].`));
-          return { index, status: validateOnly ? 'valid' : 'accepted' };
-        } catch (err) {
-          if (!(err instanceof DomainError)) throw err;
-          return { index, status: 'rejected', error: { code: err.code, message: err.message, param: err.param } };
-        }
-      });
-    }
-
-    const { organizationId, apiKeyId } = apiKeyAuthOf(res);
-    if (events.length > 0) {
-      let verdict: RateLimitVerdict;
-      if (validateOnly) {
-        // Nothing is stored, but checks still count against the key's budget.
-        verdict = await budget(apiKeyId, events.length);
+      let events: CollectedEvent[];
+      let results: EventResult[] | undefined;
+      if (!isBatch) {
+        events = [parseEvent(body)];
       } else {
-        const outcome = await inbox.submit({
-          organizationId, apiKeyId, receivedAt: new Date(), events,
-          ipAddress: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.events.trustedProxies),
+        const list = (body as { events: unknown }).events;
+        if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH_EVENTS) {
+          throw new DomainError('invalid_value', `events must be an array of 1 to ${MAX_BATCH_EVENTS} events`, 'events');
+        }
+        events = [];
+        results = list.map((item, index): EventResult => {
+          try {
+            events.push(parseEvent(item, `events[${index}].`));
+            return { index, status: validateOnly ? 'valid' : 'accepted' };
+          } catch (err) {
+            if (!(err instanceof DomainError)) throw err;
+            return { index, status: 'rejected', error: { code: err.code, message: err.message, param: err.param } };
+          }
         });
-        verdict = outcome.verdict;
       }
-      if (!verdict.allowed) throw throttled(res, verdict);
-      res.set(rateLimitHeaders(verdict));
-    }
-    if (!results) {
-      res.status(204).end();
-      return;
-    }
-    const rejected = results.filter((r) => r.status === 'rejected').length;
-    res.status(200).json({ validate_only: validateOnly, accepted: validateOnly ? 0 : results.length - rejected, rejected, results });
+
+      const { organizationId, apiKeyId } = apiKeyAuthOf(res);
+      if (events.length > 0) {
+        let verdict: RateLimitVerdict;
+        if (validateOnly) {
+          // Nothing is stored, but checks still count against the key's budget.
+          verdict = await budget(apiKeyId, events.length);
+        } else {
+          const outcome = await inbox.submit({
+            organizationId, apiKeyId, receivedAt: new Date(), events,
+            ipAddress: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.events.trustedProxies),
+          });
+          verdict = outcome.verdict;
+        }
+        if (!verdict.allowed) throw throttled(res, verdict);
+        res.set(rateLimitHeaders(verdict));
+      }
+      if (!results) {
+        res.status(204).end();
+        return;
+      }
+      const rejected = results.filter((r) => r.status === 'rejected').length;
+      res.status(200).json({ validate_only: validateOnly, accepted: validateOnly ? 0 : results.length - rejected, rejected, results });
+    },
   });
+}
+
+/** `{events_url}` routes: the operation, its errors in the `/v1` error object. */
+export function collectRoutes(operations: Operation[]): Router {
+  const router = Router();
+  router.use(mountOperations(operations));
   router.use(PATH, errorHandler);
   return router;
 }
 
 const str = z.string();
+const validateOnlyQuery = z.object({ validate_only: z.enum(['true', 'false']).optional().describe('true: check only, store nothing') });
 export const collectedEventSchema = z.object({
   event_name: str.min(1).describe('A standard or custom event name'),
   tag_id: str.optional().describe('Advertiser tag id; derived from the host of page_url when omitted'),
@@ -160,17 +176,4 @@ const batchResultSchema = z.object({
     index: z.number().int(), status: z.enum(['accepted', 'valid', 'rejected']),
     error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }).optional(),
   })),
-});
-documentRoute({
-  method: 'post', path: PATH, tag: 'Event collection', auth: 'apiKey',
-  summary: 'Collect a server-side event (204 once durably stored), or a batch of up to 1,000 (200 with per-event results)',
-  query: z.object({ validate_only: z.enum(['true', 'false']).optional().describe('true: check only, store nothing') }),
-  body: z.union([collectedEventSchema, batchSchema]),
-  responses: {
-    200: { description: 'Batch form: one result per event (accepted events are durably stored)', schema: batchResultSchema },
-    204: { description: 'The event is durably stored (or, with validate_only, valid)' },
-    400: { description: 'invalid_json; required (event_name); invalid_value (non-object body, a field of the wrong type, events not 1-1000)', schema: errorBodySchema },
-    413: { description: 'body_too_large: body over 1 MiB', schema: errorBodySchema },
-    415: { description: 'unsupported_media_type: not application/json', schema: errorBodySchema },
-  },
 });

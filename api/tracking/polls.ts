@@ -1,9 +1,10 @@
-import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { Db } from '../../lib/db';
 import { readPollToken } from '../../domain/polls/poll-token';
-import { castVote, PollError, pollResults, type PollResults } from '../../domain/polls/service';
-import { documentRoute } from '../../lib/http/openapi';
+import { castVote, PollError, pollResults } from '../../domain/polls/service';
+import { DomainError } from '../../lib/errors';
+import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
 
 /**
  * `{tracking_url}/api/v1/tracking/sponsored-polls/...`: no API key, the signed
@@ -50,8 +51,6 @@ function claimsOf(token: string, kind: 'vote' | 'results') {
   return claims;
 }
 
-const send = (res: Response, data: PollResults) => { res.json({ status: 'success', data }); };
-
 const parseAnyJson = express.json({ limit: '16kb', type: () => true, strict: false });
 /** A request without a body has none (the parser would make it `{}`): reported as the body missing. */
 const parseJson: RequestHandler = (req, res, next) => {
@@ -73,6 +72,9 @@ const pollErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   } else if ((err as { type?: string })?.type === 'entity.parse.failed') {
     status = 422;
     detail = [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }];
+  } else if (err instanceof DomainError && err.code === 'method_not_allowed') {
+    status = 405;
+    detail = 'Method Not Allowed';
   } else if ((err as { type?: string })?.type === 'entity.too.large') {
     status = 413;
     detail = 'Request body too large';
@@ -82,20 +84,6 @@ const pollErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) return;
   res.status(status).json({ detail });
 };
-
-export function pollRoutes(db: Db): Router {
-  const router = Router();
-  router.post(`${BASE}/vote`, parseJson, async (req, res) => {
-    const { token, optionId } = requireFields(req, true);
-    send(res, await castVote(db, claimsOf(token, 'vote'), optionId));
-  });
-  router.get(`${BASE}/results`, async (req, res) => {
-    const { token } = requireFields(req, false);
-    send(res, await pollResults(db, claimsOf(token, 'results')));
-  });
-  router.use(BASE, pollErrorHandler);
-  return router;
-}
 
 const resultsSchema = z.object({
   status: z.literal('success'),
@@ -109,18 +97,46 @@ const resultsSchema = z.object({
 const detailSchema = z.object({ detail: z.string() });
 const validationSchema = z.object({ detail: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })) });
 const tokenQuery = z.object({ token: z.string().describe('The signed token of the delivered URL') });
-const errors = {
+const pollErrors = {
   404: { description: 'Link expired or not found (malformed, expired, tampered or foreign token)', schema: detailSchema },
-  422: { description: 'token (or option_id) missing', schema: validationSchema },
+  422: { description: 'token (or option_id) missing or not a string', schema: validationSchema },
   500: { description: 'Internal Server Error', schema: detailSchema },
 };
-documentRoute({
-  method: 'post', path: `${BASE}/vote`, tag: 'Poll tracking', auth: 'none', summary: "Vote on a delivered sponsored poll (once per delivery)",
-  query: tokenQuery, body: z.object({ option_id: z.string() }),
-  responses: { 200: { description: 'Poll results (a repeated vote changes nothing)', schema: resultsSchema }, 400: { description: 'Invalid poll option', schema: detailSchema }, ...errors },
-});
-documentRoute({
-  method: 'get', path: `${BASE}/results`, tag: 'Poll tracking', auth: 'none', summary: 'Results of a sponsored poll, without voting',
-  query: tokenQuery,
-  responses: { 200: { description: 'Poll results', schema: resultsSchema }, ...errors },
-});
+
+/** The poll-tracking operations, declared once (mounted by pollRoutes, documented in the OpenAPI document). */
+export function pollOperations(db: Db): Operation[] {
+  return [
+    defineOperation({
+      id: 'votePoll', method: 'post', path: `${BASE}/vote`, tag: 'Poll tracking', auth: 'none',
+      summary: 'Vote on a delivered sponsored poll (once per delivery)',
+      query: tokenQuery, handlerValidatesQuery: true,
+      rawBody: { 'application/json': z.object({ option_id: z.string() }) },
+      before: [parseJson],
+      success: { status: 200, description: 'Poll results (a repeated vote changes nothing)', schema: resultsSchema },
+      moreResponses: { 400: { description: 'Invalid poll option', schema: detailSchema }, ...pollErrors },
+      async handle(_input, req) {
+        const { token, optionId } = requireFields(req, true);
+        return { status: 'success', data: await castVote(db, claimsOf(token, 'vote'), optionId) };
+      },
+    }),
+    defineOperation({
+      id: 'pollResults', method: 'get', path: `${BASE}/results`, tag: 'Poll tracking', auth: 'none',
+      summary: 'Results of a sponsored poll, without voting',
+      query: tokenQuery, handlerValidatesQuery: true,
+      success: { status: 200, description: 'Poll results', schema: resultsSchema },
+      moreResponses: pollErrors,
+      async handle(_input, req) {
+        const { token } = requireFields(req, false);
+        return { status: 'success', data: await pollResults(db, claimsOf(token, 'results')) };
+      },
+    }),
+  ];
+}
+
+/** `{tracking_url}` routes: the operations, and every error (405 too) as a poll error. */
+export function pollRoutes(operations: Operation[]): Router {
+  const router = Router();
+  router.use(mountOperations(operations));
+  router.use(BASE, pollErrorHandler);
+  return router;
+}

@@ -119,7 +119,13 @@ function operationEntry(op: Operation) {
       // A JSON body its schema accepts empty may be left out altogether (read as `{}`).
       ? { requestBody: { required: Boolean(op.rawBody) || !op.body!.safeParse({}).success, content: Object.fromEntries(Object.entries(mediaTypes).map(([type, schema]) => [type, { schema: jsonSchema(schema, 'input') }])) } }
       : {}),
-    responses: { [op.success.status]: success, ...errorResponses(op, errorRef) },
+    responses: {
+      [op.success.status]: success,
+      ...Object.fromEntries(Object.entries(op.moreResponses ?? {}).map(([status, r]) => [status, {
+        description: r.description, ...(r.schema ? { content: { 'application/json': { schema: jsonSchema(r.schema, 'output') } } } : {}),
+      }])),
+      ...errorResponses(op, errorRef),
+    },
   };
 }
 

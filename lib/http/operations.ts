@@ -37,8 +37,10 @@ export interface Operation<Q = any, B = any> {
   auth: Auth;
   /** Path parameter schemas (documentation); undeclared ones are plain strings. */
   params?: Record<string, z.ZodType>;
-  /** Query parameters: parsed before the handler runs. */
+  /** Query parameters: parsed before the handler runs (unless `handlerValidatesQuery`). */
   query?: z.ZodObject;
+  /** The handler validates `query` itself (a surface with its own error format: poll tracking). */
+  handlerValidatesQuery?: true;
   /** Pairs of query parameters that are mutually exclusive (checked by the handler; documented). */
   exclusiveQuery?: [string, string][];
   /** JSON body: must be an object; parsed before the handler runs (unless `handlerValidatesBody`). */
@@ -49,6 +51,8 @@ export interface Operation<Q = any, B = any> {
   rawBody?: Record<string, z.ZodType>;
   headers?: Record<string, { description: string; schema?: z.ZodType }>;
   success: { status: number; description: string; schema?: z.ZodType; links?: Record<string, Link> };
+  /** Responses outside the error-code table, documented as given (another success form, another error format). */
+  moreResponses?: Record<number, { description: string; schema?: z.ZodType }>;
   /** The error codes this operation answers with, besides its surface's (auth, rate limits, body parsing). */
   errors?: ErrorCode[];
   /** Middleware of this operation alone, run after parsing-independent surface middleware. */
@@ -81,7 +85,7 @@ const METHOD_NAMES = { get: 'GET', post: 'POST', delete: 'DELETE' } as const;
 function handlerOf(op: Operation, respond: Respond): RequestHandler {
   return async (req, res) => {
     const input: ParsedInput<unknown, unknown> = {
-      query: op.query ? parseOrThrow(op.query, req.query) : undefined,
+      query: op.query && !op.handlerValidatesQuery ? parseOrThrow(op.query, req.query) : undefined,
       body: op.body && !op.handlerValidatesBody ? parseOrThrow(op.body, bodyObject(req.body)) : undefined,
       params: req.params as Record<string, string>,
     };
