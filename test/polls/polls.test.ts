@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { createApp } from '../../api/app';
 import { createCreativeGenerator } from '../../domain/creatives/generator';
 import { createAssetStore } from '../../lib/asset-store';
+import { startApiProcess, type ServiceProcess } from '../../dev/processes';
 import { createDb } from '../../lib/db';
 import { signToken } from '../../lib/signed-token';
 import { createTemporalClient } from '../../lib/temporal';
@@ -17,17 +18,18 @@ const RESULTS = '/api/v1/tracking/sponsored-polls/results';
 const LINK_NOT_FOUND = { detail: 'Link expired or not found' };
 
 let h: Harness;
-let h2: Harness;
+let apiProcesses: ServiceProcess[];
 let org: Awaited<ReturnType<typeof newOrg>>;
 
 beforeAll(async () => {
   h = await startHarness();
-  h2 = await startHarness(); // a second api instance with its own connection pool
+  // Two more api processes (api/server.ts) over the same database, for concurrent repeats.
+  apiProcesses = await Promise.all([startApiProcess({ NODE_ENV: 'test' }), startApiProcess({ NODE_ENV: 'test' })]);
   org = await newOrg(h.db);
 });
 afterAll(async () => {
   await h.close();
-  await h2.close();
+  await Promise.all(apiProcesses.map((p) => p.stop()));
 });
 
 async function pollAd(options = ['Red', 'Green', 'Blue']) {
@@ -126,13 +128,13 @@ describe('POST vote', () => {
     expect((await results(first.resultsToken)).body.data).toEqual(third.body.data);
   });
 
-  it('counts concurrent repeats from two api instances once', async () => {
+  it('counts concurrent repeats from several api processes once', async () => {
     const ad = await pollAd(['Yes', 'No']);
     const { voteToken, resultsToken } = deliver(ad.id);
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => vote(voteToken, i % 2 ? 'opt_1' : 'opt_2', i % 2 ? h.url : h2.url)),
+      Array.from({ length: 30 }, (_, i) => vote(voteToken, i % 2 ? 'opt_1' : 'opt_2', [h.url, ...apiProcesses.map((p) => p.url)][i % 3])),
     );
-    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
     const final = await results(resultsToken);
     expect(final.body.data.total_votes).toBe(1);
     expect(final.body.data.options.reduce((n: number, o: { votes: number }) => n + o.votes, 0)).toBe(1);
@@ -207,6 +209,13 @@ describe('POST vote', () => {
     const resultsNoToken = await call(h.url, 'GET', RESULTS);
     expect(resultsNoToken.status).toBe(422);
     expect(resultsNoToken.body).toEqual({ detail: [{ loc: ['query', 'token'], msg: 'Field required', type: 'missing' }] });
+  });
+
+  it('405 in the poll error shape for another method', async () => {
+    const res = await call(h.url, 'GET', VOTE);
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual({ detail: 'Method Not Allowed' });
+    expect(res.headers.get('allow')).toContain('POST');
   });
 
   it('500 Internal Server Error with no details when tracking fails', async () => {
