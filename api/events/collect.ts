@@ -169,7 +169,10 @@ export const collectedEventSchema = z.object({
   consent: z.record(z.string(), z.unknown()).optional(),
   params: z.record(z.string(), z.unknown()).optional().describe('Free-form properties, stored as JSON'),
 });
-const batchSchema = z.object({ events: z.array(collectedEventSchema).min(1).max(MAX_BATCH_EVENTS) });
+/** Batch items are checked one by one and reported in the 200 results, so any JSON value is a valid item. */
+const batchSchema = z.object({
+  events: z.array(z.unknown().describe('An event (as the single form); an invalid one is reported in results, not refused')).min(1).max(MAX_BATCH_EVENTS),
+});
 const batchResultSchema = z.object({
   validate_only: z.boolean(), accepted: z.number().int(), rejected: z.number().int(),
   results: z.array(z.object({
