@@ -1,4 +1,5 @@
 import { signToken } from '../lib/signed-token';
+import { mintPollTokens } from '../domain/polls/poll-token';
 import { auctionSettings } from './settings';
 import type { ValidBid } from './types';
 
@@ -7,7 +8,8 @@ import type { ValidBid } from './types';
  * api's {tracking_url} (delivery tracking and poll tracking issues); each token
  * carries everything they need, so they never look the auction up. Payload
  * shape (README "Tracking tokens"):
- *   kind        'view' | 'click' | 'feedback' | 'poll_vote' | 'poll_results'
+ *   kind        'view' | 'click' | 'feedback'   (poll vote/results URLs carry the poll
+ *               token of domain/polls/poll-token.ts instead: pollUrls)
  *   auction_id  the auction
  *   publisher_id  publisher public id
  *   price_micros  clearing price, CPM micros (first price = the winning bid)
@@ -46,6 +48,15 @@ export function baseClaims(auctionId: string, publisherPublicId: string, bid: Va
 export function trackingUrl(kind: TrackingKind, claims: Record<string, unknown>, ttlSeconds = auctionSettings.trackingTtlSeconds): string {
   const token = signToken({ kind, ...claims }, ttlSeconds);
   return `${auctionSettings.trackingUrl}${TRACKING_PATHS[kind]}?token=${token}`;
+}
+
+/** A delivered poll's `vote_url` and `results_url`: tokens minted by the poll-tracking owner. */
+export function pollUrls(auctionId: string, adId: string, ttlSeconds = auctionSettings.trackingTtlSeconds) {
+  const { voteToken, resultsToken } = mintPollTokens({ adId, auctionId, ttlSeconds });
+  return {
+    vote_url: `${auctionSettings.trackingUrl}${TRACKING_PATHS.poll_vote}?token=${voteToken}`,
+    results_url: `${auctionSettings.trackingUrl}${TRACKING_PATHS.poll_results}?token=${resultsToken}`,
+  };
 }
 
 /** The spec: the SSP appends `view_url` as a query parameter to the DSP's click URL. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { pollOptionsOf } from '../../domain/polls/service';
 import { headlineLimit } from '../request-schema';
 import type { AuctionContext, Creative, ValidBid } from '../types';
 import type { IndexedAd } from './ad-index';
@@ -34,7 +35,7 @@ export function creativeFor(ad: IndexedAd, ctx: AuctionContext): Creative | null
     return {
       format: 'poll',
       question: truncateHeadline(ad.title, max),
-      options: ad.options.map((text, i) => ({ id: String(i + 1), text })),
+      options: pollOptionsOf(ad.options),
       cta_url: ad.clickUrl,
       advertiser: ad.advertiser,
       ...(ad.logoUrl ? { logo_url: ad.logoUrl } : {}),

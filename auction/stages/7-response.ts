@@ -1,4 +1,4 @@
-import { baseClaims, trackingUrl, withViewUrl } from '../tracking';
+import { baseClaims, pollUrls, trackingUrl, withViewUrl } from '../tracking';
 import type { Creative, ValidBid } from '../types';
 
 /**
@@ -16,8 +16,8 @@ export function presentAd(auctionId: string, publisherPublicId: string, bid: Val
       format: 'poll' as const,
       question: c.question,
       options: c.options,
-      vote_url: trackingUrl('poll_vote', claims),
-      results_url: trackingUrl('poll_results', claims),
+      // Polls are our advertisers' (in-house) ads only.
+      ...pollUrls(auctionId, bid.inhouse!.adId),
       ...(c.cta_url ? { cta_url: trackingUrl('click', { ...claims, url: c.cta_url }) } : {}),
       ...(c.logo_url ? { logo_url: c.logo_url } : {}),
       view_url: view,

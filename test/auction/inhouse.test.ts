@@ -15,6 +15,7 @@ import { adRequest, contextualRequest, loggedBids, startAuction, until, type Auc
 import { relevance, conversationTerms, hintTerms, RELEVANCE_THRESHOLD } from '../../auction/inhouse/relevance';
 import { truncateHeadline } from '../../auction/inhouse/bidder';
 import { smoothedCtr } from '../../auction/inhouse/eligibility';
+import { readPollToken } from '../../domain/polls/poll-token';
 
 let api: Harness;
 let h: AuctionHarness;
@@ -139,14 +140,21 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
     expect((await adRequest(h, talkAbout(`${topic}`))).body.ad).toBeNull();
     const res = await adRequest(h, talkAbout(`${topic}`, { ad_formats: ['poll'] }));
     expect(res.body.ad).toMatchObject({
-      format: 'poll', question: 'Which distance?', options: [{ id: '1', text: '5k' }, { id: '2', text: '10k' }, { id: '3', text: 'Marathon' }],
+      format: 'poll', question: 'Which distance?', options: [{ id: 'opt_1', text: '5k' }, { id: 'opt_2', text: '10k' }, { id: 'opt_3', text: 'Marathon' }],
       vote_url: expect.stringContaining('/api/v1/tracking/sponsored-polls/vote?token='),
       results_url: expect.stringContaining('/api/v1/tracking/sponsored-polls/results?token='),
       cta_url: expect.stringContaining('/api/v1/tracking/click?token='), price: 2,
     });
-    const vote = verifyToken<any>(new URL(res.body.ad.vote_url).searchParams.get('token'));
-    expect(vote).toMatchObject({ kind: 'poll_vote', ad_id: poll.ad.id, auction_id: res.body.auction_id });
-    expect(verifyToken<any>(new URL(res.body.ad.results_url).searchParams.get('token'))).toMatchObject({ kind: 'poll_results', ad_id: poll.ad.id, auction_id: res.body.auction_id });
+    // The poll tokens are the poll-tracking module's (domain/polls/poll-token.ts).
+    const vote = readPollToken(new URL(res.body.ad.vote_url).searchParams.get('token'), 'vote');
+    expect(vote).toEqual({ kind: 'vote', adId: poll.ad.id, auctionId: res.body.auction_id });
+    expect(readPollToken(new URL(res.body.ad.results_url).searchParams.get('token'), 'results')).toEqual({ kind: 'results', adId: poll.ad.id, auctionId: res.body.auction_id });
+    // End to end: the delivered URLs work on the api's poll tracking.
+    const onApi = (url: string) => { const u = new URL(url); return `${u.pathname}${u.search}`; };
+    const voted = await call(api.url, 'POST', onApi(res.body.ad.vote_url), { body: { option_id: 'opt_2' } });
+    expect(voted.status).toBe(200);
+    expect(voted.body.data).toMatchObject({ question: 'Which distance?', total_votes: 1 });
+    expect((await call(api.url, 'GET', onApi(res.body.ad.results_url))).body.data.options.map((o: { votes: number }) => o.votes)).toEqual([0, 1, 0]);
     const click = verifyToken<any>(new URL(res.body.ad.cta_url).searchParams.get('token'));
     expect(click).toMatchObject({ kind: 'click', url: 'https://shoes.example/poll' });
   });
