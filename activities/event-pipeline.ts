@@ -17,14 +17,17 @@ import type { CollectedEvent } from '../domain/events/event';
  *   plain MergeTree): before inserting, the batch's inbox id range is recorded
  *   as in flight in PostgreSQL; the inbox rows are deleted (and the mark cleared)
  *   in one transaction after ClickHouse committed. A batch found in flight after
- *   a crash is redone minus the inbox ids ClickHouse already has, so no row is
- *   lost or doubled whatever instant the worker died at.
+ *   a crash is redone minus the inbox ids ClickHouse already has (after any insert
+ *   of the dead mover that ClickHouse still runs has ended), so no row is lost or
+ *   doubled whatever instant the worker died at.
  * - One mover at a time per database: a PostgreSQL advisory lock held for the
  *   batch (released by PostgreSQL if the worker dies), so a second worker or a
  *   zombie attempt never interleaves.
  */
 const LOCK_KEY = 727_001; // pg advisory lock id of the event pipeline
 const POLL_MS = 100;
+/** How long a recovering mover waits, at least, for a dead mover's insert to reach ClickHouse. */
+const RECOVERY_SETTLE_MS = 1_000;
 
 export interface MoveBatchInput {
   /** How long to wait for events before returning empty-handed. */
@@ -66,6 +69,27 @@ export function eventPipelineActivities(db: Db, clickhouse: ClickHouseClient, ge
         SELECT EXISTS (SELECT 1 FROM event_inbox) OR EXISTS (SELECT 1 FROM event_pipeline_state WHERE in_flight_from IS NOT NULL) AS work`;
       if (row.work) return true;
       if (Date.now() >= deadline) return false;
+      heartbeat();
+      await sleep(POLL_MS);
+    }
+  }
+
+  /**
+   * A mover killed mid-insert may have handed ClickHouse a complete batch that it
+   * is still writing; its rows become visible only when that insert ends. We hold
+   * the lock, so any insert into the table still running is such a leftover: wait
+   * (at least RECOVERY_SETTLE_MS) until none runs, then read what arrived.
+   */
+  async function deadInsertsSettled(): Promise<void> {
+    const since = Date.now();
+    for (;;) {
+      const result = await clickhouse.query({
+        // The needle is built with concat, so that this query's own text does not match it.
+        query: sql`SELECT count() AS running FROM system.processes WHERE positionCaseInsensitive(query, concat('INSERT INTO ', ${COLLECTED_EVENTS_TABLE})) > 0`,
+        format: 'JSONEachRow',
+      });
+      const [{ running }] = await result.json<{ running: number }>();
+      if (Number(running) === 0 && Date.now() - since >= RECOVERY_SETTLE_MS) return;
       heartbeat();
       await sleep(POLL_MS);
     }
@@ -113,8 +137,10 @@ export function eventPipelineActivities(db: Db, clickhouse: ClickHouseClient, ge
     }
     let keep = rows.filter((r) => r.event.event_id === undefined || winners.get(`${r.organizationId}/${r.event.event_id}`) === r.id.toString());
 
-    // 2. ClickHouse: after a crash, only what it does not have yet.
+    // 2. ClickHouse: after a crash, only what it does not have yet; first let a dead
+    //    mover's insert that ClickHouse is still running finish (or fail).
     if (recovering && keep.length > 0) {
+      await deadInsertsSettled();
       const result = await clickhouse.query({
         query: `SELECT toString(inbox_id) AS id FROM ${COLLECTED_EVENTS_TABLE} WHERE ${sql`inbox_id >= ${BigInt(from)} AND inbox_id <= ${BigInt(to)}`}`,
         format: 'JSONEachRow',

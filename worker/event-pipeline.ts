@@ -1,23 +1,24 @@
 import type { Client } from '@temporalio/client';
 import { config } from '../lib/config';
 
-/** One pipeline per PostgreSQL database (the inbox it drains). */
-export function eventPipelineWorkflowId(databaseUrl = config.databaseUrl): string {
+/** One pipeline per (PostgreSQL database, task queue): the inbox it drains, the workers that run it. */
+export function eventPipelineWorkflowId(taskQueue: string, databaseUrl = config.databaseUrl): string {
   const database = new URL(databaseUrl).pathname.replace(/^\//, '') || 'default';
-  return `event-pipeline-${database}`;
+  return `event-pipeline-${database}-${taskQueue}`;
 }
 
 /**
- * Started by every worker on start-up: it replaces (terminates) a run left by a
- * previous worker, possibly on another task queue that nobody polls any more, so
- * the pipeline always runs on a live worker's queue. Two live workers of one
- * database take turns harmlessly: the activity's advisory lock allows one mover.
+ * Started by every worker on start-up; workers of one task queue share its run
+ * (the first starts it). Pipelines of other queues over the same database (a
+ * second deployment, a test's own worker) take turns harmlessly: the activity's
+ * advisory lock allows one mover, and a mover that dies mid-batch is recovered by
+ * whichever runs next. So killing one worker never stops the others' pipeline.
  */
 export async function startEventPipeline(client: Client, taskQueue: string): Promise<void> {
   await client.workflow.start('eventPipeline', {
-    workflowId: eventPipelineWorkflowId(),
+    workflowId: eventPipelineWorkflowId(taskQueue),
     taskQueue,
     args: [{ waitMs: 5_000, batchSize: config.events.pipelineBatch }],
-    workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+    workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }

@@ -8,9 +8,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../dev/processes';
 import { createDb } from '../../lib/db';
-import { createTemporalClient } from '../../lib/temporal';
-import { temporalConfig } from '../../temporal.config';
-import { startEventPipeline } from '../../worker/event-pipeline';
 import { organizationIdOf } from '../support/fixtures';
 import { newOrg } from '../support/harness';
 import { clickhouse, storedEvents } from './support';
@@ -50,10 +47,6 @@ function sigkill(child: ChildProcess): Promise<void> {
 
 afterAll(async () => {
   await Promise.all([...children].map(sigkill));
-  // Hand the pipeline back to this test run's own worker (global setup).
-  const temporal = createTemporalClient();
-  await startEventPipeline(temporal, temporalConfig.taskQueues.main);
-  await temporal.connection.close();
   await db.$disconnect();
   await clickhouse.close();
 });
