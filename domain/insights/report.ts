@@ -1,0 +1,218 @@
+/**
+ * An insights report: scope from PostgreSQL, numbers from ClickHouse, entity
+ * names from PostgreSQL again, then the decoded rows are filtered, sorted and
+ * paged in memory (as the spec says: "sorting, filtering and paging happen on
+ * the decoded set"), which is what makes cursors exact even when rows tie.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Db } from '../../lib/db';
+import { DomainError, notFound } from '../errors';
+import { runAnalyticsQuery } from './analytics-query';
+import type { InsightsQuery, Level, Metric, SortKey } from './query';
+import { reportQuery, type ReportQueryRow, type ReportScope } from './sql';
+import { readableTime, reportBucket, type TimeWindow } from './time-windows';
+
+/** Rows one report decodes at most (the spec's "fixed maximum"); see README, Insights. */
+export const ROW_CAP = 20_000;
+
+export interface InsightsDeps {
+  db: Db;
+  ch: ClickHouseClient;
+  /** The ClickHouse database holding the delivery tables. */
+  database: string;
+  /** Budget of one report query, whole seconds (ClickHouse's max_execution_time). */
+  timeoutSeconds: number;
+}
+
+/** The endpoint a report is asked from: its level and (below the ad account) the entity id in the path. */
+export interface ReportTarget { level: Level; id?: string }
+
+export type InsightRow = Record<string, string | number | null>;
+
+export interface InsightsPage {
+  object: 'list';
+  data: InsightRow[];
+  count: number;
+  first_id: string | null;
+  last_id: string | null;
+  has_more: boolean;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isUuid = (value: string) => UUID_RE.test(value);
+
+/** The endpoint's entity within the organization, as the path down from its ad account; 404 otherwise. */
+export async function resolveScope(db: Db, organizationId: string, target: ReportTarget): Promise<ReportScope> {
+  const missing = () => notFound(target.level.replace('_', ' '));
+  if (target.level === 'ad_account') {
+    const account = await db.adAccount.findFirst({ where: { organizationId, isDefault: true }, select: { id: true } });
+    if (!account) throw missing();
+    return { organizationId, adAccountId: account.id };
+  }
+  const id = target.id ?? '';
+  if (!isUuid(id)) throw missing();
+  const lowerId = id.toLowerCase();
+  if (target.level === 'campaign') {
+    const campaign = await db.campaign.findFirst({ where: { id: lowerId, organizationId }, select: { adAccountId: true } });
+    if (!campaign) throw missing();
+    return { organizationId, adAccountId: campaign.adAccountId, campaignId: lowerId };
+  }
+  if (target.level === 'ad_group') {
+    const group = await db.adGroup.findFirst({ where: { id: lowerId, campaign: { organizationId } }, select: { campaign: { select: { id: true, adAccountId: true } } } });
+    if (!group) throw missing();
+    return { organizationId, adAccountId: group.campaign.adAccountId, campaignId: group.campaign.id, adGroupId: lowerId };
+  }
+  const ad = await db.ad.findFirst({
+    where: { id: lowerId, adGroup: { campaign: { organizationId } } },
+    select: { adGroup: { select: { id: true, campaign: { select: { id: true, adAccountId: true } } } } },
+  });
+  if (!ad) throw missing();
+  return { organizationId, adAccountId: ad.adGroup.campaign.adAccountId, campaignId: ad.adGroup.campaign.id, adGroupId: ad.adGroup.id, adId: lowerId };
+}
+
+/** Display names of the entities in a report, from PostgreSQL (scoped to the organization). */
+async function entityNames(db: Db, organizationId: string, level: Level, ids: string[]): Promise<Map<string, string>> {
+  const valid = ids.filter(isUuid);
+  if (valid.length === 0) return new Map();
+  const where = { id: { in: valid } };
+  const select = { id: true, name: true } as const;
+  let found: { id: string; name: string }[];
+  switch (level) {
+    case 'ad_account': found = await db.adAccount.findMany({ where: { ...where, organizationId }, select }); break;
+    case 'campaign': found = await db.campaign.findMany({ where: { ...where, organizationId }, select }); break;
+    case 'ad_group': found = await db.adGroup.findMany({ where: { ...where, campaign: { organizationId } }, select }); break;
+    case 'ad': found = await db.ad.findMany({ where: { ...where, adGroup: { campaign: { organizationId } } }, select }); break;
+  }
+  return new Map(found.map((e) => [e.id, e.name]));
+}
+
+// ---------------------------------------------------------------------------
+// Metrics: integers and micros are exact; dollars appear only here, each one
+// division of an exact integer (correctly rounded, no drift from summing floats).
+// ---------------------------------------------------------------------------
+
+interface Totals { impressions: number; clicks: number; spendMicros: bigint }
+
+function metricValue(metric: Metric, t: Totals): number | null {
+  const micros = Number(t.spendMicros);
+  switch (metric) {
+    case 'impressions': return t.impressions;
+    case 'clicks': return t.clicks;
+    case 'spend': return micros / 1_000_000;
+    case 'ctr': return t.impressions === 0 ? null : t.clicks / t.impressions;
+    case 'cpc': return t.clicks === 0 ? null : micros / (t.clicks * 1_000_000);
+    case 'cpm': return t.impressions === 0 ? null : micros / (t.impressions * 1_000);
+  }
+}
+
+interface DecodedRow { id: string; values: Map<Metric, number | null>; row: InsightRow }
+
+/** The row id: `start=<unix>:end=<unix>:entity_id=<uuid>` plus `:<segment>=<value>` when segmented. */
+export function rowId(start: number, end: number, entityId: string, segment: string | null, segmentValue: string): string {
+  return `start=${start}:end=${end}:entity_id=${entityId}${segment ? `:${segment}=${segmentValue}` : ''}`;
+}
+
+/** The UTC bucket of a result row, cut to its window. */
+function rowBucket(query: InsightsQuery, window: TimeWindow, bucket: number): { start: number; end: number; readable?: string } {
+  if (query.granularity === 'none') return { start: window.start, end: window.end };
+  const start = query.granularity === 'monthly'
+    ? Date.UTC(Math.floor(bucket / 100), (bucket % 100) - 1, 1) / 1000
+    : bucket;
+  const full = reportBucket(start, query.granularity);
+  return {
+    start: Math.max(full.start, window.start),
+    end: Math.min(full.end, window.end),
+    readable: readableTime(full.start, query.granularity),
+  };
+}
+
+function decode(query: InsightsQuery, rows: ReportQueryRow[], names: Map<string, string>): DecodedRow[] {
+  const idColumn = `${query.level}_id`;
+  const nameColumn = `${query.level}_name`;
+  return rows.map((r) => {
+    const window = query.windows[r.window_index];
+    const bucket = rowBucket(query, window, Number(r.bucket));
+    const totals: Totals = { impressions: Number(r.impressions), clicks: Number(r.clicks), spendMicros: BigInt(r.spend_micros) };
+    const id = rowId(bucket.start, bucket.end, r.entity_id, query.segment, r.segment_value);
+    const row: InsightRow = {
+      id,
+      start_time: bucket.start,
+      end_time: bucket.end,
+      ...(bucket.readable === undefined ? {} : { readable_time: bucket.readable }),
+      timezone: 'UTC',
+      [idColumn]: r.entity_id,
+      [nameColumn]: names.get(r.entity_id) ?? '',
+      ...(query.segment ? { [query.segment]: r.segment_value } : {}),
+    };
+    const values = new Map<Metric, number | null>();
+    for (const metric of ['impressions', 'clicks', 'spend', 'ctr', 'cpc', 'cpm'] as Metric[]) values.set(metric, metricValue(metric, totals));
+    for (const field of query.fields) row[field] = values.get(field)!;
+    return { id, values, row };
+  });
+}
+
+function matchesFilters(query: InsightsQuery, row: DecodedRow): boolean {
+  return query.metricFilters.every(({ metric, operator, values }) => {
+    const value = row.values.get(metric)!;
+    if (value === null) return false;
+    if (operator === 'IN') return values.includes(value);
+    return operator === 'GREATER_THAN' ? value > values[0] : value < values[0];
+  });
+}
+
+/** Sort keys in order (nulls last whatever the direction), then the row id ascending. */
+function compareRows(sort: SortKey[]) {
+  return (a: DecodedRow, b: DecodedRow): number => {
+    for (const { metric, direction } of sort) {
+      const x = a.values.get(metric)!;
+      const y = b.values.get(metric)!;
+      if (x === y) continue;
+      if (x === null) return 1;
+      if (y === null) return -1;
+      return direction === 'asc' ? x - y : y - x;
+    }
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  };
+}
+
+/** One page of the sorted rows: `after` continues past a row, `before` walks back from one; both exclusive. */
+function page(rows: DecodedRow[], query: InsightsQuery): InsightsPage {
+  let from = 0;
+  let to = Math.min(query.limit, rows.length);
+  let hasMore = rows.length > query.limit;
+  const cursor = query.after ?? query.before;
+  if (cursor !== undefined) {
+    const at = rows.findIndex((r) => r.id === cursor);
+    if (at < 0) throw new DomainError('invalid_cursor', 'Unknown cursor: not a row of this report', query.after !== undefined ? 'after' : 'before');
+    if (query.after !== undefined) {
+      from = at + 1;
+      to = Math.min(from + query.limit, rows.length);
+      hasMore = to < rows.length;
+    } else {
+      to = at;
+      from = Math.max(0, at - query.limit);
+      hasMore = from > 0;
+    }
+  }
+  const data = rows.slice(from, to).map((r) => r.row);
+  return {
+    object: 'list',
+    data,
+    count: data.length,
+    first_id: (data[0]?.id as string | undefined) ?? null,
+    last_id: (data[data.length - 1]?.id as string | undefined) ?? null,
+    has_more: hasMore,
+  };
+}
+
+/** The report of `query` for the endpoint `target`, within the organization. */
+export async function runInsights(deps: InsightsDeps, organizationId: string, target: ReportTarget, query: InsightsQuery): Promise<InsightsPage> {
+  const scope = await resolveScope(deps.db, organizationId, target);
+  const result = await runAnalyticsQuery<ReportQueryRow>(deps.ch, reportQuery(deps.database, scope, query, ROW_CAP), deps.timeoutSeconds);
+  // Over the cap: the first ROW_CAP rows in (window, bucket, entity, segment) order are the decoded set.
+  const capped = result.slice(0, ROW_CAP);
+  const names = await entityNames(deps.db, organizationId, query.level, [...new Set(capped.map((r) => r.entity_id))]);
+  const rows = decode(query, capped, names).filter((row) => matchesFilters(query, row));
+  rows.sort(compareRows(query.sort));
+  return page(rows, query);
+}
