@@ -4,12 +4,10 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { config } from '../../lib/config';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import type { Db } from '../../lib/db';
-import { DomainError } from '../../domain/errors';
 import { insightsQuerySchema, parseInsightsQuery, type Level, type RawQuery } from '../../domain/insights/query';
 import { runInsights, type InsightsDeps } from '../../domain/insights/report';
 import { organizationOf } from '../auth/api-key-auth';
-import { ApiError } from '../http/errors';
-import { documentRoute, errorBodySchema } from '../http/openapi';
+import { documentRoute, errorBodySchema } from '../../lib/http/openapi';
 
 /** The insight row as documented (metrics appear when requested; see the spec). */
 const insightRowSchema = z.object({
@@ -40,11 +38,6 @@ const insightsPageSchema = z.object({
   last_id: z.string().nullable(),
   has_more: z.boolean(),
 });
-
-/** Status of each insights error code (the spec's Insights errors table). */
-const STATUS: Record<string, number> = { not_found: 404, analytics_timeout: 504 };
-const toApiError = (err: unknown) =>
-  err instanceof DomainError ? new ApiError(STATUS[err.code] ?? 400, err.code, err.message, err.param) : err;
 
 const ENDPOINTS: { level: Level; path: string; param?: string; what: string }[] = [
   { level: 'ad_account', path: '/v1/ad_account/insights', what: "the organization's ad account" },
@@ -77,13 +70,9 @@ export function insightsRoutes(db: Db, ch: ClickHouseClient = createClickhouse()
   const deps = (): InsightsDeps => ({ db, ch, database: config.clickhouse.database, timeoutSeconds: config.insights.queryTimeoutSeconds });
   for (const endpoint of ENDPOINTS) {
     router.get(endpoint.path, async (req: Request, res: Response) => {
-      try {
-        const query = parseInsightsQuery(req.query as RawQuery, endpoint.level);
-        const target = { level: endpoint.level, id: endpoint.param ? String(req.params[endpoint.param]) : undefined };
-        res.json(await runInsights(deps(), organizationOf(res), target, query));
-      } catch (err) {
-        throw toApiError(err);
-      }
+      const query = parseInsightsQuery(req.query as RawQuery, endpoint.level);
+      const target = { level: endpoint.level, id: endpoint.param ? String(req.params[endpoint.param]) : undefined };
+      res.json(await runInsights(deps(), organizationOf(res), target, query));
     });
   }
   return router;

@@ -7,6 +7,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Db } from '../../lib/db';
 import { DomainError, notFound } from '../errors';
+import { isUuid, normalizeId } from '../ids';
 import { runAnalyticsQuery } from './analytics-query';
 import type { InsightsQuery, Level, Metric, SortKey } from './query';
 import { reportQuery, type ReportQueryRow, type ReportScope } from './sql';
@@ -38,9 +39,6 @@ export interface InsightsPage {
   has_more: boolean;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isUuid = (value: string) => UUID_RE.test(value);
-
 /** The endpoint's entity within the organization, as the path down from its ad account; 404 otherwise. */
 export async function resolveScope(db: Db, organizationId: string, target: ReportTarget): Promise<ReportScope> {
   const missing = () => notFound(target.level.replace('_', ' '));
@@ -49,9 +47,8 @@ export async function resolveScope(db: Db, organizationId: string, target: Repor
     if (!account) throw missing();
     return { organizationId, adAccountId: account.id };
   }
-  const id = target.id ?? '';
-  if (!isUuid(id)) throw missing();
-  const lowerId = id.toLowerCase();
+  const lowerId = normalizeId(target.id);
+  if (!lowerId) throw missing();
   if (target.level === 'campaign') {
     const campaign = await db.campaign.findFirst({ where: { id: lowerId, organizationId }, select: { adAccountId: true } });
     if (!campaign) throw missing();
