@@ -12,22 +12,28 @@ import { identifier } from '../../lib/clickhouse/sql';
  *    folds a re-sent event at merge time; `insertDeliveryRows` also drops ids
  *    already stored, because the materialized views below see every insert.
  *    Reports never scan it; it is the source of truth for reconciliation.
- *  - `delivery_hourly`: SummingMergeTree per (entity path, source, UTC hour),
- *    fed by `delivery_hourly_mv`. Every report without audience segments.
- *  - `delivery_segments_hourly`: the same per (ad group, ad, hour, country,
- *    device), own supply only, fed by `delivery_segments_hourly_mv`. The
- *    country and device segments (ad-group or ad scope only, per the spec).
+ *  - `delivery_hourly` / `delivery_daily`: SummingMergeTree per (entity path,
+ *    source, UTC hour / UTC day), each fed by its materialized view (`_mv`).
+ *    Every report without audience segments: whole UTC days inside a window
+ *    come from the daily table, the hours at its edges (and hourly reports)
+ *    from the hourly one (domain/insights/sql.ts).
+ *  - `delivery_segments_hourly` / `delivery_segments_daily`: the same per (ad
+ *    group, ad, time, country, device), own supply only. The country and
+ *    device segments (ad-group or ad scope only, per the spec).
  * External supply:
  *  - `external_supply_daily`: a partner's daily report rows, one partition per
- *    (partner, UTC day); an import replaces each day's partition atomically
- *    (ALTER TABLE ... REPLACE PARTITION), so a re-import never counts twice.
+ *    (partner, UTC month); an import rewrites the months it touches and swaps
+ *    each in atomically (ALTER TABLE ... REPLACE PARTITION), so a re-imported
+ *    day replaces the old one and is never counted twice.
  *
  * Every time is a `DateTime('UTC')`; money is `spend_micros Int64`.
  */
 export const DELIVERY_TABLES = {
   rows: 'delivery_rows',
   hourly: 'delivery_hourly',
+  daily: 'delivery_daily',
   segmentsHourly: 'delivery_segments_hourly',
+  segmentsDaily: 'delivery_segments_daily',
   externalDaily: 'external_supply_daily',
 } as const;
 
@@ -77,6 +83,22 @@ export function deliveryTables(database: string): string[] {
      FROM ${db}.${t.rows}
      GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, hour`,
 
+    `CREATE TABLE IF NOT EXISTS ${db}.${t.daily} (
+       ${ENTITY_COLUMNS},
+       source String,
+       day Date,
+       ${METRIC_COLUMNS}
+     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
+     PARTITION BY toYYYYMM(day)
+     ORDER BY (organization_id, ad_account_id, day, campaign_id, ad_group_id, ad_id, source)`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.daily}_mv TO ${db}.${t.daily} AS
+     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source,
+            toDate(event_time, 'UTC') AS day,
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
+     FROM ${db}.${t.rows}
+     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, day`,
+
     `CREATE TABLE IF NOT EXISTS ${db}.${t.segmentsHourly} (
        ${ENTITY_COLUMNS},
        hour DateTime('UTC'),
@@ -95,6 +117,24 @@ export function deliveryTables(database: string): string[] {
      WHERE source = 'own'
      GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, hour, country, device`,
 
+    `CREATE TABLE IF NOT EXISTS ${db}.${t.segmentsDaily} (
+       ${ENTITY_COLUMNS},
+       day Date,
+       country String,
+       device String,
+       ${METRIC_COLUMNS}
+     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
+     PARTITION BY toYYYYMM(day)
+     ORDER BY (organization_id, ad_group_id, day, ad_id, country, device)`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.segmentsDaily}_mv TO ${db}.${t.segmentsDaily} AS
+     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
+            toDate(event_time, 'UTC') AS day, country, device,
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
+     FROM ${db}.${t.rows}
+     WHERE source = 'own'
+     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, day, country, device`,
+
     `CREATE TABLE IF NOT EXISTS ${db}.${t.externalDaily} (
        partner String,
        day Date,
@@ -102,7 +142,7 @@ export function deliveryTables(database: string): string[] {
        ${METRIC_COLUMNS},
        imported_at DateTime('UTC')
      ) ENGINE = MergeTree()
-     PARTITION BY (partner, day)
+     PARTITION BY (partner, toYYYYMM(day))
      ORDER BY (organization_id, ad_account_id, day, campaign_id, ad_group_id, ad_id)`,
   ];
 }

@@ -9,12 +9,12 @@
  *
  * All or nothing per file: every row is checked (shape, known ad) before
  * anything is written; then each day of the file replaces that day of the
- * partner's data in one atomic partition swap, so re-importing a day never
- * counts it twice and days not in the file are left alone.
+ * partner's data (the month holding it is swapped in atomically), so
+ * re-importing a day never counts it twice and days not in the file stay.
  */
 import { randomBytes } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { identifier, sql } from '../../lib/clickhouse/sql';
+import { identifier, inList, sql } from '../../lib/clickhouse/sql';
 import type { Db } from '../../lib/db';
 import { isUuid } from '../ids';
 import { DELIVERY_TABLES } from './clickhouse-tables';
@@ -124,19 +124,26 @@ async function entityPaths(db: Db, adIds: string[]) {
 }
 
 /**
- * Imports a partner's report: validates everything, then replaces each day
- * of the file in `external_supply_daily` (one partition per partner and day).
+ * Imports a partner's report: validates everything, then rewrites each month
+ * the file touches (one partition per partner and month): the month's other
+ * days as stored plus the file's days, swapped in atomically. Imports of one
+ * partner must not run concurrently (its schedule never overlaps runs).
  */
 export async function importExternalReport(deps: ExternalSupplyDeps, partner: string, rows: ExternalReportRow[]): Promise<ImportResult> {
   if (!PARTNER_RE.test(partner)) throw new ExternalReportError('partner must be 1-64 letters, digits, _ or -');
   const paths = await entityPaths(deps.db, [...new Set(rows.map((r) => r.ad_id))]);
   const days = [...new Set(rows.map((r) => r.date))].sort();
+  const months = [...new Set(days.map((d) => Number(d.slice(0, 4) + d.slice(5, 7))))];
   const importedAt = Math.floor(Date.now() / 1000);
   const target = `${identifier(deps.database)}.${DELIVERY_TABLES.externalDaily}`;
-  // A staging table of the same structure; its partitions replace the target's, one day at a time.
+  // A staging table of the same structure; its partitions replace the target's.
   const staging = `${identifier(deps.database)}.${DELIVERY_TABLES.externalDaily}_staging_${randomBytes(6).toString('hex')}`;
   await deps.ch.command({ query: `CREATE TABLE ${staging} AS ${target}` });
   try {
+    await deps.ch.command({
+      query: `INSERT INTO ${staging} SELECT * FROM ${target}
+        WHERE ${sql`partner = ${partner}`} AND toYYYYMM(day) IN ${inList(months)} AND toString(day) NOT IN ${inList(days)}`,
+    });
     await deps.ch.insert({
       table: staging,
       format: 'JSONEachRow',
@@ -145,8 +152,8 @@ export async function importExternalReport(deps: ExternalSupplyDeps, partner: st
         impressions: r.impressions, clicks: r.clicks, spend_micros: r.spend_micros.toString(), imported_at: importedAt,
       })),
     });
-    for (const day of days) {
-      await deps.ch.command({ query: `ALTER TABLE ${target} REPLACE PARTITION ${sql`(${partner}, ${day})`} FROM ${staging}` });
+    for (const month of months) {
+      await deps.ch.command({ query: `ALTER TABLE ${target} REPLACE PARTITION ${sql`(${partner}, ${month})`} FROM ${staging}` });
     }
   } finally {
     await deps.ch.command({ query: `DROP TABLE IF EXISTS ${staging}` });

@@ -43,57 +43,66 @@ function scopeCondition(scope: ReportScope, query: InsightsQuery): string {
   return conditions.join(' AND ');
 }
 
-/** Stored buckets of `size` seconds counted by each window (midpoint rule, time-windows.ts), as [from, to) bounds. */
-function bucketRanges(windows: TimeWindow[], size: number) {
-  return windows.map((w) => {
-    const { from, to } = storedBucketRange(w, size);
-    return { from: clamp(from), to: clamp(to) };
-  });
-}
+/** A stretch of stored buckets `[from, to)` (Unix seconds) counted by window number `window`. */
+interface Stretch { window: number; from: number; to: number }
 
 /**
- * `multiIf(...) AS window` and the WHERE condition over a time column, for
- * buckets of `size` seconds. `asTime` turns a bucket start into the column's
- * type (DateTime for hours, Date for days), so the primary key prunes.
+ * Where own supply comes from: the hours each window counts (midpoint rule,
+ * time-windows.ts), with the whole UTC days among them read from the daily
+ * rollup (24 times fewer rows) unless the report is hourly. The edges of a
+ * window in another time zone stay hourly, so the result is the same either way.
  */
-function windowClauses(column: string, windows: TimeWindow[], size: number, asTime: (t: number) => string) {
-  const ranges = bucketRanges(windows, size);
-  const conditions = ranges.map(({ from, to }) => `(${column} >= ${asTime(from)} AND ${column} < ${asTime(to)})`);
-  const cases = conditions.flatMap((condition, i) => [condition, String(i)]);
-  return {
-    window: `multiIf(${[...cases, '255'].join(', ')}) AS window_index`,
-    where: `(${conditions.join(' OR ')})`,
-  };
+function ownSupplyPlan(windows: TimeWindow[], hourly: boolean): { hours: Stretch[]; days: Stretch[] } {
+  const hours: Stretch[] = [];
+  const days: Stretch[] = [];
+  windows.forEach((w, window) => {
+    const { from, to } = storedBucketRange(w, HOUR);
+    const [hFrom, hTo] = [clamp(from), clamp(to)];
+    const dFrom = Math.ceil(hFrom / DAY) * DAY;
+    const dTo = Math.floor(hTo / DAY) * DAY;
+    if (hourly || dFrom >= dTo) {
+      hours.push({ window, from: hFrom, to: hTo });
+      return;
+    }
+    days.push({ window, from: dFrom, to: dTo });
+    if (hFrom < dFrom) hours.push({ window, from: hFrom, to: dFrom });
+    if (dTo < hTo) hours.push({ window, from: dTo, to: hTo });
+  });
+  return { hours, days };
+}
+
+/** The days each window counts of day-grained data (external supply): the midpoint rule again. */
+function externalPlan(windows: TimeWindow[]): Stretch[] {
+  return windows.map((w, window) => {
+    const { from, to } = storedBucketRange(w, DAY);
+    return { window, from: clamp(from), to: clamp(to) };
+  });
 }
 
 const asDateTime = (t: number) => literal(new Date(t * 1000));
 const asDate = (t: number) => sql`toDate(${new Date(t * 1000).toISOString().slice(0, 10)})`;
 
-const METRIC_SUMS = 'impressions, clicks, spend_micros';
+/** A rollup's time column: its type for literals (so the primary key prunes) and its start as Unix seconds. */
+const TIME_COLUMNS = {
+  hour: { literal: asDateTime, seconds: 'toUInt32(hour)' },
+  day: { literal: asDate, seconds: `toUInt32(toUInt32(day) * ${DAY})` },
+} as const;
 
-/** Own supply (and any external supply reported per event) from the hourly rollup. */
-function hourlyRows(database: string, scope: ReportScope, query: InsightsQuery): string {
-  const { window, where } = windowClauses('hour', query.windows, HOUR, asDateTime);
-  const source = query.source === 'all' ? '' : sql` AND source = ${query.source}`;
-  return `SELECT ${entityColumn(query.level)} AS entity_id, source AS segment_value, ${window}, toUInt32(hour) AS t, ${METRIC_SUMS}
-    FROM ${table(database, DELIVERY_TABLES.hourly)}
-    WHERE ${scopeCondition(scope, query)}${source} AND ${where}`;
-}
-
-/** External supply from the partners' daily rows. */
-function externalDailyRows(database: string, scope: ReportScope, query: InsightsQuery): string {
-  const { window, where } = windowClauses('day', query.windows, DAY, asDate);
-  return `SELECT ${entityColumn(query.level)} AS entity_id, 'external' AS segment_value, ${window}, toUInt32(toUInt32(day) * 86400) AS t, ${METRIC_SUMS}
-    FROM ${table(database, DELIVERY_TABLES.externalDaily)}
-    WHERE ${scopeCondition(scope, query)} AND ${where}`;
-}
-
-/** Own supply by country or device, from the segments rollup. */
-function segmentRows(database: string, scope: ReportScope, query: InsightsQuery, segment: 'country' | 'device'): string {
-  const { window, where } = windowClauses('hour', query.windows, HOUR, asDateTime);
-  return `SELECT ${entityColumn(query.level)} AS entity_id, ${identifier(segment)} AS segment_value, ${window}, toUInt32(hour) AS t, ${METRIC_SUMS}
-    FROM ${table(database, DELIVERY_TABLES.segmentsHourly)}
-    WHERE ${scopeCondition(scope, query)} AND ${where}`;
+/**
+ * One rollup's rows for the stretches: the entity at the report's level, the
+ * segment value, the window each row belongs to (`multiIf`) and its bucket start `t`.
+ */
+function rollupRows(
+  database: string, tableName: string, time: keyof typeof TIME_COLUMNS, stretches: Stretch[],
+  scope: ReportScope, query: InsightsQuery, segmentValue: string, extraCondition = '',
+): string {
+  const column = TIME_COLUMNS[time];
+  const conditions = stretches.map(({ from, to }) => `(${time} >= ${column.literal(from)} AND ${time} < ${column.literal(to)})`);
+  const windowIndex = `multiIf(${[...stretches.flatMap((s, i) => [conditions[i], literal(s.window)]), '255'].join(', ')})`;
+  return `SELECT ${entityColumn(query.level)} AS entity_id, ${segmentValue} AS segment_value, ${windowIndex} AS window_index,
+      ${column.seconds} AS t, impressions, clicks, spend_micros
+    FROM ${table(database, tableName)}
+    WHERE ${scopeCondition(scope, query)}${extraCondition} AND (${conditions.join(' OR ')})`;
 }
 
 /** The report bucket of a stored bucket start `t` (monthly: `YYYYMM`, decoded by the caller). */
@@ -108,10 +117,22 @@ function reportBucketExpression(granularity: InsightsQuery['granularity']): stri
 
 /** The inner SELECTs a request needs. */
 function sources(database: string, scope: ReportScope, query: InsightsQuery): string[] {
-  if (query.segment === 'country' || query.segment === 'device') return [segmentRows(database, scope, query, query.segment)];
+  const { hours, days } = ownSupplyPlan(query.windows, query.granularity === 'hourly');
   const inner: string[] = [];
-  inner.push(hourlyRows(database, scope, query));
-  if (query.source !== 'own') inner.push(externalDailyRows(database, scope, query));
+  const add = (tableName: string, time: keyof typeof TIME_COLUMNS, stretches: Stretch[], segmentValue: string, extra = '') => {
+    if (stretches.length > 0) inner.push(rollupRows(database, tableName, time, stretches, scope, query, segmentValue, extra));
+  };
+  if (query.segment === 'country' || query.segment === 'device') {
+    // Own supply only (the spec's rule); the segments rollups hold nothing else.
+    const segment = identifier(query.segment);
+    add(DELIVERY_TABLES.segmentsHourly, 'hour', hours, segment);
+    add(DELIVERY_TABLES.segmentsDaily, 'day', days, segment);
+    return inner;
+  }
+  const source = query.source === 'all' ? '' : sql` AND source = ${query.source}`;
+  add(DELIVERY_TABLES.hourly, 'hour', hours, 'source', source);
+  add(DELIVERY_TABLES.daily, 'day', days, 'source', source);
+  if (query.source !== 'own') add(DELIVERY_TABLES.externalDaily, 'day', externalPlan(query.windows), "'external'");
   return inner;
 }
 
