@@ -218,6 +218,8 @@ export function parseInsightsQuery(raw: RawQuery, scope: Level, now = Math.floor
     throw new DomainError('aggregation_level_too_high', `aggregation_level ${level} is above this endpoint's scope (${scope})`, 'aggregation_level');
   }
   const sourceParameter = single(raw, 'source');
+  // Digits only: the schema's integer, without what number coercion would let through ("5.0", " 5", "0x10").
+  if (typeof raw.limit === 'string' && !/^\d{1,4}$/.test(raw.limit)) throw invalidValue('limit', `limit must be an integer from 1 to ${MAX_LIMIT}`);
   const limit = single(raw, 'limit');
   const fields = parseFields(raw);
 

@@ -39,32 +39,36 @@ export interface InsightsPage {
   has_more: boolean;
 }
 
+/** The endpoint's entity: where a report may look, and the entity's own name. */
+export interface ResolvedScope { scope: ReportScope; id: string; name: string }
+
 /** The endpoint's entity within the organization, as the path down from its ad account; 404 otherwise. */
-export async function resolveScope(db: Db, organizationId: string, target: ReportTarget): Promise<ReportScope> {
+export async function resolveScope(db: Db, organizationId: string, target: ReportTarget): Promise<ResolvedScope> {
   const missing = () => notFound(target.level.replace('_', ' '));
   if (target.level === 'ad_account') {
-    const account = await db.adAccount.findFirst({ where: { organizationId, isDefault: true }, select: { id: true } });
+    const account = await db.adAccount.findFirst({ where: { organizationId, isDefault: true }, select: { id: true, name: true } });
     if (!account) throw missing();
-    return { organizationId, adAccountId: account.id };
+    return { scope: { organizationId, adAccountId: account.id }, id: account.id, name: account.name };
   }
-  const lowerId = normalizeId(target.id);
-  if (!lowerId) throw missing();
+  const id = normalizeId(target.id);
+  if (!id) throw missing();
   if (target.level === 'campaign') {
-    const campaign = await db.campaign.findFirst({ where: { id: lowerId, organizationId }, select: { adAccountId: true } });
+    const campaign = await db.campaign.findFirst({ where: { id, organizationId }, select: { name: true, adAccountId: true } });
     if (!campaign) throw missing();
-    return { organizationId, adAccountId: campaign.adAccountId, campaignId: lowerId };
+    return { scope: { organizationId, adAccountId: campaign.adAccountId, campaignId: id }, id, name: campaign.name };
   }
   if (target.level === 'ad_group') {
-    const group = await db.adGroup.findFirst({ where: { id: lowerId, campaign: { organizationId } }, select: { campaign: { select: { id: true, adAccountId: true } } } });
+    const group = await db.adGroup.findFirst({ where: { id, campaign: { organizationId } }, select: { name: true, campaign: { select: { id: true, adAccountId: true } } } });
     if (!group) throw missing();
-    return { organizationId, adAccountId: group.campaign.adAccountId, campaignId: group.campaign.id, adGroupId: lowerId };
+    return { scope: { organizationId, adAccountId: group.campaign.adAccountId, campaignId: group.campaign.id, adGroupId: id }, id, name: group.name };
   }
   const ad = await db.ad.findFirst({
-    where: { id: lowerId, adGroup: { campaign: { organizationId } } },
-    select: { adGroup: { select: { id: true, campaign: { select: { id: true, adAccountId: true } } } } },
+    where: { id, adGroup: { campaign: { organizationId } } },
+    select: { name: true, adGroup: { select: { id: true, campaign: { select: { id: true, adAccountId: true } } } } },
   });
   if (!ad) throw missing();
-  return { organizationId, adAccountId: ad.adGroup.campaign.adAccountId, campaignId: ad.adGroup.campaign.id, adGroupId: ad.adGroup.id, adId: lowerId };
+  const scope = { organizationId, adAccountId: ad.adGroup.campaign.adAccountId, campaignId: ad.adGroup.campaign.id, adGroupId: ad.adGroup.id, adId: id };
+  return { scope, id, name: ad.name };
 }
 
 /** Display names of the entities in a report, from PostgreSQL (scoped to the organization). */
@@ -204,11 +208,14 @@ function page(rows: DecodedRow[], query: InsightsQuery): InsightsPage {
 
 /** The report of `query` for the endpoint `target`, within the organization. */
 export async function runInsights(deps: InsightsDeps, organizationId: string, target: ReportTarget, query: InsightsQuery): Promise<InsightsPage> {
-  const scope = await resolveScope(deps.db, organizationId, target);
-  const result = await runAnalyticsQuery<ReportQueryRow>(deps.ch, reportQuery(deps.database, scope, query, ROW_CAP), deps.timeoutSeconds);
+  const resolved = await resolveScope(deps.db, organizationId, target);
+  const result = await runAnalyticsQuery<ReportQueryRow>(deps.ch, reportQuery(deps.database, resolved.scope, query, ROW_CAP), deps.timeoutSeconds);
   // Over the cap: the first ROW_CAP rows in (window, bucket, entity, segment) order are the decoded set.
   const capped = result.slice(0, ROW_CAP);
-  const names = await entityNames(deps.db, organizationId, query.level, [...new Set(capped.map((r) => r.entity_id))]);
+  // At the endpoint's own level the one name is known already; deeper levels look theirs up.
+  const names = query.level === target.level
+    ? new Map([[resolved.id, resolved.name]])
+    : await entityNames(deps.db, organizationId, query.level, [...new Set(capped.map((r) => r.entity_id))]);
   const rows = decode(query, capped, names).filter((row) => matchesFilters(query, row));
   rows.sort(compareRows(query.sort));
   return page(rows, query);

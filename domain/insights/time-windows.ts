@@ -16,11 +16,14 @@ export const MAX_HOURLY_WINDOW_HOURS = 25;
 /** More windows than this in one request is `invalid_time_range` (each may span 366 days). */
 export const MAX_WINDOWS = 20;
 
+/** 9999-12-31T23:59:59Z: the last instant a four-digit date can name. */
+const MAX_UNIX = 253_402_300_799;
+
 /** A half-open interval of Unix seconds, `[start, end)`. */
 export interface TimeWindow { start: number; end: number }
 
 export const timeRangeSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('unix_range'), start: z.number().int().min(0), end: z.number().int().min(0) }).strict(),
+  z.object({ type: z.literal('unix_range'), start: z.number().int().min(0).max(MAX_UNIX), end: z.number().int().min(0).max(MAX_UNIX) }).strict(),
   z.object({
     type: z.literal('date_range'),
     since: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
@@ -65,8 +68,15 @@ export const isTimeZone = (name: string) => name.length > 0 && zoneFormatter(nam
 /** The zone's offset from UTC at instant `t` (seconds east of Greenwich). */
 export function zoneOffset(t: number, timeZone: string): number {
   const parts = Object.fromEntries(zoneFormatter(timeZone)!.formatToParts(new Date(t * 1000)).map((p) => [p.type, p.value]));
-  const wall = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second) / 1000;
-  return wall - t;
+  return utcSeconds(+parts.year, +parts.month, +parts.day, +parts.hour, +parts.minute, +parts.second) - t;
+}
+
+/** Unix seconds of a UTC calendar time (setUTCFullYear, not Date.UTC: that one reads years 0-99 as 1900-1999). */
+function utcSeconds(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  d.setUTCHours(hour, minute, second);
+  return d.getTime() / 1000;
 }
 
 /**
@@ -92,11 +102,11 @@ function wallTime(text: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}))?$/.exec(text);
   if (!m) return null;
   const [year, month, day, hour] = [+m[1], +m[2], +m[3], m[4] === undefined ? 0 : +m[4]];
-  if (month < 1 || month > 12 || day < 1 || hour > 23) return null;
-  const ms = Date.UTC(year, month - 1, day, hour);
-  const back = new Date(ms);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23) return null;
+  const seconds = utcSeconds(year, month, day, hour);
+  const back = new Date(seconds * 1000);
   if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day) return null;
-  return ms / 1000;
+  return seconds;
 }
 
 /**
