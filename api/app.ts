@@ -18,7 +18,7 @@ import { errorHandler, unknownRoute } from '../lib/http/errors';
 import { buildOpenApiDocument } from '../lib/http/openapi';
 import { mountOperations } from '../lib/http/operations';
 import { requestId } from '../lib/http/request-id';
-import { insightsRoutes } from './insights/routes';
+import { insightsOperations } from './insights/routes';
 import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
 import { pollOperations, pollRoutes } from './tracking/polls';
@@ -55,6 +55,7 @@ export function createApp(deps: AppDeps) {
     ...adGroupOperations(deps),
     ...adOperations(deps),
     uploadOperation(db, deps.assets),
+    ...insightsOperations(db),
   ];
   // {tracking_url}: the signed token is the auth; {events_url}: the organization's ak_ key.
   const trackingOperations = pollOperations(db);
@@ -74,7 +75,6 @@ export function createApp(deps: AppDeps) {
   v1.use(mountOperations(v1Operations));
   // Unknown routes: a body that is not JSON is still 415 before the 404.
   v1.use(jsonBody);
-  v1.use(insightsRoutes(db));
   v1.use(unknownRoute);
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));

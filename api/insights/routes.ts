@@ -1,4 +1,3 @@
-import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { config } from '../../lib/config';
@@ -6,8 +5,9 @@ import { createClickhouse } from '../../lib/clickhouse/client';
 import type { Db } from '../../lib/db';
 import { insightsQuerySchema, parseInsightsQuery, type Level, type RawQuery } from '../../domain/insights/query';
 import { runInsights, type InsightsDeps } from '../../domain/insights/report';
+import type { ErrorCode } from '../../lib/http/error-codes';
+import { defineOperation, type Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';
-import { documentRoute, errorBodySchema } from '../../lib/http/openapi';
 
 /** The insight row as documented (metrics appear when requested; see the spec). */
 const insightRowSchema = z.object({
@@ -39,41 +39,40 @@ const insightsPageSchema = z.object({
   has_more: z.boolean(),
 });
 
-const ENDPOINTS: { level: Level; path: string; param?: string; what: string }[] = [
-  { level: 'ad_account', path: '/v1/ad_account/insights', what: "the organization's ad account" },
-  { level: 'campaign', path: '/v1/campaigns/:campaign_id/insights', param: 'campaign_id', what: 'a campaign' },
-  { level: 'ad_group', path: '/v1/ad_groups/:ad_group_id/insights', param: 'ad_group_id', what: 'an ad group' },
-  { level: 'ad', path: '/v1/ads/:ad_id/insights', param: 'ad_id', what: 'an ad' },
+const ENDPOINTS: { id: string; level: Level; path: string; param?: string; what: string }[] = [
+  { id: 'getAdAccountInsights', level: 'ad_account', path: '/v1/ad_account/insights', what: "the organization's ad account" },
+  { id: 'getCampaignInsights', level: 'campaign', path: '/v1/campaigns/:campaign_id/insights', param: 'campaign_id', what: 'a campaign' },
+  { id: 'getAdGroupInsights', level: 'ad_group', path: '/v1/ad_groups/:ad_group_id/insights', param: 'ad_group_id', what: 'an ad group' },
+  { id: 'getAdInsights', level: 'ad', path: '/v1/ads/:ad_id/insights', param: 'ad_id', what: 'an ad' },
 ];
 
-const BAD_REQUEST_CODES = 'invalid_value, aggregation_level_too_high, invalid_time_range, range_too_wide, hourly_range_too_wide, '
-  + 'hourly_unsupported_for_external_source, unknown_field, invalid_filter, invalid_filter_operator, too_many_segments, '
-  + 'invalid_segment, unsupported_segment, segment_source_unsupported, segment_granularity_unsupported, invalid_cursor, unsupported_parameter';
+/** The spec's insights error table (auth and rate limits come with the `/v1` surface). */
+const INSIGHTS_ERRORS: ErrorCode[] = [
+  'invalid_value', 'aggregation_level_too_high', 'invalid_time_range', 'range_too_wide', 'hourly_range_too_wide',
+  'hourly_unsupported_for_external_source', 'unknown_field', 'invalid_filter', 'invalid_filter_operator', 'too_many_segments',
+  'invalid_segment', 'unsupported_segment', 'segment_source_unsupported', 'segment_granularity_unsupported', 'invalid_cursor',
+  'unsupported_parameter', 'not_found', 'analytics_timeout',
+];
 
-for (const endpoint of ENDPOINTS) {
-  documentRoute({
-    method: 'get', path: endpoint.path, tag: 'Insights', auth: 'apiKey',
+/**
+ * The four insights endpoints: same parameters, same list shape, scope from the
+ * path. The query is validated by the domain (domain/insights/query.ts): its
+ * rules combine parameters and have their own error codes; the same schemas
+ * document it.
+ */
+export function insightsOperations(db: Db, ch: ClickHouseClient = createClickhouse()): Operation[] {
+  const deps = (): InsightsDeps => ({ db, ch, database: config.clickhouse.database, timeoutSeconds: config.insights.queryTimeoutSeconds });
+  return ENDPOINTS.map((endpoint) => defineOperation({
+    id: endpoint.id, method: 'get', path: endpoint.path, tag: 'Insights', auth: 'apiKey',
     summary: `Insights of ${endpoint.what}: impressions, clicks, spend and rates per UTC bucket`,
     query: insightsQuerySchema,
-    responses: {
-      200: { description: 'A page of insight rows', schema: insightsPageSchema },
-      400: { description: BAD_REQUEST_CODES, schema: errorBodySchema },
-      404: { description: `not_found: ${endpoint.param ? 'unknown id, or another organization\'s' : 'the organization has no ad account'}`, schema: errorBodySchema },
-      504: { description: 'analytics_timeout: narrow the scope, window or granularity and retry', schema: errorBodySchema },
-    },
-  });
-}
-
-/** The four insights endpoints: same parameters, same list shape, scope from the path. */
-export function insightsRoutes(db: Db, ch: ClickHouseClient = createClickhouse()): Router {
-  const router = Router();
-  const deps = (): InsightsDeps => ({ db, ch, database: config.clickhouse.database, timeoutSeconds: config.insights.queryTimeoutSeconds });
-  for (const endpoint of ENDPOINTS) {
-    router.get(endpoint.path, async (req: Request, res: Response) => {
+    handlerValidatesQuery: true,
+    success: { status: 200, description: 'A page of insight rows', schema: insightsPageSchema },
+    errors: INSIGHTS_ERRORS,
+    handle: async (_input, req, res) => {
       const query = parseInsightsQuery(req.query as RawQuery, endpoint.level);
       const target = { level: endpoint.level, id: endpoint.param ? String(req.params[endpoint.param]) : undefined };
-      res.json(await runInsights(deps(), organizationOf(res), target, query));
-    });
-  }
-  return router;
+      return runInsights(deps(), organizationOf(res), target, query);
+    },
+  }));
 }
