@@ -34,7 +34,7 @@ async function main() {
   const database = config.clickhouse.database;
   const rawTable = `${identifier(database)}.${DELIVERY_TABLES.rows}`;
   const db = createDb();
-  const ch = createClickhouse();
+  const ch = createClickhouse(undefined, { compressResponses: false });
 
   const countRows = async () => Number((await (await ch.query({ query: `SELECT count() AS n FROM ${rawTable}`, format: 'JSONEachRow' })).json<{ n: string }>())[0].n);
   let rows = await countRows();

@@ -60,7 +60,7 @@ const INSIGHTS_ERRORS: ErrorCode[] = [
  * rules combine parameters and have their own error codes; the same schemas
  * document it.
  */
-export function insightsOperations(db: Db, ch: ClickHouseClient = createClickhouse()): Operation[] {
+export function insightsOperations(db: Db, ch: ClickHouseClient = createClickhouse(undefined, { compressResponses: false })): Operation[] {
   const deps = (): InsightsDeps => ({ db, ch, database: config.clickhouse.database, timeoutSeconds: config.insights.queryTimeoutSeconds });
   return ENDPOINTS.map((endpoint) => defineOperation({
     id: endpoint.id, method: 'get', path: endpoint.path, tag: 'Insights', auth: 'apiKey',
