@@ -71,18 +71,30 @@ export async function resolveScope(db: Db, organizationId: string, target: Repor
   return { scope, id, name: ad.name };
 }
 
-/** Display names of the entities in a report, from PostgreSQL (scoped to the organization). */
-async function entityNames(db: Db, organizationId: string, level: Level, ids: string[]): Promise<Map<string, string>> {
-  const valid = ids.filter(isUuid);
-  if (valid.length === 0) return new Map();
-  const where = { id: { in: valid } };
+/** Names fetched ahead, at most this many: beyond, the rows' own entities are looked up. */
+const NAME_PREFETCH_CAP = 2000;
+
+/**
+ * Display names at `level`, from PostgreSQL, scoped to the organization and
+ * to either the given ids or (`ids` null) every entity under the report scope
+ * (fetched while ClickHouse computes the numbers).
+ */
+async function entityNames(db: Db, scope: ReportScope, level: Level, ids: string[] | null): Promise<Map<string, string>> {
+  const { organizationId } = scope;
+  const valid = ids?.filter(isUuid);
+  if (valid?.length === 0) return new Map();
+  const byId = valid ? { id: { in: valid } } : {};
+  const take = valid ? undefined : NAME_PREFETCH_CAP;
+  const inScope = !valid;
   const select = { id: true, name: true } as const;
+  const campaignScope = { organizationId, ...(inScope ? { adAccountId: scope.adAccountId, ...(scope.campaignId ? { id: scope.campaignId } : {}) } : {}) };
+  const groupScope = { campaign: campaignScope, ...(inScope && scope.adGroupId ? { id: scope.adGroupId } : {}) };
   let found: { id: string; name: string }[];
   switch (level) {
-    case 'ad_account': found = await db.adAccount.findMany({ where: { ...where, organizationId }, select }); break;
-    case 'campaign': found = await db.campaign.findMany({ where: { ...where, organizationId }, select }); break;
-    case 'ad_group': found = await db.adGroup.findMany({ where: { ...where, campaign: { organizationId } }, select }); break;
-    case 'ad': found = await db.ad.findMany({ where: { ...where, adGroup: { campaign: { organizationId } } }, select }); break;
+    case 'ad_account': found = await db.adAccount.findMany({ where: { ...byId, organizationId }, select, take }); break;
+    case 'campaign': found = await db.campaign.findMany({ where: { ...byId, ...campaignScope }, select, take }); break;
+    case 'ad_group': found = await db.adGroup.findMany({ where: { ...byId, ...groupScope }, select, take }); break;
+    case 'ad': found = await db.ad.findMany({ where: { ...byId, adGroup: groupScope, ...(inScope && scope.adId ? { id: scope.adId } : {}) }, select, take }); break;
   }
   return new Map(found.map((e) => [e.id, e.name]));
 }
@@ -209,13 +221,15 @@ function page(rows: DecodedRow[], query: InsightsQuery): InsightsPage {
 /** The report of `query` for the endpoint `target`, within the organization. */
 export async function runInsights(deps: InsightsDeps, organizationId: string, target: ReportTarget, query: InsightsQuery): Promise<InsightsPage> {
   const resolved = await resolveScope(deps.db, organizationId, target);
-  const result = await runAnalyticsQuery<ReportQueryRow>(deps.ch, reportQuery(deps.database, resolved.scope, query, ROW_CAP), deps.timeoutSeconds);
+  // The names under the scope load while ClickHouse counts (at the endpoint's own level the one name is known).
+  const [result, names] = await Promise.all([
+    runAnalyticsQuery<ReportQueryRow>(deps.ch, reportQuery(deps.database, resolved.scope, query, ROW_CAP), deps.timeoutSeconds),
+    query.level === target.level ? new Map([[resolved.id, resolved.name]]) : entityNames(deps.db, resolved.scope, query.level, null),
+  ]);
   // Over the cap: the first ROW_CAP rows in (window, bucket, entity, segment) order are the decoded set.
   const capped = result.slice(0, ROW_CAP);
-  // At the endpoint's own level the one name is known already; deeper levels look theirs up.
-  const names = query.level === target.level
-    ? new Map([[resolved.id, resolved.name]])
-    : await entityNames(deps.db, organizationId, query.level, [...new Set(capped.map((r) => r.entity_id))]);
+  const unnamed = [...new Set(capped.map((r) => r.entity_id))].filter((id) => !names.has(id));
+  if (unnamed.length > 0) for (const [id, name] of await entityNames(deps.db, resolved.scope, query.level, unnamed)) names.set(id, name);
   const rows = decode(query, capped, names).filter((row) => matchesFilters(query, row));
   rows.sort(compareRows(query.sort));
   return page(rows, query);
