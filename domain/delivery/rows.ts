@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { inList, sql } from '../../lib/clickhouse/sql';
+import { identifier, inList, sql } from '../../lib/clickhouse/sql';
 import { DELIVERY_TABLES } from './clickhouse-tables';
 
 /**
@@ -45,20 +45,30 @@ function toStored(row: DeliveryRow) {
   };
 }
 
-/** The event ids of `rows` that are already stored (a retried batch), looked up within the rows' own organizations and months. */
+/** Ids per existence lookup: the SQL stays well under ClickHouse's max_query_size (256 KiB). */
+const LOOKUP_CHUNK = 4000;
+
+/** The event ids of `rows` that are already stored (a retried batch), looked up within the rows' own organizations and times. */
 async function storedEventIds(ch: ClickHouseClient, database: string, rows: DeliveryRow[]): Promise<Set<string>> {
+  const stored = new Set<string>();
+  for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
+    for (const id of await storedEventIdsOf(ch, database, rows.slice(i, i + LOOKUP_CHUNK))) stored.add(id);
+  }
+  return stored;
+}
+
+async function storedEventIdsOf(ch: ClickHouseClient, database: string, rows: DeliveryRow[]): Promise<string[]> {
   const organizations = [...new Set(rows.map((r) => r.organization_id))];
   const times = rows.map((r) => Math.floor(r.event_time.getTime() / 1000));
   const from = new Date(Math.min(...times) * 1000);
   const to = new Date(Math.max(...times) * 1000);
   const result = await ch.query({
-    query: `SELECT event_id FROM ${database}.${DELIVERY_TABLES.rows}
+    query: `SELECT event_id FROM ${identifier(database)}.${DELIVERY_TABLES.rows}
       WHERE organization_id IN ${inList(organizations)} AND ${sql`event_time >= ${from} AND event_time <= ${to}`}
         AND event_id IN ${inList(rows.map((r) => r.event_id))}`,
     format: 'JSONEachRow',
   });
-  const stored = await result.json<{ event_id: string }>();
-  return new Set(stored.map((r) => r.event_id));
+  return (await result.json<{ event_id: string }>()).map((r) => r.event_id);
 }
 
 /**
@@ -77,7 +87,7 @@ export async function insertDeliveryRows(ch: ClickHouseClient, database: string,
     const stored = await storedEventIds(ch, database, [...batch.values()]);
     const fresh = [...batch.values()].filter((row) => !stored.has(row.event_id));
     if (fresh.length === 0) continue;
-    await ch.insert({ table: `${database}.${DELIVERY_TABLES.rows}`, values: fresh.map(toStored), format: 'JSONEachRow' });
+    await ch.insert({ table: `${identifier(database)}.${DELIVERY_TABLES.rows}`, values: fresh.map(toStored), format: 'JSONEachRow' });
     written += fresh.length;
   }
   return written;

@@ -155,3 +155,12 @@ test('reconciliation: report totals equal the sum of the raw delivery rows; a re
   const spendMicros = report.body.data.reduce((total: number, r: any) => total + Math.round(r.spend * 1_000_000), 0);
   expect(spendMicros).toBe(Number(totals.spend_micros));
 });
+
+test('a large retried batch (more ids than one lookup holds) is written once', async () => {
+  const [, , c] = t.ads;
+  const batch = Array.from({ length: 9000 }, (_, i) => row(c, new Date(Date.UTC(2026, 6, 1) + i * 1000), { clicks: i % 2, spend_micros: 7 }));
+  expect(await insertRows(ch, batch)).toBe(9000);
+  expect(await insertRows(ch, batch)).toBe(0);
+  const res = await t.get(`/v1/ads/${c.adId}/insights`, { time_granularity: 'none', 'time_ranges[]': [{ type: 'date_range', since: '2026-07-01', until: '2026-07-01' }] });
+  expect(res.body.data[0]).toMatchObject({ impressions: 9000, clicks: 4500, spend: 0.063 });
+});
