@@ -10,7 +10,7 @@ import { DomainError, notFound } from '../errors';
 import { isUuid, normalizeId } from '../ids';
 import { runAnalyticsQuery } from './analytics-query';
 import type { InsightsQuery, Level, Metric, SortKey } from './query';
-import { reportQuery, type ReportQueryRow, type ReportScope } from './sql';
+import { REPORT_COLUMNS, reportQuery, type ReportQueryRow, type ReportScope } from './sql';
 import { readableTime, reportBucket, type TimeWindow } from './time-windows';
 
 /** Rows one report decodes at most (the spec's "fixed maximum"); see README, Insights. */
@@ -143,7 +143,7 @@ function decode(query: InsightsQuery, rows: ReportQueryRow[], names: Map<string,
   const idColumn = `${query.level}_id`;
   const nameColumn = `${query.level}_name`;
   return rows.map((r) => {
-    const window = query.windows[r.window_index];
+    const window = query.windows[Number(r.window_index)];
     const bucket = rowBucket(query, window, Number(r.bucket));
     const totals: Totals = { impressions: Number(r.impressions), clicks: Number(r.clicks), spendMicros: BigInt(r.spend_micros) };
     const id = rowId(bucket.start, bucket.end, r.entity_id, query.segment, r.segment_value);
@@ -223,7 +223,7 @@ export async function runInsights(deps: InsightsDeps, organizationId: string, ta
   const resolved = await resolveScope(deps.db, organizationId, target);
   // The names under the scope load while ClickHouse counts (at the endpoint's own level the one name is known).
   const [result, names] = await Promise.all([
-    runAnalyticsQuery<ReportQueryRow>(deps.ch, reportQuery(deps.database, resolved.scope, query, ROW_CAP), deps.timeoutSeconds),
+    runAnalyticsQuery(deps.ch, reportQuery(deps.database, resolved.scope, query, ROW_CAP), deps.timeoutSeconds, REPORT_COLUMNS),
     query.level === target.level ? new Map([[resolved.id, resolved.name]]) : entityNames(deps.db, resolved.scope, query.level, null),
   ]);
   // Over the cap: the first ROW_CAP rows in (window, bucket, entity, segment) order are the decoded set.

@@ -136,16 +136,9 @@ function sources(database: string, scope: ReportScope, query: InsightsQuery): st
   return inner;
 }
 
-/** One row of the report query's result. */
-export interface ReportQueryRow {
-  window_index: number;
-  bucket: number;
-  entity_id: string;
-  segment_value: string;
-  impressions: string;
-  clicks: string;
-  spend_micros: string;
-}
+/** The report query's columns, in SELECT order (its rows are read as TabSeparated text). */
+export const REPORT_COLUMNS = ['window_index', 'bucket', 'entity_id', 'segment_value', 'impressions', 'clicks', 'spend_micros'] as const;
+export type ReportQueryRow = Record<(typeof REPORT_COLUMNS)[number], string>;
 
 /**
  * The report query: sums per (window, report bucket, entity[, segment]),
