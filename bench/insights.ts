@@ -128,6 +128,14 @@ async function main() {
       httpTimes.push(...http);
       rawTimes.push(...raw);
     }
+    // For reference: what any authenticated request costs here (auth, rate limit, one PostgreSQL read).
+    const floor: number[] = [];
+    for (let i = -3; i < iterations; i++) {
+      const started = performance.now();
+      await (await fetch(`${api.url}/v1/ad_account`, { headers: { authorization: `Bearer ${key.record.secret}` } })).text();
+      if (i >= 0) floor.push(performance.now() - started);
+    }
+    console.log(`api floor, GET /v1/ad_account: p50 ${percentile(floor, 50).toFixed(1)} ms p95 ${percentile(floor, 95).toFixed(1)} ms`);
   } finally {
     await api.stop();
     await ch.close();

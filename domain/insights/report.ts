@@ -118,7 +118,15 @@ function metricValue(metric: Metric, t: Totals): number | null {
   }
 }
 
-interface DecodedRow { id: string; values: Map<Metric, number | null>; row: InsightRow }
+/** A result row with the metrics its filters, sort and fields need; presented only if it lands on the page. */
+interface DecodedRow {
+  id: string;
+  values: Partial<Record<Metric, number | null>>;
+  bucket: ReportBucket;
+  source: ReportQueryRow;
+}
+
+interface ReportBucket { start: number; end: number; readable?: string }
 
 /** The row id: `start=<unix>:end=<unix>:entity_id=<uuid>` plus `:<segment>=<value>` when segmented. */
 export function rowId(start: number, end: number, entityId: string, segment: string | null, segmentValue: string): string {
@@ -126,7 +134,7 @@ export function rowId(start: number, end: number, entityId: string, segment: str
 }
 
 /** The UTC bucket of a result row, cut to its window. */
-function rowBucket(query: InsightsQuery, window: TimeWindow, bucket: number): { start: number; end: number; readable?: string } {
+function rowBucket(query: InsightsQuery, window: TimeWindow, bucket: number): ReportBucket {
   if (query.granularity === 'none') return { start: window.start, end: window.end };
   const start = query.granularity === 'monthly'
     ? Date.UTC(Math.floor(bucket / 100), (bucket % 100) - 1, 1) / 1000
@@ -139,34 +147,41 @@ function rowBucket(query: InsightsQuery, window: TimeWindow, bucket: number): { 
   };
 }
 
-function decode(query: InsightsQuery, rows: ReportQueryRow[], names: Map<string, string>): DecodedRow[] {
-  const idColumn = `${query.level}_id`;
-  const nameColumn = `${query.level}_name`;
+/** The metrics a request uses: its fields, filters and sort keys. */
+const metricsUsed = (query: InsightsQuery) =>
+  [...new Set<Metric>([...query.fields, ...query.metricFilters.map((f) => f.metric), ...query.sort.map((s) => s.metric)])];
+
+function decode(query: InsightsQuery, rows: ReportQueryRow[]): DecodedRow[] {
+  const metrics = metricsUsed(query);
+  // Many rows share a bucket: cut each (window, bucket) once.
+  const buckets = new Map<string, ReportBucket>();
   return rows.map((r) => {
-    const window = query.windows[Number(r.window_index)];
-    const bucket = rowBucket(query, window, Number(r.bucket));
+    const key = `${r.window_index}:${r.bucket}`;
+    let bucket = buckets.get(key);
+    if (!bucket) buckets.set(key, (bucket = rowBucket(query, query.windows[Number(r.window_index)], Number(r.bucket))));
     const totals: Totals = { impressions: Number(r.impressions), clicks: Number(r.clicks), spendMicros: BigInt(r.spend_micros) };
-    const id = rowId(bucket.start, bucket.end, r.entity_id, query.segment, r.segment_value);
-    const row: InsightRow = {
-      id,
-      start_time: bucket.start,
-      end_time: bucket.end,
-      ...(bucket.readable === undefined ? {} : { readable_time: bucket.readable }),
-      timezone: 'UTC',
-      [idColumn]: r.entity_id,
-      [nameColumn]: names.get(r.entity_id) ?? '',
-      ...(query.segment ? { [query.segment]: r.segment_value } : {}),
-    };
-    const values = new Map<Metric, number | null>();
-    for (const metric of ['impressions', 'clicks', 'spend', 'ctr', 'cpc', 'cpm'] as Metric[]) values.set(metric, metricValue(metric, totals));
-    for (const field of query.fields) row[field] = values.get(field)!;
-    return { id, values, row };
+    const values: DecodedRow['values'] = {};
+    for (const metric of metrics) values[metric] = metricValue(metric, totals);
+    return { id: rowId(bucket.start, bucket.end, r.entity_id, query.segment, r.segment_value), values, bucket, source: r };
   });
+}
+
+/** The insight row as the spec shows it. */
+function present(query: InsightsQuery, names: Map<string, string>, decoded: DecodedRow): InsightRow {
+  const { bucket, source: r } = decoded;
+  const row: InsightRow = { id: decoded.id, start_time: bucket.start, end_time: bucket.end };
+  if (bucket.readable !== undefined) row.readable_time = bucket.readable;
+  row.timezone = 'UTC';
+  row[`${query.level}_id`] = r.entity_id;
+  row[`${query.level}_name`] = names.get(r.entity_id) ?? '';
+  if (query.segment) row[query.segment] = r.segment_value;
+  for (const field of query.fields) row[field] = decoded.values[field]!;
+  return row;
 }
 
 function matchesFilters(query: InsightsQuery, row: DecodedRow): boolean {
   return query.metricFilters.every(({ metric, operator, values }) => {
-    const value = row.values.get(metric)!;
+    const value = row.values[metric]!;
     if (value === null) return false;
     if (operator === 'IN') return values.includes(value);
     return operator === 'GREATER_THAN' ? value > values[0] : value < values[0];
@@ -177,8 +192,8 @@ function matchesFilters(query: InsightsQuery, row: DecodedRow): boolean {
 function compareRows(sort: SortKey[]) {
   return (a: DecodedRow, b: DecodedRow): number => {
     for (const { metric, direction } of sort) {
-      const x = a.values.get(metric)!;
-      const y = b.values.get(metric)!;
+      const x = a.values[metric]!;
+      const y = b.values[metric]!;
       if (x === y) continue;
       if (x === null) return 1;
       if (y === null) return -1;
@@ -189,7 +204,7 @@ function compareRows(sort: SortKey[]) {
 }
 
 /** One page of the sorted rows: `after` continues past a row, `before` walks back from one; both exclusive. */
-function page(rows: DecodedRow[], query: InsightsQuery): InsightsPage {
+function page(rows: DecodedRow[], query: InsightsQuery, presentRow: (row: DecodedRow) => InsightRow): InsightsPage {
   let from = 0;
   let to = Math.min(query.limit, rows.length);
   let hasMore = rows.length > query.limit;
@@ -207,7 +222,7 @@ function page(rows: DecodedRow[], query: InsightsQuery): InsightsPage {
       hasMore = from > 0;
     }
   }
-  const data = rows.slice(from, to).map((r) => r.row);
+  const data = rows.slice(from, to).map(presentRow);
   return {
     object: 'list',
     data,
@@ -230,7 +245,7 @@ export async function runInsights(deps: InsightsDeps, organizationId: string, ta
   const capped = result.slice(0, ROW_CAP);
   const unnamed = [...new Set(capped.map((r) => r.entity_id))].filter((id) => !names.has(id));
   if (unnamed.length > 0) for (const [id, name] of await entityNames(deps.db, resolved.scope, query.level, unnamed)) names.set(id, name);
-  const rows = decode(query, capped, names).filter((row) => matchesFilters(query, row));
+  const rows = decode(query, capped).filter((row) => matchesFilters(query, row));
   rows.sort(compareRows(query.sort));
-  return page(rows, query);
+  return page(rows, query, (row) => present(query, names, row));
 }
