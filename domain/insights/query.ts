@@ -204,13 +204,13 @@ function effectiveSource(raw: RawQuery, parameter: Source, filtered: Source[]): 
 
 /**
  * Validates a request against the spec's rules, in this order: unsupported
- * parameters, single-valued parameters, fields, time ranges, filters, sort,
+ * parameters (`includes[]`, `override_segment_group_order[]`), single-valued parameters, fields, time ranges, filters, sort,
  * segments, cursors, then the rules that combine them (supply, segments).
  */
 export function parseInsightsQuery(raw: RawQuery, scope: Level, now = Math.floor(Date.now() / 1000)): InsightsQuery {
+  // The two parameters the spec names are refused; any other undocumented one is ignored, as on every /v1 route.
   for (const key of Object.keys(raw)) {
     if (UNSUPPORTED.includes(key) || UNSUPPORTED.includes(`${key}[]`)) throw new DomainError('unsupported_parameter', `${key} is not supported`, key);
-    if (!(key in insightsQuerySchema.shape)) throw new DomainError('unsupported_parameter', `Unknown parameter: ${key}`, key);
   }
   const granularity = single(raw, 'time_granularity');
   const level = single(raw, 'aggregation_level') ?? scope;

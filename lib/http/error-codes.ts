@@ -46,7 +46,7 @@ export const ERROR_CODES = {
   segment_source_unsupported: { status: 400, when: 'country/device segment with source=external' },
   segment_granularity_unsupported: { status: 400, when: 'country/device segment with hourly or monthly granularity' },
   invalid_cursor: { status: 400, when: 'insights before and after together, or an unknown cursor' },
-  unsupported_parameter: { status: 400, when: 'includes[], override_segment_group_order[] or another undocumented insights parameter' },
+  unsupported_parameter: { status: 400, when: 'insights includes[] or override_segment_group_order[]' },
   // Ours, at the HTTP edge
   invalid_json: { status: 400, when: 'the body is not valid JSON' },
   // 401-404

@@ -123,10 +123,11 @@ test('invalid_cursor: both cursors, or an unknown one', async () => {
   await expectError(account, { before: '' }, 400, 'invalid_cursor', 'before');
 });
 
-test('unsupported_parameter: includes[] and override_segment_group_order[] (and anything undocumented)', async () => {
+test('unsupported_parameter: includes[] and override_segment_group_order[]; other undocumented parameters are ignored', async () => {
   await expectError(account, { 'includes[]': 'campaign' }, 400, 'unsupported_parameter', 'includes[]');
+  await expectError(account, { includes: 'campaign' }, 400, 'unsupported_parameter', 'includes');
   await expectError(account, { 'override_segment_group_order[]': 'country' }, 400, 'unsupported_parameter', 'override_segment_group_order[]');
-  await expectError(account, { level: 'ad' }, 400, 'unsupported_parameter', 'level');
+  expect((await t.get(account, { level: 'ad' })).status).toBe(200);
 });
 
 test('auth_required and invalid_api_key', async () => {
