@@ -6,6 +6,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DELIVERY_TABLES } from '../../domain/delivery/clickhouse-tables';
+import { sql } from '../../lib/clickhouse/sql';
 import { startHarness, type Harness } from '../support/harness';
 import { clickhouse, database, insertRows, newTenant, row, unix, type Tenant } from './support';
 
@@ -146,7 +147,7 @@ test('reconciliation: report totals equal the sum of the raw delivery rows; a re
   expect(report.body.has_more).toBe(false);
   const raw = await ch.query({
     query: `SELECT toString(sum(impressions)) AS impressions, toString(sum(clicks)) AS clicks, toString(sum(spend_micros)) AS spend_micros
-            FROM (SELECT * FROM ${database()}.${DELIVERY_TABLES.rows} FINAL WHERE organization_id = '${t.organizationId}')`,
+            FROM (SELECT * FROM ${database()}.${DELIVERY_TABLES.rows} FINAL WHERE ${sql`organization_id = ${t.organizationId}`})`,
     format: 'JSONEachRow',
   });
   const [totals] = await raw.json<{ impressions: string; clicks: string; spend_micros: string }>();
