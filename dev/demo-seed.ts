@@ -73,8 +73,8 @@ function deliveryInsert(database: string, runId: string, ads: AdPath[], offset: 
   // The ad of row n: a hash of n, so every ad gets about the same share of every hour.
   const pick = (name: keyof AdPath) => `arrayElement(${column(name)}, toUInt32(1 + cityHash64(n, 1) % ${ads.length}))`;
   return `INSERT INTO ${identifier(database)}.${DELIVERY_TABLES.rows}
-      (event_id, event_time, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, country, device, publisher_id, auction_id, impressions, clicks, spend_micros)
-    SELECT concat(${literal(`demo-${runId}-`)}, toString(n)),
+      (event_id, event_type, event_time, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, country, device, publisher_id, auction_id, impressions, clicks, spend_micros)
+    SELECT concat(${literal(`demo-${runId}-`)}, toString(n)), 'impression',
       toDateTime(${literal(start)} + intDiv(n * ${literal(span)}, ${literal(total)}), 'UTC'),
       ${pick('organization_id')}, ${pick('ad_account_id')}, ${pick('campaign_id')}, ${pick('ad_group_id')}, ${pick('ad_id')},
       'own',

@@ -1,4 +1,5 @@
-import { identifier } from '../../lib/clickhouse/sql';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { identifier, sql } from '../../lib/clickhouse/sql';
 
 /**
  * ClickHouse tables of delivery data: DDL beside the code that writes
@@ -7,8 +8,9 @@ import { identifier } from '../../lib/clickhouse/sql';
  * ClickHouse 18.16 syntax: no LowCardinality, no DateTime64.
  *
  * Own supply:
- *  - `delivery_rows`: one row per delivery event written by the trackers
- *    (impression, click, spend), idempotent on `event_id`. ReplacingMergeTree
+ *  - `delivery_events`: one row per delivery event written by the trackers
+ *    (impression, click, spend), idempotent on `event_id` (which conversion
+ *    attribution joins on: domain/events/conversions.ts). ReplacingMergeTree
  *    folds a re-sent event at merge time; `insertDeliveryRows` also drops ids
  *    already stored, because the materialized views below see every insert.
  *    Reports never scan it; it is the source of truth for reconciliation.
@@ -29,7 +31,7 @@ import { identifier } from '../../lib/clickhouse/sql';
  * Every time is a `DateTime('UTC')`; money is `spend_micros Int64`.
  */
 export const DELIVERY_TABLES = {
-  rows: 'delivery_rows',
+  rows: 'delivery_events',
   hourly: 'delivery_hourly',
   daily: 'delivery_daily',
   segmentsHourly: 'delivery_segments_hourly',
@@ -54,6 +56,7 @@ export function deliveryTables(database: string): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${db}.${t.rows} (
        event_id String,
+       event_type String,
        event_time DateTime('UTC'),
        ${ENTITY_COLUMNS},
        source String,
@@ -145,4 +148,20 @@ export function deliveryTables(database: string): string[] {
      PARTITION BY (partner, toYYYYMM(day))
      ORDER BY (organization_id, ad_account_id, day, campaign_id, ad_group_id, ad_id)`,
   ];
+}
+
+/**
+ * Databases created before this design hold a placeholder `delivery_events`
+ * without counts (no writer ever filled it). ClickHouse 18.16 has no
+ * `ADD COLUMN IF NOT EXISTS`, so such a table is renamed aside
+ * (`delivery_events_legacy_<unix>`, nothing dropped) before the DDL above runs.
+ */
+export async function retireLegacyDeliveryEvents(ch: ClickHouseClient, database: string): Promise<void> {
+  const columns = await (await ch.query({
+    query: `SELECT name FROM system.columns WHERE ${sql`database = ${database} AND table = ${DELIVERY_TABLES.rows}`}`,
+    format: 'JSONEachRow',
+  })).json<{ name: string }>();
+  if (columns.length === 0 || columns.some((c) => c.name === 'impressions')) return;
+  const db = identifier(database);
+  await ch.command({ query: `RENAME TABLE ${db}.${DELIVERY_TABLES.rows} TO ${db}.${DELIVERY_TABLES.rows}_legacy_${Math.floor(Date.now() / 1000)}` });
 }

@@ -3,7 +3,7 @@ import { identifier, inList, sql } from '../../lib/clickhouse/sql';
 import { DELIVERY_TABLES } from './clickhouse-tables';
 
 /**
- * One own-supply delivery row, as the trackers write it into `delivery_rows`
+ * One own-supply delivery row, as the trackers write it into `delivery_events`
  * (see clickhouse-tables.ts). A row may carry any mix of counts: an
  * impression row is `{ impressions: 1, spend_micros: price }`, a click row
  * `{ clicks: 1 }`. `event_id` makes a row idempotent: sending it again (a
@@ -11,6 +11,8 @@ import { DELIVERY_TABLES } from './clickhouse-tables';
  */
 export interface DeliveryRow {
   event_id: string;
+  /** What happened: `impression`, `click` (or any tracker event that carries counts). */
+  event_type: string;
   /** When it happened; stored to the second, reported by UTC hour. */
   event_time: Date;
   organization_id: string;

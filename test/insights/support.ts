@@ -66,6 +66,7 @@ export function queryString(query: Record<string, string | string[] | object | o
 export function row(ad: SeededAd, time: string | Date, counts: Partial<DeliveryRow> = {}): DeliveryRow {
   return {
     event_id: randomUUID(),
+    event_type: 'impression',
     event_time: typeof time === 'string' ? new Date(time) : time,
     organization_id: ad.organizationId,
     ad_account_id: ad.adAccountId,
