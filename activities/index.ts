@@ -5,6 +5,7 @@ import type { CreativeGenerator } from '../domain/creatives/generator';
 import { apiKeyActivities } from './api-keys';
 import { billingActivities } from './billing';
 import { campaignTreeActivities } from './campaign-tree';
+import { externalSupplyActivities } from './external-supply';
 import { reviewActivities } from './review';
 import { eventPipelineActivities } from './event-pipeline';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -21,12 +22,14 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
+  const clickhouse = deps.clickhouse ?? createClickhouse();
   return {
     ...apiKeyActivities(deps.db),
     ...reviewActivities(deps.db),
     ...billingActivities(deps.db, deps.stripe),
     ...campaignTreeActivities(deps),
-    ...eventPipelineActivities(deps.db, deps.clickhouse ?? createClickhouse()),
+    ...eventPipelineActivities(deps.db, clickhouse),
+    ...externalSupplyActivities(deps.db, clickhouse),
   };
 }
 

@@ -18,6 +18,7 @@ import { errorHandler, unknownRoute } from '../lib/http/errors';
 import { buildOpenApiDocument } from '../lib/http/openapi';
 import { mountOperations } from '../lib/http/operations';
 import { requestId } from '../lib/http/request-id';
+import { insightsOperations } from './insights/routes';
 import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
 import { pollOperations, pollRoutes } from './tracking/polls';
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps) {
     ...adGroupOperations(deps),
     ...adOperations(deps),
     uploadOperation(db, deps.assets),
+    ...insightsOperations(db),
   ];
   // {tracking_url}: the signed token is the auth; {events_url}: the organization's ak_ key.
   const trackingOperations = pollOperations(db);

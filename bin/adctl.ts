@@ -23,7 +23,10 @@ const USAGE = `usage:
   adctl dsp list
   adctl dsp disable DSP_ID
   adctl dsp check URL --protocol native|openrtb [--key K] [--render-url U]
-  adctl dsp report [--dsp ID] [--since ISO-8601]`;
+  adctl dsp report [--dsp ID] [--since ISO-8601]
+  adctl external import --file F [--partner P]
+  adctl external schedule --partner P --url U [--cron "0 6 * * *"]
+  adctl demo seed --days D --impressions N`;
 
 function options<S extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: S) {
   try {
@@ -38,6 +41,35 @@ async function organizationOf(db: Db, publicId: string | undefined) {
   const org = isUuid(publicId) ? await findOrganization(db, publicId.toLowerCase()) : null;
   if (!org) throw new Error(`no such organization: ${publicId}`);
   return org;
+}
+
+async function withClickhouse<T>(use: (ch: import('@clickhouse/client').ClickHouseClient) => Promise<T>): Promise<T> {
+  const { createClickhouse } = await import('../lib/clickhouse/client');
+  const ch = createClickhouse();
+  try {
+    return await use(ch);
+  } finally {
+    await closeWithin(config.timeouts.closeMs, 'clickhouse close', () => ch.close());
+  }
+}
+
+/** Progress on stderr (stdout is the command's JSON): a bar on a terminal, plain lines otherwise. */
+async function progressReporter(unit: string) {
+  if (process.stderr.isTTY) {
+    const { SingleBar, Presets } = await import('cli-progress');
+    const bar = new SingleBar({ stream: process.stderr, format: `{bar} {percentage}% | {value}/{total} ${unit} | ETA {eta}s` }, Presets.shades_classic);
+    let started = false;
+    return {
+      update: (done: number, total: number) => {
+        if (!started) { bar.start(total, done); started = true; } else bar.update(done);
+      },
+      stop: () => { if (started) bar.stop(); },
+    };
+  }
+  return {
+    update: (done: number, total: number) => { process.stderr.write(`progress ${done}/${total} ${unit}\n`); },
+    stop: () => {},
+  };
 }
 
 async function run(db: Db, argv: string[]): Promise<object> {
@@ -95,6 +127,41 @@ async function run(db: Db, argv: string[]): Promise<object> {
       // The supply-side commands live beside the auction's domain (bin/adctl-supply.ts).
       const { runSupplyCommand } = await import('./adctl-supply');
       return runSupplyCommand(db, command, rest, (args, spec) => options(args, spec), (m) => new UsageError(m));
+    }
+    case 'external import': {
+      const { values } = options(rest, { file: { type: 'string' }, partner: { type: 'string' } } as const);
+      if (!values.file) throw new UsageError('--file is required');
+      const { readFile } = await import('node:fs/promises');
+      const { importExternalReport, parseExternalReport } = await import('../domain/delivery/external-supply');
+      const text = await readFile(values.file, 'utf8');
+      return withClickhouse((ch) => importExternalReport({ db, ch, database: config.clickhouse.database }, values.partner ?? 'default', parseExternalReport(text)));
+    }
+    case 'external schedule': {
+      const { values } = options(rest, { partner: { type: 'string' }, url: { type: 'string' }, cron: { type: 'string' } } as const);
+      if (!values.partner || !values.url) throw new UsageError('--partner and --url are required');
+      const { createTemporalClient } = await import('../lib/temporal');
+      const { scheduleExternalImport } = await import('../workflows/clients/external-supply');
+      const temporal = createTemporalClient();
+      try {
+        return await scheduleExternalImport(temporal, { partner: values.partner, url: values.url, cron: values.cron });
+      } finally {
+        await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
+      }
+    }
+    case 'demo seed': {
+      const { values } = options(rest, { days: { type: 'string' }, impressions: { type: 'string' } } as const);
+      const days = Number(values.days ?? 90);
+      const impressions = Number(values.impressions ?? 1_000_000);
+      if (!Number.isInteger(days) || days < 1 || days > 366) throw new UsageError('--days must be an integer from 1 to 366');
+      if (!Number.isInteger(impressions) || impressions < 1) throw new UsageError('--impressions must be a positive integer');
+      const { seedDemo } = await import('../dev/demo-seed');
+      const progress = await progressReporter('rows');
+      try {
+        const result = await withClickhouse((ch) => seedDemo({ db, ch, database: config.clickhouse.database }, { days, impressions, onProgress: progress.update }));
+        return { organizations: result.organizations, campaigns: result.campaigns, rows: result.rows };
+      } finally {
+        progress.stop();
+      }
     }
     default:
       throw new UsageError(`unknown command: ${command.trim() || '(none)'}`);

@@ -109,6 +109,10 @@ export const config = {
     /** Pipeline batch size (inbox rows per ClickHouse insert). */
     pipelineBatch: intFromEnv('EVENT_PIPELINE_BATCH', 10_000),
   },
+  insights: {
+    /** Budget of one report query in whole seconds (ClickHouse's max_execution_time); past it, 504 analytics_timeout. */
+    queryTimeoutSeconds: intFromEnv('INSIGHTS_QUERY_TIMEOUT_SECONDS', 10),
+  },
   signing: {
     /** `kid:secret,...`, current key first (lib/signed-token.ts). The default is for development and tests only. */
     trackingKeys: process.env.TRACKING_SIGNING_KEYS ?? 'dev1:development-only-tracking-key',

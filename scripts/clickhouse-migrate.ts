@@ -1,14 +1,26 @@
 /** Applies the ClickHouse schema (idempotent: every statement is IF NOT EXISTS). */
 import { config } from '../lib/config';
 import { applyClickhouseSchema, type TableFamily } from '../lib/clickhouse/schema';
-import { deliveryTables } from '../domain/delivery/clickhouse-tables';
+import { createClickhouse } from '../lib/clickhouse/client';
+import { deliveryTables, retireLegacyDeliveryEvents } from '../domain/delivery/clickhouse-tables';
 import { auctionTables } from '../auction/log/clickhouse-tables';
 import { eventTables } from '../domain/events/clickhouse-tables';
 
 /** Every table family; each module keeps its DDL beside its queries. */
 const families: TableFamily[] = [deliveryTables, auctionTables, eventTables];
 
-applyClickhouseSchema(config.clickhouse.database, families)
+async function migrate() {
+  // Older databases' placeholder delivery table is renamed aside first (18.16 cannot add columns idempotently).
+  const ch = createClickhouse('default');
+  try {
+    await retireLegacyDeliveryEvents(ch, config.clickhouse.database);
+  } finally {
+    await ch.close();
+  }
+  await applyClickhouseSchema(config.clickhouse.database, families);
+}
+
+migrate()
   .then(() => process.exit(0))
   .catch((err) => {
     console.error(`clickhouse schema failed: ${err.message}`);

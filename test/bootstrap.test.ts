@@ -97,6 +97,7 @@ test('creates and starts PostgreSQL, ClickHouse and Temporal from nothing, healt
   expect(await healthy(`http://127.0.0.1:${ports.temporalUi}/`)).toBe(true);
   const tables = await fetch(`http://127.0.0.1:${ports.chHttp}/?query=${encodeURIComponent('SHOW TABLES FROM adplatform_bootstrap_test')}`).then((r) => r.text());
   expect(tables).toContain('delivery_events');
+  expect(tables).toContain('delivery_hourly');
   expect(clickhousePids()).toHaveLength(1);
   expect(temporalPids()).toHaveLength(1);
 }, 180_000);

@@ -174,6 +174,9 @@ test('documents every endpoint of the advertiser API spec', () => {
     // Spec 2: sponsored-poll tracking and event collection.
     ['post', '/api/v1/tracking/sponsored-polls/vote'], ['get', '/api/v1/tracking/sponsored-polls/results'],
     ['post', '/api/collect'],
+    // Spec 2, "Insights".
+    ['get', '/v1/ad_account/insights'], ['get', '/v1/campaigns/{campaign_id}/insights'],
+    ['get', '/v1/ad_groups/{ad_group_id}/insights'], ['get', '/v1/ads/{ad_id}/insights'],
   ];
   const missing = specEndpoints.filter(([method, path]) => !doc.paths[path]?.[method]);
   expect(missing).toEqual([]);

@@ -1,28 +1,167 @@
-import { identifier } from '../../lib/clickhouse/sql';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { identifier, sql } from '../../lib/clickhouse/sql';
 
 /**
- * ClickHouse tables of delivery data (our own supply): DDL beside the code that
- * writes and reads them. Applied by scripts/clickhouse-migrate.ts.
+ * ClickHouse tables of delivery data: DDL beside the code that writes
+ * (domain/delivery/rows.ts, domain/delivery/external-supply.ts) and reads
+ * (domain/insights/sql.ts) them. Applied by scripts/clickhouse-migrate.ts.
+ * ClickHouse 18.16 syntax: no LowCardinality, no DateTime64.
+ *
+ * Own supply:
+ *  - `delivery_events`: one row per delivery event written by the trackers
+ *    (impression, click, spend), idempotent on `event_id` (which conversion
+ *    attribution joins on: domain/events/conversions.ts). ReplacingMergeTree
+ *    folds a re-sent event at merge time; `insertDeliveryRows` also drops ids
+ *    already stored, because the materialized views below see every insert.
+ *    Reports never scan it; it is the source of truth for reconciliation.
+ *  - `delivery_hourly` / `delivery_daily`: SummingMergeTree per (entity path,
+ *    source, UTC hour / UTC day), each fed by its materialized view (`_mv`).
+ *    Every report without audience segments: whole UTC days inside a window
+ *    come from the daily table, the hours at its edges (and hourly reports)
+ *    from the hourly one (domain/insights/sql.ts).
+ *  - `delivery_segments_hourly` / `delivery_segments_daily`: the same per (ad
+ *    group, ad, time, country, device), own supply only. The country and
+ *    device segments (ad-group or ad scope only, per the spec).
+ * External supply:
+ *  - `external_supply_daily`: a partner's daily report rows, one partition per
+ *    (partner, UTC month); an import rewrites the months it touches and swaps
+ *    each in atomically (ALTER TABLE ... REPLACE PARTITION), so a re-imported
+ *    day replaces the old one and is never counted twice.
+ *
+ * Every time is a `DateTime('UTC')`; money is `spend_micros Int64`.
  */
-export function deliveryTables(database: string): string[] {
-  const db = identifier(database);
-  return [
-    // One row per delivery event (auction outcome, impression, click, spend) of our own supply.
-    `CREATE TABLE IF NOT EXISTS ${db}.delivery_events (
-       event_id String,
-       event_type String,
-       event_time DateTime,
-       organization_id String,
+export const DELIVERY_TABLES = {
+  rows: 'delivery_events',
+  hourly: 'delivery_hourly',
+  daily: 'delivery_daily',
+  segmentsHourly: 'delivery_segments_hourly',
+  segmentsDaily: 'delivery_segments_daily',
+  externalDaily: 'external_supply_daily',
+} as const;
+
+/** The entity path every delivery row and rollup carries, coarsest first. */
+const ENTITY_COLUMNS = `organization_id String,
        ad_account_id String,
        campaign_id String,
        ad_group_id String,
-       ad_id String,
+       ad_id String`;
+
+const METRIC_COLUMNS = `impressions Int64,
+       clicks Int64,
+       spend_micros Int64`;
+
+export function deliveryTables(database: string): string[] {
+  const db = identifier(database);
+  const t = DELIVERY_TABLES;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${db}.${t.rows} (
+       event_id String,
+       event_type String,
+       event_time DateTime('UTC'),
+       ${ENTITY_COLUMNS},
        source String,
        country String,
        device String,
-       spend_micros Int64
-     ) ENGINE = ReplacingMergeTree()
+       publisher_id String,
+       auction_id String,
+       ${METRIC_COLUMNS},
+       inserted_at DateTime('UTC') DEFAULT now()
+     ) ENGINE = ReplacingMergeTree(inserted_at)
      PARTITION BY toYYYYMM(event_time)
-     ORDER BY (organization_id, campaign_id, event_time, event_id)`,
+     ORDER BY (organization_id, ad_account_id, campaign_id, event_time, event_id)`,
+
+    `CREATE TABLE IF NOT EXISTS ${db}.${t.hourly} (
+       ${ENTITY_COLUMNS},
+       source String,
+       hour DateTime('UTC'),
+       ${METRIC_COLUMNS}
+     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
+     PARTITION BY toYYYYMM(hour)
+     ORDER BY (organization_id, ad_account_id, hour, campaign_id, ad_group_id, ad_id, source)`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.hourly}_mv TO ${db}.${t.hourly} AS
+     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source,
+            toStartOfHour(event_time) AS hour,
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
+     FROM ${db}.${t.rows}
+     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, hour`,
+
+    `CREATE TABLE IF NOT EXISTS ${db}.${t.daily} (
+       ${ENTITY_COLUMNS},
+       source String,
+       day Date,
+       ${METRIC_COLUMNS}
+     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
+     PARTITION BY toYYYYMM(day)
+     ORDER BY (organization_id, ad_account_id, day, campaign_id, ad_group_id, ad_id, source)`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.daily}_mv TO ${db}.${t.daily} AS
+     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source,
+            toDate(event_time, 'UTC') AS day,
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
+     FROM ${db}.${t.rows}
+     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, day`,
+
+    `CREATE TABLE IF NOT EXISTS ${db}.${t.segmentsHourly} (
+       ${ENTITY_COLUMNS},
+       hour DateTime('UTC'),
+       country String,
+       device String,
+       ${METRIC_COLUMNS}
+     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
+     PARTITION BY toYYYYMM(hour)
+     ORDER BY (organization_id, ad_group_id, hour, ad_id, country, device)`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.segmentsHourly}_mv TO ${db}.${t.segmentsHourly} AS
+     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
+            toStartOfHour(event_time) AS hour, country, device,
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
+     FROM ${db}.${t.rows}
+     WHERE source = 'own'
+     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, hour, country, device`,
+
+    `CREATE TABLE IF NOT EXISTS ${db}.${t.segmentsDaily} (
+       ${ENTITY_COLUMNS},
+       day Date,
+       country String,
+       device String,
+       ${METRIC_COLUMNS}
+     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
+     PARTITION BY toYYYYMM(day)
+     ORDER BY (organization_id, ad_group_id, day, ad_id, country, device)`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.segmentsDaily}_mv TO ${db}.${t.segmentsDaily} AS
+     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
+            toDate(event_time, 'UTC') AS day, country, device,
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
+     FROM ${db}.${t.rows}
+     WHERE source = 'own'
+     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, day, country, device`,
+
+    `CREATE TABLE IF NOT EXISTS ${db}.${t.externalDaily} (
+       partner String,
+       day Date,
+       ${ENTITY_COLUMNS},
+       ${METRIC_COLUMNS},
+       imported_at DateTime('UTC')
+     ) ENGINE = MergeTree()
+     PARTITION BY (partner, toYYYYMM(day))
+     ORDER BY (organization_id, ad_account_id, day, campaign_id, ad_group_id, ad_id)`,
   ];
+}
+
+/**
+ * Databases created before this design hold a placeholder `delivery_events`
+ * without counts (no writer ever filled it). ClickHouse 18.16 has no
+ * `ADD COLUMN IF NOT EXISTS`, so such a table is renamed aside
+ * (`delivery_events_legacy_<unix>`, nothing dropped) before the DDL above runs.
+ */
+export async function retireLegacyDeliveryEvents(ch: ClickHouseClient, database: string): Promise<void> {
+  const columns = await (await ch.query({
+    query: `SELECT name FROM system.columns WHERE ${sql`database = ${database} AND table = ${DELIVERY_TABLES.rows}`}`,
+    format: 'JSONEachRow',
+  })).json<{ name: string }>();
+  if (columns.length === 0 || columns.some((c) => c.name === 'impressions')) return;
+  const db = identifier(database);
+  await ch.command({ query: `RENAME TABLE ${db}.${DELIVERY_TABLES.rows} TO ${db}.${DELIVERY_TABLES.rows}_legacy_${Math.floor(Date.now() / 1000)}` });
 }

@@ -10,11 +10,19 @@ export const CLICKHOUSE_SETTINGS = {
   date_time_input_format: 'best_effort',
 } as const;
 
-export function createClickhouse(database: string | undefined = config.clickhouse.database): ClickHouseClient {
+/**
+ * `compressResponses: false` suits latency-bound readers next to ClickHouse
+ * (insights): gzip on both ends costs more time than a small answer saves.
+ */
+export function createClickhouse(
+  database: string | undefined = config.clickhouse.database,
+  options: { compressResponses?: boolean } = {},
+): ClickHouseClient {
   return createClient({
     url: config.clickhouse.url,
     database,
     clickhouse_settings: CLICKHOUSE_SETTINGS,
     request_timeout: config.timeouts.clickhouseRequestMs,
+    ...(options.compressResponses === false ? { compression: { response: false } } : {}),
   });
 }

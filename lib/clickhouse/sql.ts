@@ -47,6 +47,15 @@ export function literal(value: SqlValue): string {
   }
 }
 
+/**
+ * A parenthesised list for `x IN (...)` (ClickHouse 18.16 refuses an array
+ * literal there). An empty list has no SQL form: callers decide what it means.
+ */
+export function inList(values: SqlValue[]): string {
+  if (values.length === 0) throw new Error('an IN list needs at least one value');
+  return `(${values.map(literal).join(', ')})`;
+}
+
 /** An identifier (database, table, column) from our own code: letters, digits, underscore only. */
 export function identifier(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`invalid SQL identifier: ${name}`);

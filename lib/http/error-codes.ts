@@ -31,6 +31,22 @@ export const ERROR_CODES = {
   invalid_image_url: { status: 400, when: 'image_url empty, not absolute http(s), unresolvable or not public' },
   image_fetch_failed: { status: 400, when: 'fetching image_url failed' },
   too_many_redirects: { status: 400, when: 'image_url answered with a redirect' },
+  // 400: the spec's insights table (document 2)
+  aggregation_level_too_high: { status: 400, when: 'insights aggregation_level above the endpoint scope' },
+  invalid_time_range: { status: 400, when: 'insights time range malformed, end not after start, unknown time zone, overlapping, or several with an audience segment' },
+  range_too_wide: { status: 400, when: 'insights time window over 366 days' },
+  hourly_range_too_wide: { status: 400, when: 'hourly insights window over 25 hours' },
+  hourly_unsupported_for_external_source: { status: 400, when: 'insights source=external with hourly granularity' },
+  unknown_field: { status: 400, when: 'unknown metric in insights fields[]' },
+  invalid_filter: { status: 400, when: 'insights filter malformed, unknown field, id finer than the level, or source disagreeing with source' },
+  invalid_filter_operator: { status: 400, when: 'insights filter operator not allowed for the field' },
+  too_many_segments: { status: 400, when: 'more than one insights segment' },
+  invalid_segment: { status: 400, when: 'unrecognized insights segment' },
+  unsupported_segment: { status: 400, when: 'product, or country/device outside ad-group/ad scope or with an entity-id filter' },
+  segment_source_unsupported: { status: 400, when: 'country/device segment with source=external' },
+  segment_granularity_unsupported: { status: 400, when: 'country/device segment with hourly or monthly granularity' },
+  invalid_cursor: { status: 400, when: 'insights before and after together, or an unknown cursor' },
+  unsupported_parameter: { status: 400, when: 'insights includes[] or override_segment_group_order[]' },
   // Ours, at the HTTP edge
   invalid_json: { status: 400, when: 'the body is not valid JSON' },
   // 401-404
@@ -48,6 +64,7 @@ export const ERROR_CODES = {
   rate_limit_exceeded: { status: 429, when: 'throttled (see Retry-After)' },
   internal_error: { status: 500, when: 'an unexpected failure; it has been logged' },
   payment_provider_error: { status: 502, when: 'payment provider unavailable; nothing created, retry later' },
+  analytics_timeout: { status: 504, when: 'an insights query ran past its budget; narrow scope, window or granularity and retry' },
   request_timeout: { status: 503, when: 'the operation did not finish in time; retry with the same Idempotency-Key' },
 } satisfies Record<string, ErrorCodeInfo>;
 

@@ -39,7 +39,7 @@ export interface Operation<Q = any, B = any> {
   params?: Record<string, z.ZodType>;
   /** Query parameters: parsed before the handler runs (unless `handlerValidatesQuery`). */
   query?: z.ZodObject;
-  /** The handler validates `query` itself (a surface with its own error format: poll tracking). */
+  /** The handler validates `req.query` itself (poll tracking: its own error format; insights: rules and codes beyond one schema each); `query` documents it. */
   handlerValidatesQuery?: true;
   /** Pairs of query parameters that are mutually exclusive (checked by the handler; documented). */
   exclusiveQuery?: [string, string][];

@@ -1,0 +1,150 @@
+/**
+ * Insights latency through the HTTP endpoint (api process: auth, rate limit,
+ * validation, scope and names from PostgreSQL, the rollup query in ClickHouse)
+ * against the bare floor measured in the same run: the same aggregations as
+ * plain SQL over the raw delivery rows through the ClickHouse client.
+ *
+ * Seeds at least BENCH_ROWS (default 10 million) delivery rows over 90 days
+ * with the demo seeder, or reuses a database that already holds that many.
+ *
+ *   npm run bench:insights            (BENCH_ROWS, BENCH_ITERATIONS)
+ * Last line: `insights rows=<n> p50_ms=<x> p95_ms=<y> raw_sql_p95_ms=<z>`
+ */
+import { performance } from 'node:perf_hooks';
+import { createClickhouse } from '../lib/clickhouse/client';
+import { identifier, sql } from '../lib/clickhouse/sql';
+import { config } from '../lib/config';
+import { createDb } from '../lib/db';
+import { mintApiKey } from '../domain/api-keys/service';
+import { DELIVERY_TABLES } from '../domain/delivery/clickhouse-tables';
+import { seedDemo } from '../dev/demo-seed';
+import { startApiProcess } from '../dev/processes';
+
+const DAY = 86_400;
+const HOUR = 3600;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function main() {
+  const wantedRows = Number(process.env.BENCH_ROWS ?? 10_000_000);
+  const iterations = Number(process.env.BENCH_ITERATIONS ?? 30);
+  const database = config.clickhouse.database;
+  const rawTable = `${identifier(database)}.${DELIVERY_TABLES.rows}`;
+  const db = createDb();
+  const ch = createClickhouse(undefined, { compressResponses: false });
+
+  const countRows = async () => Number((await (await ch.query({ query: `SELECT count() AS n FROM ${rawTable}`, format: 'JSONEachRow' })).json<{ n: string }>())[0].n);
+  let rows = await countRows();
+  if (rows < wantedRows) {
+    console.log(`seeding ${wantedRows - rows} delivery rows over 90 days (the database holds ${rows})`);
+    const started = performance.now();
+    let lastPrinted = 0;
+    await seedDemo({ db, ch, database }, {
+      days: 90, impressions: wantedRows - rows,
+      onProgress: (done, total) => {
+        if (done - lastPrinted >= 2_000_000 || done === total) { console.log(`  ${done}/${total} rows`); lastPrinted = done; }
+      },
+    });
+    console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    rows = await countRows();
+  } else {
+    console.log(`reusing ${rows} delivery rows`);
+  }
+
+  // The organization with the most delivery in the last 90 days, and one of its ad groups.
+  const now = Math.floor(Date.now() / 1000);
+  const since90 = new Date((Math.floor(now / DAY) * DAY - 89 * DAY) * 1000);
+  const [busiest] = await (await ch.query({
+    query: `SELECT organization_id, ad_account_id, any(ad_group_id) AS ad_group_id, sum(impressions) AS n
+            FROM ${identifier(database)}.${DELIVERY_TABLES.hourly} WHERE ${sql`hour >= ${since90}`}
+            GROUP BY organization_id, ad_account_id ORDER BY n DESC LIMIT 1`,
+    format: 'JSONEachRow',
+  })).json<{ organization_id: string; ad_account_id: string; ad_group_id: string; n: string }>();
+  const key = await mintApiKey(db, busiest.organization_id, 'bench insights');
+  console.log(`organization ${busiest.organization_id}: ${busiest.n} impressions in 90 days`);
+
+  const api = await startApiProcess({ RATE_LIMIT_PER_HOUR: '1000000' });
+  const today = new Date(now * 1000).toISOString().slice(0, 10);
+  const daysAgo = (n: number) => new Date((now - n * DAY) * 1000).toISOString().slice(0, 10);
+  const hourStart = Math.floor(now / HOUR) * HOUR;
+  const q = (params: Record<string, string | object>) =>
+    new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+  const window30 = { type: 'date_range', since: daysAgo(29), until: today };
+  const window90 = { type: 'date_range', since: daysAgo(89), until: today };
+  const window25h = { type: 'unix_range', start: hourStart - 24 * HOUR, end: hourStart + HOUR };
+
+  const org = sql`organization_id = ${busiest.organization_id} AND ad_account_id = ${busiest.ad_account_id}`;
+  const between = (from: number, to: number) => sql`event_time >= toDateTime(${from}, 'UTC') AND event_time < toDateTime(${to}, 'UTC')`;
+  const dayStart = Math.floor(now / DAY) * DAY;
+  const reports = [
+    {
+      name: 'account daily 30 days',
+      path: `/v1/ad_account/insights?${q({ 'time_ranges[]': window30 })}`,
+      raw: `SELECT toStartOfDay(event_time) AS d, sum(impressions), sum(clicks), sum(spend_micros) FROM ${rawTable}
+            WHERE ${org} AND ${between(dayStart - 29 * DAY, dayStart + DAY)} GROUP BY d ORDER BY d`,
+    },
+    {
+      name: 'ad level daily 90 days by spend',
+      path: `/v1/ad_account/insights?${q({ aggregation_level: 'ad', 'time_ranges[]': window90, 'sort[]': { field: 'spend', direction: 'desc' }, limit: '100' })}`,
+      raw: `SELECT ad_id, toStartOfDay(event_time) AS d, sum(impressions), sum(clicks), sum(spend_micros) AS s FROM ${rawTable}
+            WHERE ${org} AND ${between(dayStart - 89 * DAY, dayStart + DAY)} GROUP BY ad_id, d ORDER BY s DESC LIMIT 100`,
+    },
+    {
+      name: 'account hourly 25 hours',
+      path: `/v1/ad_account/insights?${q({ time_granularity: 'hourly', 'time_ranges[]': window25h, limit: '25' })}`,
+      raw: `SELECT toStartOfHour(event_time) AS h, sum(impressions), sum(clicks), sum(spend_micros) FROM ${rawTable}
+            WHERE ${org} AND ${between(hourStart - 24 * HOUR, hourStart + HOUR)} GROUP BY h ORDER BY h`,
+    },
+    {
+      name: 'ad group by country, daily 30 days',
+      path: `/v1/ad_groups/${busiest.ad_group_id}/insights?${q({ 'segments[]': 'country', 'time_ranges[]': window30, limit: '500' })}`,
+      raw: `SELECT toStartOfDay(event_time) AS d, country, sum(impressions), sum(clicks), sum(spend_micros) FROM ${rawTable}
+            WHERE ${org} AND ${sql`ad_group_id = ${busiest.ad_group_id}`} AND ${between(dayStart - 29 * DAY, dayStart + DAY)} GROUP BY d, country ORDER BY d, country`,
+    },
+  ];
+
+  const httpTimes: number[] = [];
+  const rawTimes: number[] = [];
+  try {
+    for (const report of reports) {
+      const http: number[] = [];
+      const raw: number[] = [];
+      for (let i = -3; i < iterations; i++) {
+        let started = performance.now();
+        const res = await fetch(`${api.url}${report.path}`, { headers: { authorization: `Bearer ${key.record.secret}` } });
+        const body = await res.json() as { count?: number };
+        const httpMs = performance.now() - started;
+        if (res.status !== 200) throw new Error(`${report.name}: ${res.status} ${JSON.stringify(body)}`);
+        if (i === -3) console.log(`${report.name}: ${body.count} rows in the first page`);
+        started = performance.now();
+        await (await ch.query({ query: report.raw, format: 'JSONEachRow' })).json();
+        const rawMs = performance.now() - started;
+        if (i >= 0) { http.push(httpMs); raw.push(rawMs); } // the first three are warm-up
+      }
+      console.log(`  http p50 ${percentile(http, 50).toFixed(1)} ms p95 ${percentile(http, 95).toFixed(1)} ms | raw SQL p50 ${percentile(raw, 50).toFixed(1)} ms p95 ${percentile(raw, 95).toFixed(1)} ms`);
+      httpTimes.push(...http);
+      rawTimes.push(...raw);
+    }
+    // For reference: what any authenticated request costs here (auth, rate limit, one PostgreSQL read).
+    const floor: number[] = [];
+    for (let i = -3; i < iterations; i++) {
+      const started = performance.now();
+      await (await fetch(`${api.url}/v1/ad_account`, { headers: { authorization: `Bearer ${key.record.secret}` } })).text();
+      if (i >= 0) floor.push(performance.now() - started);
+    }
+    console.log(`api floor, GET /v1/ad_account: p50 ${percentile(floor, 50).toFixed(1)} ms p95 ${percentile(floor, 95).toFixed(1)} ms`);
+  } finally {
+    await api.stop();
+    await ch.close();
+    await db.$disconnect();
+  }
+  console.log(`insights rows=${rows} p50_ms=${percentile(httpTimes, 50).toFixed(1)} p95_ms=${percentile(httpTimes, 95).toFixed(1)} raw_sql_p95_ms=${percentile(rawTimes, 95).toFixed(1)}`);
+}
+
+main().then(() => process.exit(0), (err) => {
+  console.error(err);
+  process.exit(1);
+});

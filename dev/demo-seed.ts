@@ -1,0 +1,133 @@
+/**
+ * A realistic delivery history for demos and benchmarks (`adctl demo seed`,
+ * `npm run bench:insights`): several organizations with campaigns, ad groups
+ * and ads in PostgreSQL (through Prisma directly), `impressions` own-supply
+ * delivery rows spread over the last `days` UTC days (countries, devices, a
+ * 2% click rate, CPM prices), and a partner's daily external-supply report.
+ *
+ * Delivery rows are generated inside ClickHouse (INSERT ... SELECT FROM
+ * numbers()) in chunks: shipping ten million rows through JSON from Node
+ * would take minutes on two cores. Their event ids are unique by
+ * construction, so the insert-time dedup of insertDeliveryRows is not needed.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { identifier, literal } from '../lib/clickhouse/sql';
+import type { Db } from '../lib/db';
+import { DELIVERY_TABLES } from '../domain/delivery/clickhouse-tables';
+import { importExternalReport, type ExternalReportRow } from '../domain/delivery/external-supply';
+import { createOrganization } from '../domain/organizations/service';
+
+export interface DemoSeedOptions {
+  days: number;
+  impressions: number;
+  organizations?: number;
+  campaignsPerOrganization?: number;
+  adGroupsPerCampaign?: number;
+  adsPerAdGroup?: number;
+  /** Rows per INSERT ... SELECT (progress is reported after each). */
+  chunkRows?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface DemoSeedResult {
+  organizations: number;
+  campaigns: number;
+  rows: number;
+  /** The first organization's API key, for benchmarks that call the api. */
+  api_keys: string[];
+  ad_ids: string[];
+}
+
+interface AdPath { organization_id: string; ad_account_id: string; campaign_id: string; ad_group_id: string; ad_id: string }
+
+const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'BR', 'IN', 'JP', 'CA', 'ES', 'IT'];
+const DEVICES = ['mobile', 'desktop', 'tablet'];
+const DAY = 86_400;
+
+async function createTree(db: Db, runId: string, o: number, options: Required<Pick<DemoSeedOptions, 'campaignsPerOrganization' | 'adGroupsPerCampaign' | 'adsPerAdGroup'>>) {
+  const org = await createOrganization(db, { name: `Demo org ${o + 1} ${runId}`, domain: `demo${o + 1}.example`, withAdAccount: true });
+  const { id: organizationId } = await db.organization.findUniqueOrThrow({ where: { publicId: org.org_public_id }, select: { id: true } });
+  const ads: AdPath[] = [];
+  for (let c = 0; c < options.campaignsPerOrganization; c++) {
+    const campaign = await db.campaign.create({
+      data: {
+        organizationId, adAccountId: org.ad_account_id!, name: `Demo campaign ${c + 1} ${runId}`, status: 'active', reviewStatus: 'approved',
+        startTime: new Date(), lifetimeSpendLimitMicros: 1_000_000_000_000n, recurringFrequency: 'daily', pricingModel: 'cpm', targetCountries: [],
+      },
+    });
+    for (let g = 0; g < options.adGroupsPerCampaign; g++) {
+      const group = await db.adGroup.create({ data: { campaignId: campaign.id, name: `Ad group ${c + 1}.${g + 1}`, contextHints: ['demo'], creativeType: 'chat_card' } });
+      for (let a = 0; a < options.adsPerAdGroup; a++) {
+        const ad = await db.ad.create({ data: { adGroupId: group.id, name: `Ad ${c + 1}.${g + 1}.${a + 1}`, creativeType: 'chat_card', title: 'Demo ad', body: 'Seeded for demos' } });
+        ads.push({ organization_id: organizationId, ad_account_id: campaign.adAccountId, campaign_id: campaign.id, ad_group_id: group.id, ad_id: ad.id });
+      }
+    }
+  }
+  return { apiKey: org.api_key, ads };
+}
+
+/** `INSERT ... SELECT` of `count` delivery rows numbered from `offset`, spread evenly over [start, start + span). */
+function deliveryInsert(database: string, runId: string, ads: AdPath[], offset: number, count: number, total: number, start: number, span: number): string {
+  const column = (name: keyof AdPath) => literal(ads.map((a) => a[name]));
+  // The ad of row n: a hash of n, so every ad gets about the same share of every hour.
+  const pick = (name: keyof AdPath) => `arrayElement(${column(name)}, toUInt32(1 + cityHash64(n, 1) % ${ads.length}))`;
+  return `INSERT INTO ${identifier(database)}.${DELIVERY_TABLES.rows}
+      (event_id, event_type, event_time, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, country, device, publisher_id, auction_id, impressions, clicks, spend_micros)
+    SELECT concat(${literal(`demo-${runId}-`)}, toString(n)), 'impression',
+      toDateTime(${literal(start)} + intDiv(n * ${literal(span)}, ${literal(total)}), 'UTC'),
+      ${pick('organization_id')}, ${pick('ad_account_id')}, ${pick('campaign_id')}, ${pick('ad_group_id')}, ${pick('ad_id')},
+      'own',
+      arrayElement(${literal(COUNTRIES)}, toUInt32(1 + cityHash64(n, 2) % ${COUNTRIES.length})),
+      arrayElement(${literal(DEVICES)}, toUInt32(1 + cityHash64(n, 3) % ${DEVICES.length})),
+      ${literal(`demo-publisher-${runId}`)},
+      concat('auction-', toString(n)),
+      toInt64(1), toInt64(cityHash64(n, 4) % 50 = 0), toInt64(1000 + cityHash64(n, 5) % 9000)
+    FROM (SELECT number + ${literal(offset)} AS n FROM system.numbers LIMIT ${literal(count)})`;
+}
+
+export async function seedDemo(deps: { db: Db; ch: ClickHouseClient; database: string }, options: DemoSeedOptions): Promise<DemoSeedResult> {
+  const shape = {
+    campaignsPerOrganization: options.campaignsPerOrganization ?? 4,
+    adGroupsPerCampaign: options.adGroupsPerCampaign ?? 3,
+    adsPerAdGroup: options.adsPerAdGroup ?? 3,
+  };
+  const organizations = options.organizations ?? 3;
+  const runId = randomBytes(4).toString('hex');
+  const trees = [];
+  for (let o = 0; o < organizations; o++) trees.push(await createTree(deps.db, runId, o, shape));
+  const ads = trees.flatMap((t) => t.ads);
+
+  // Own supply: the last `days` whole UTC days, today included.
+  const end = Math.floor(Date.now() / 1000 / DAY) * DAY + DAY;
+  const start = end - options.days * DAY;
+  const total = options.impressions;
+  const chunk = options.chunkRows ?? 1_000_000;
+  options.onProgress?.(0, total);
+  for (let offset = 0; offset < total; offset += chunk) {
+    const count = Math.min(chunk, total - offset);
+    await deps.ch.command({ query: deliveryInsert(deps.database, runId, ads, offset, count, total, start, options.days * DAY) });
+    options.onProgress?.(offset + count, total);
+  }
+
+  // External supply: a partner's daily rows for every other ad, about a tenth of own volume.
+  const perAdDay = Math.max(1, Math.round(total / 10 / (ads.length / 2) / options.days));
+  const external: ExternalReportRow[] = [];
+  for (let d = 0; d < options.days; d++) {
+    const date = new Date((start + d * DAY) * 1000).toISOString().slice(0, 10);
+    ads.forEach((ad, i) => {
+      if (i % 2 !== 0) return;
+      external.push({ date, ad_id: ad.ad_id, impressions: perAdDay, clicks: Math.round(perAdDay / 60), spend_micros: BigInt(perAdDay * 4000) });
+    });
+  }
+  await importExternalReport(deps, `demo-${runId}`, external);
+
+  return {
+    organizations,
+    campaigns: organizations * shape.campaignsPerOrganization,
+    rows: total,
+    api_keys: trees.map((t) => t.apiKey),
+    ad_ids: ads.map((a) => a.ad_id),
+  };
+}
+

@@ -1,0 +1,96 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import { identifier, inList, sql } from '../../lib/clickhouse/sql';
+import { DELIVERY_TABLES } from './clickhouse-tables';
+
+/**
+ * One own-supply delivery row, as the trackers write it into `delivery_events`
+ * (see clickhouse-tables.ts). A row may carry any mix of counts: an
+ * impression row is `{ impressions: 1, spend_micros: price }`, a click row
+ * `{ clicks: 1 }`. `event_id` makes a row idempotent: sending it again (a
+ * retried batch) never counts twice.
+ */
+export interface DeliveryRow {
+  event_id: string;
+  /** What happened: `impression`, `click` (or any tracker event that carries counts). */
+  event_type: string;
+  /** When it happened; stored to the second, reported by UTC hour. */
+  event_time: Date;
+  organization_id: string;
+  ad_account_id: string;
+  campaign_id: string;
+  ad_group_id: string;
+  ad_id: string;
+  /** `own` for everything our trackers see; `external` for third-party supply reported per event. */
+  source: 'own' | 'external';
+  /** ISO 3166-1 alpha-2, uppercase; `''` when unknown. */
+  country: string;
+  /** Device type (`mobile`, `desktop`, `tablet`, ...); `''` when unknown. */
+  device: string;
+  publisher_id: string;
+  auction_id: string;
+  impressions: number;
+  clicks: number;
+  spend_micros: bigint | number;
+}
+
+/** Rows per INSERT: large batches are what ClickHouse likes (one part per insert). */
+export const DELIVERY_BATCH_SIZE = 50_000;
+
+/** The JSONEachRow shape of a row (DateTime as Unix seconds, Int64 as a string). */
+function toStored(row: DeliveryRow) {
+  if (!Number.isInteger(row.impressions) || !Number.isInteger(row.clicks)) throw new Error(`delivery row ${row.event_id}: counts must be integers`);
+  if (typeof row.spend_micros === 'number' && !Number.isSafeInteger(row.spend_micros)) throw new Error(`delivery row ${row.event_id}: spend_micros must be an integer`);
+  return {
+    ...row,
+    event_time: Math.floor(row.event_time.getTime() / 1000),
+    spend_micros: String(row.spend_micros),
+  };
+}
+
+/** Ids per existence lookup: the SQL stays well under ClickHouse's max_query_size (256 KiB). */
+const LOOKUP_CHUNK = 4000;
+
+/** The event ids of `rows` that are already stored (a retried batch), looked up within the rows' own organizations and times. */
+async function storedEventIds(ch: ClickHouseClient, database: string, rows: DeliveryRow[]): Promise<Set<string>> {
+  const stored = new Set<string>();
+  for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
+    for (const id of await storedEventIdsOf(ch, database, rows.slice(i, i + LOOKUP_CHUNK))) stored.add(id);
+  }
+  return stored;
+}
+
+async function storedEventIdsOf(ch: ClickHouseClient, database: string, rows: DeliveryRow[]): Promise<string[]> {
+  const organizations = [...new Set(rows.map((r) => r.organization_id))];
+  const times = rows.map((r) => Math.floor(r.event_time.getTime() / 1000));
+  const from = new Date(Math.min(...times) * 1000);
+  const to = new Date(Math.max(...times) * 1000);
+  const result = await ch.query({
+    query: `SELECT event_id FROM ${identifier(database)}.${DELIVERY_TABLES.rows}
+      WHERE organization_id IN ${inList(organizations)} AND ${sql`event_time >= ${from} AND event_time <= ${to}`}
+        AND event_id IN ${inList(rows.map((r) => r.event_id))}`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ event_id: string }>()).map((r) => r.event_id);
+}
+
+/**
+ * Writes delivery rows in batches of DELIVERY_BATCH_SIZE. Idempotent on
+ * `event_id`: duplicates within the call and ids already stored are skipped,
+ * so the hourly rollups (fed by materialized views on every insert) never
+ * count an event twice. One writer per event id at a time is assumed (a
+ * tracker retrying its own batch); ReplacingMergeTree still folds the raw
+ * table if two writers race. Returns the number of rows written.
+ */
+export async function insertDeliveryRows(ch: ClickHouseClient, database: string, rows: DeliveryRow[]): Promise<number> {
+  let written = 0;
+  for (let i = 0; i < rows.length; i += DELIVERY_BATCH_SIZE) {
+    const batch = new Map<string, DeliveryRow>();
+    for (const row of rows.slice(i, i + DELIVERY_BATCH_SIZE)) if (!batch.has(row.event_id)) batch.set(row.event_id, row);
+    const stored = await storedEventIds(ch, database, [...batch.values()]);
+    const fresh = [...batch.values()].filter((row) => !stored.has(row.event_id));
+    if (fresh.length === 0) continue;
+    await ch.insert({ table: `${identifier(database)}.${DELIVERY_TABLES.rows}`, values: fresh.map(toStored), format: 'JSONEachRow' });
+    written += fresh.length;
+  }
+  return written;
+}
