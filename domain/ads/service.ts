@@ -8,10 +8,11 @@ import type { AdCreateInput, AdUpdateInput } from './schema';
 import { normalizeId } from '../ids';
 import { accountContextOf } from '../campaigns/service';
 import {
-  createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, releaseImages, type TreeDeps,
+  createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, prepareScope, releaseImages, type TreeDeps,
 } from '../campaigns/tree';
 import { DomainError, invalidValue, notFound } from '../errors';
 import { paginate, type PageRequest } from '../pagination';
+import { MAX_ADS_PER_AD_GROUP } from '../caps';
 
 /** The organization's ad, or 404 `not_found` with `param`. */
 export async function findAd(db: Db, organizationId: string, id: unknown, param = 'ad_id'): Promise<AdRow> {
@@ -46,9 +47,14 @@ export async function createAd(deps: TreeDeps, organizationId: string, input: Ad
   const { db, assets } = deps;
   const adGroup = await findAdGroup(db, organizationId, input.ad_group_id, 'ad_group_id');
   checkCreativeType(adGroup, input.creative);
-  const ad = await prepareAd(deps, await accountContextOf(db, adGroup.campaign), groupContext(adGroup), input, '');
+  const ad = await prepareAd(prepareScope(deps, await accountContextOf(db, adGroup.campaign)), groupContext(adGroup), input, '');
   try {
     return await db.$transaction(async (tx) => {
+      // Counted under the ad group's row lock, so concurrent creates cannot pass the cap together.
+      await tx.$queryRaw`SELECT id FROM ad_groups WHERE id = ${adGroup.id}::uuid FOR UPDATE`;
+      if (await tx.ad.count({ where: { adGroupId: adGroup.id } }) >= MAX_ADS_PER_AD_GROUP) {
+        throw invalidValue('ad_group_id', `An ad group holds at most ${MAX_ADS_PER_AD_GROUP} ads`);
+      }
       const { adIds } = await insertAds(tx, assets, organizationId, adGroup.id, [ad]);
       return tx.ad.findUniqueOrThrow({ where: { id: adIds[0] }, include: adInclude });
     });
@@ -72,7 +78,7 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
   }
   if (input.creative) checkCreativeType(adGroup, input.creative);
   const creative = input.creative
-    ? await prepareCreative(deps, await accountContextOf(db, adGroup.campaign), groupContext(adGroup), input.creative, false, 'creative')
+    ? await prepareCreative(prepareScope(deps, await accountContextOf(db, adGroup.campaign)), groupContext(adGroup), input.creative, false, 'creative')
     : null;
   let replacedAssetId: string | null = null;
   let updated: AdRow;
