@@ -23,7 +23,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...apiKeyActivities(deps.db),
-    ...reviewActivities(deps.db),
+    ...reviewActivities(deps.db, deps.assets),
     ...billingActivities(deps.db, deps.stripe),
     ...campaignTreeActivities(deps),
     ...eventPipelineActivities(deps.db, deps.clickhouse ?? createClickhouse()),

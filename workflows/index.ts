@@ -3,3 +3,4 @@ export { keyRotationGrace } from './key-rotation-grace';
 export { campaignReview } from './campaign-review';
 export { campaignCreation } from './campaign-creation';
 export { eventPipeline } from './event-pipeline';
+export { creativeReview } from './creative-review';

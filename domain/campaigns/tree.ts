@@ -3,6 +3,7 @@ import type { AssetStore } from '../../lib/asset-store';
 import type { Db, Prisma } from '../../lib/db';
 import { createAdAsset, createImageLoader, garbageCollect, type ImageLoader, type LoadedImage } from '../assets/ad-images';
 import type { CreativeContext, CreativeGenerator, GeneratedCopy } from '../creatives/generator';
+import type { CreativeReviewQueue } from '../creatives/review';
 import type { AdGroupInput } from '../ad-groups/schema';
 import type { AdInput } from '../ads/schema';
 import type { CreativeInput, CreativeType } from '../creatives/schema';
@@ -20,6 +21,8 @@ export interface TreeDeps {
   db: Db;
   assets: AssetStore;
   creatives: CreativeGenerator;
+  /** Where new and changed creatives of approved campaigns go for review (domain/creatives/review.ts). */
+  creativeReviews?: CreativeReviewQueue;
 }
 
 /** The advertiser behind the ads: the copy generator writes from it. */
