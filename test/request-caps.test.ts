@@ -12,7 +12,7 @@ import { IMAGE_LOAD_CONCURRENCY } from '../domain/assets/ad-images';
 import { MAX_AD_GROUPS_PER_CAMPAIGN, MAX_ADS_PER_AD_GROUP, MAX_DISTINCT_IMAGES_PER_REQUEST } from '../domain/caps';
 import { GENERATOR_CONCURRENCY } from '../domain/campaigns/tree';
 import { templateGenerator, type CreativeGenerator } from '../domain/creatives/generator';
-import { parseOrThrow } from '../domain/validation';
+import { parseOrThrow } from '../lib/validation';
 import sharp from 'sharp';
 import { createAssetStore, type AssetStore } from '../lib/asset-store';
 import { insertAd, insertAdGroup, insertCampaign, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
