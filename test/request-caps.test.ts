@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdGroup } from '../domain/ad-groups/service';
 import { adGroupCreateSchema } from '../domain/ad-groups/schema';
-import { IMAGE_LOAD_CONCURRENCY } from '../domain/assets/ad-images';
+import { createAdAsset, createImageLoader, deleteAssets, IMAGE_LOAD_CONCURRENCY } from '../domain/assets/ad-images';
 import { MAX_AD_GROUPS_PER_CAMPAIGN, MAX_ADS_PER_AD_GROUP, MAX_DISTINCT_IMAGES_PER_REQUEST } from '../domain/caps';
 import { GENERATOR_CONCURRENCY } from '../domain/campaigns/tree';
 import { templateGenerator, type CreativeGenerator } from '../domain/creatives/generator';
@@ -178,6 +178,21 @@ describe('one load per distinct image, bounded parallel work', () => {
     expect(ads.filter((ad) => ad.asset?.sha256 === shared.sha256)).toHaveLength(20);
     expect(ads.filter((ad) => ad.asset?.sha256 === upload.sha256)).toHaveLength(20);
     expect(ads.every((ad) => ad.asset?.sizeBytes === (ad.asset?.sha256 === shared.sha256 ? shared.bytes.length : upload.bytes.length))).toBe(true);
+  });
+
+  test('ads naming one image share one loaded copy, whose bytes are let go once stored', async () => {
+    const { bytes } = await uniquePng();
+    const fileId = await insertUpload(h.db, store, organizationId, bytes);
+    const load = createImageLoader(h.db, store, organizationId);
+    const [a, b] = await Promise.all([load({ file_id: fileId }, 'ads[0].creative'), load({ file_id: fileId }, 'ads[1].creative')]);
+    expect(a).toBe(b);
+    expect(a!.bytes).toEqual(bytes);
+    const assetIds = await h.db.$transaction(async (tx) =>
+      [await createAdAsset(tx, store, organizationId, a!), await createAdAsset(tx, store, organizationId, b!)]);
+    expect(a!.bytes).toBeNull();
+    expect(a!.sizeBytes).toBe(bytes.length);
+    expect(await h.db.asset.count({ where: { id: { in: assetIds }, sizeBytes: bytes.length } })).toBe(2);
+    await deleteAssets(h.db, store, assetIds);
   });
 
   test(`downloads run ${IMAGE_LOAD_CONCURRENCY} at a time, not one by one and not all at once`, async () => {
