@@ -3,7 +3,7 @@ import { deleteAssets } from '../domain/assets/ad-images';
 import { DomainError } from '../domain/errors';
 import type { CampaignCreateInput } from '../domain/campaigns/schema';
 import { accountContextOf } from '../domain/campaigns/service';
-import { insertAdGroupWithAds, prepareAdGroup, releaseImages, type PreparedAdGroup, type TreeDeps } from '../domain/campaigns/tree';
+import { insertAdGroupWithAds, prepareAdGroup, prepareScope, releaseImages, type PreparedAdGroup, type TreeDeps } from '../domain/campaigns/tree';
 import { isUniqueViolation, type Prisma } from '../lib/db';
 
 /** "About two days in the future, the earliest launch window" (the spec's default start). */
@@ -38,12 +38,13 @@ export function campaignTreeActivities(deps: TreeDeps) {
      */
     async persistCampaignTree({ organizationId, adAccountId, campaignId, body }: PersistCampaignTreeInput): Promise<void> {
       if (await db.campaign.findUnique({ where: { id: campaignId }, select: { id: true } })) return;
-      const context = await accountContextOf(db, { organizationId, adAccountId });
+      // One scope for the whole tree: an image named by ads of several groups is loaded once.
+      const scope = prepareScope(deps, await accountContextOf(db, { organizationId, adAccountId }));
 
       // Images are downloaded and checked before the transaction: no I/O while it holds locks.
       const groups: PreparedAdGroup[] = [];
       try {
-        for (const [i, group] of body.ad_groups.entries()) groups.push(await prepareAdGroup(deps, context, group, `ad_groups[${i}]`));
+        for (const [i, group] of body.ad_groups.entries()) groups.push(await prepareAdGroup(scope, group, `ad_groups[${i}]`));
       } catch (err) {
         throw err instanceof DomainError ? invalidRequest(err) : err;
       }

@@ -25,7 +25,7 @@ export function createActivities(deps: ActivityDeps) {
   const clickhouse = deps.clickhouse ?? createClickhouse();
   return {
     ...apiKeyActivities(deps.db),
-    ...reviewActivities(deps.db),
+    ...reviewActivities(deps.db, deps.assets),
     ...billingActivities(deps.db, deps.stripe),
     ...campaignTreeActivities(deps),
     ...eventPipelineActivities(deps.db, clickhouse),

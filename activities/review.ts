@@ -1,13 +1,26 @@
+import type { AssetStore } from '../lib/asset-store';
 import type { Db } from '../lib/db';
+import { approveCampaignCreatives, recordCreativeVerdict, type CreativeVerdictResult } from '../domain/creatives/review';
 
-export function reviewActivities(db: Db) {
+export function reviewActivities(db: Db, assets: AssetStore) {
   return {
-    /** Records the reviewer's verdict; only a campaign still in review changes. */
+    /**
+     * Records the reviewer's verdict; only a campaign still in review changes.
+     * Approval also approves every ad's creative as it stands (what serves).
+     */
     async setReviewStatus(campaignId: string, reviewStatus: 'approved' | 'rejected', reason: string | null): Promise<void> {
-      await db.campaign.updateMany({
-        where: { id: campaignId, reviewStatus: 'in_review' },
-        data: { reviewStatus, reviewReason: reason },
+      await db.$transaction(async (tx) => {
+        const { count } = await tx.campaign.updateMany({
+          where: { id: campaignId, reviewStatus: 'in_review' },
+          data: { reviewStatus, reviewReason: reason },
+        });
+        if (count === 1 && reviewStatus === 'approved') await approveCampaignCreatives(tx, campaignId);
       });
+    },
+
+    /** A reviewer's verdict on one revision of an ad's creative (workflows/creative-review.ts). */
+    async recordCreativeVerdict(adId: string, decision: 'approved' | 'rejected', reason: string | null, revision: number): Promise<CreativeVerdictResult> {
+      return recordCreativeVerdict(db, assets, adId, decision, reason, revision);
     },
   };
 }

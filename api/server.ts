@@ -5,13 +5,16 @@ import { createCreativeGenerator } from '../domain/creatives/generator';
 import { closeDb, createDb } from '../lib/db';
 import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
+import { temporalCreativeReviews } from '../workflows/clients/creative-review';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
 
 /** The api process. */
 assertProductionConfig();
 const db = createDb();
 const temporal = createTemporalClient();
-const server = createApp({ db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(config.api.port, config.api.host, () => {
+// creativeReviews reaches the ad services through the deps object (TreeDeps.creativeReviews).
+const deps = { db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal) };
+const server = createApp(deps).listen(config.api.port, config.api.host, () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);
 });
 

@@ -26,7 +26,9 @@ const USAGE = `usage:
   adctl dsp report [--dsp ID] [--since ISO-8601]
   adctl external import --file F [--partner P]
   adctl external schedule --partner P --url U [--cron "0 6 * * *"]
-  adctl demo seed --days D --impressions N`;
+  adctl demo seed --days D --impressions N
+  adctl review pending [--campaign CAMPAIGN_ID]
+  adctl review approve-ad|reject-ad AD_ID [--revision N] [--reason R]`;
 
 function options<S extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: S) {
   try {
@@ -161,6 +163,29 @@ async function run(db: Db, argv: string[]): Promise<object> {
         return { organizations: result.organizations, campaigns: result.campaigns, rows: result.rows };
       } finally {
         progress.stop();
+      }
+    }
+    case 'review pending': {
+      // Changed creatives of approved campaigns: what serves now, what waits, and what differs.
+      const { values } = options(rest, { campaign: { type: 'string' } } as const);
+      if (values.campaign !== undefined && !isUuid(values.campaign)) throw new UsageError('--campaign must be a campaign id');
+      const { pendingCreativeReviews } = await import('../domain/creatives/review');
+      return { pending: await pendingCreativeReviews(db, values.campaign?.toLowerCase()) };
+    }
+    case 'review approve-ad':
+    case 'review reject-ad': {
+      const { values, positionals } = options(rest, { reason: { type: 'string' }, revision: { type: 'string' } } as const);
+      const adId = positionals[0];
+      if (!adId || positionals.length > 1) throw new UsageError('exactly one AD_ID is required');
+      const revision = values.revision === undefined ? undefined : Number(values.revision);
+      if (revision !== undefined && !Number.isInteger(revision)) throw new UsageError('--revision must be an integer');
+      const { createTemporalClient } = await import('../lib/temporal');
+      const { reviewCreative } = await import('../workflows/clients/creative-review');
+      const temporal = createTemporalClient();
+      try {
+        return await reviewCreative(db, temporal, adId, verb === 'approve-ad' ? 'approved' : 'rejected', values.reason, revision);
+      } finally {
+        await temporal.connection.close();
       }
     }
     default:

@@ -44,8 +44,13 @@ export function refusedField(code: string, message: string) {
     .describe(message);
 }
 
-/** Ids of other resources: anything unknown or malformed is a 404 on lookup, not a format error. */
-export const resourceId = (what: string) => z.string().min(1).describe(`UUID of the ${what}`);
+/**
+ * Ids of other resources: anything unknown or malformed is a 404 on lookup, not a
+ * format error. A NUL in one is malformed like anything else: it becomes U+FFFD,
+ * so the id stays no UUID (a 404, never the 400 parseOrThrow gives NUL in text).
+ */
+export const resourceId = (what: string) =>
+  z.string().min(1).transform((id) => id.replaceAll('\0', '\uFFFD')).describe(`UUID of the ${what}`);
 
 export const unixSeconds = z.int().min(0).max(MAX_UNIX_SECONDS).describe('Unix seconds (UTC)');
 

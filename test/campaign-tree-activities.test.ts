@@ -37,7 +37,7 @@ test('deleteCampaignTree retried after a store failure removes the bytes too', a
   const group = await insertAdGroup(db, campaign.id);
   const { bytes, sha256 } = await uniquePng();
   const assetId = await db.$transaction((tx) =>
-    createAdAsset(tx, store, organizationId, { bytes, sha256, format: 'png', ext: 'png', mime: 'image/png', width: 1, height: 1 }));
+    createAdAsset(tx, store, organizationId, { bytes, sizeBytes: bytes.length, sha256, format: 'png', ext: 'png', mime: 'image/png', width: 1, height: 1 }));
   await insertAd(db, group.id, { assetId });
   const key = assetKey({ sha256, ext: 'png' });
   expect(await store.exists(key)).toBe(true);

@@ -4,3 +4,4 @@ export { campaignReview } from './campaign-review';
 export { campaignCreation } from './campaign-creation';
 export { eventPipeline } from './event-pipeline';
 export { externalSupplyImport } from './external-supply-import';
+export { creativeReview } from './creative-review';

@@ -1,12 +1,14 @@
 import type { Db } from '../../lib/db';
-import { notFound } from '../errors';
+import { invalidValue, notFound } from '../errors';
+import { MAX_AD_GROUPS_PER_CAMPAIGN } from '../caps';
+import { submitForReview } from '../creatives/review';
 import { paginate, type PageRequest } from '../pagination';
 import type { AdGroupRow, CampaignRow } from '../campaigns/rows';
 import type { Status } from '../schema-rules';
 import type { AdGroupCreateInput, AdGroupUpdateInput } from './schema';
 import { normalizeId } from '../ids';
 import { accountContextOf, adGroupStatusLock, findCampaign } from '../campaigns/service';
-import { insertAdGroupWithAds, prepareAdGroup, releaseImages, type TreeDeps } from '../campaigns/tree';
+import { insertAdGroupWithAds, prepareAdGroup, prepareScope, releaseImages, type TreeDeps } from '../campaigns/tree';
 
 export type AdGroupWithCampaign = AdGroupRow & { campaign: CampaignRow };
 
@@ -34,16 +36,27 @@ export async function listAdGroups(db: Db, organizationId: string, campaignId: s
 export async function createAdGroup(deps: TreeDeps, organizationId: string, input: AdGroupCreateInput): Promise<AdGroupRow> {
   const { db, assets } = deps;
   const campaign = await findCampaign(db, organizationId, input.campaign_id);
-  const group = await prepareAdGroup(deps, await accountContextOf(db, campaign), input, '');
+  const group = await prepareAdGroup(prepareScope(deps, await accountContextOf(db, campaign)), input, '');
+  let created: { row: AdGroupRow; adIds: string[] };
   try {
-    return await db.$transaction(async (tx) => {
-      const { adGroupId } = await insertAdGroupWithAds(tx, assets, organizationId, campaign.id, group);
-      return tx.adGroup.findUniqueOrThrow({ where: { id: adGroupId } });
+    created = await db.$transaction(async (tx) => {
+      // Counted under the campaign's row lock, so concurrent creates cannot pass the cap together.
+      await tx.$queryRaw`SELECT id FROM campaigns WHERE id = ${campaign.id}::uuid FOR UPDATE`;
+      if (await tx.adGroup.count({ where: { campaignId: campaign.id } }) >= MAX_AD_GROUPS_PER_CAMPAIGN) {
+        throw invalidValue('campaign_id', `A campaign holds at most ${MAX_AD_GROUPS_PER_CAMPAIGN} ad groups`);
+      }
+      const { adGroupId, adIds } = await insertAdGroupWithAds(tx, assets, organizationId, campaign.id, group);
+      return { row: await tx.adGroup.findUniqueOrThrow({ where: { id: adGroupId } }), adIds };
     });
   } catch (err) {
     await releaseImages(db, assets, group.ads.map((ad) => ad.creative));
     throw err;
   }
+  // New ads of an approved campaign serve only once their creative is approved.
+  if (campaign.reviewStatus === 'approved') {
+    await submitForReview(deps.creativeReviews, created.adIds.map((adId) => ({ adId, campaignId: campaign.id, revision: 1 })));
+  }
+  return created.row;
 }
 
 /** Only sent fields change; a status change obeys the parent campaign (see adGroupStatusLock). */

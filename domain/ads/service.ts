@@ -8,10 +8,12 @@ import type { AdCreateInput, AdUpdateInput } from './schema';
 import { normalizeId } from '../ids';
 import { accountContextOf } from '../campaigns/service';
 import {
-  createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, releaseImages, type TreeDeps,
+  createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, prepareScope, releaseImages, type TreeDeps,
 } from '../campaigns/tree';
 import { DomainError, invalidValue, notFound } from '../errors';
 import { paginate, type PageRequest } from '../pagination';
+import { MAX_ADS_PER_AD_GROUP } from '../caps';
+import { creativeChanged, isApprovedAsset, submitForReview } from '../creatives/review';
 
 /** The organization's ad, or 404 `not_found` with `param`. */
 export async function findAd(db: Db, organizationId: string, id: unknown, param = 'ad_id'): Promise<AdRow> {
@@ -46,9 +48,15 @@ export async function createAd(deps: TreeDeps, organizationId: string, input: Ad
   const { db, assets } = deps;
   const adGroup = await findAdGroup(db, organizationId, input.ad_group_id, 'ad_group_id');
   checkCreativeType(adGroup, input.creative);
-  const ad = await prepareAd(deps, await accountContextOf(db, adGroup.campaign), groupContext(adGroup), input, '');
+  const ad = await prepareAd(prepareScope(deps, await accountContextOf(db, adGroup.campaign)), groupContext(adGroup), input, '');
+  let created: AdRow;
   try {
-    return await db.$transaction(async (tx) => {
+    created = await db.$transaction(async (tx) => {
+      // Counted under the ad group's row lock, so concurrent creates cannot pass the cap together.
+      await tx.$queryRaw`SELECT id FROM ad_groups WHERE id = ${adGroup.id}::uuid FOR UPDATE`;
+      if (await tx.ad.count({ where: { adGroupId: adGroup.id } }) >= MAX_ADS_PER_AD_GROUP) {
+        throw invalidValue('ad_group_id', `An ad group holds at most ${MAX_ADS_PER_AD_GROUP} ads`);
+      }
       const { adIds } = await insertAds(tx, assets, organizationId, adGroup.id, [ad]);
       return tx.ad.findUniqueOrThrow({ where: { id: adIds[0] }, include: adInclude });
     });
@@ -56,6 +64,11 @@ export async function createAd(deps: TreeDeps, organizationId: string, input: Ad
     await releaseImages(db, assets, [ad.creative]);
     throw err;
   }
+  // A new ad of an approved campaign serves only once its creative is approved.
+  if (adGroup.campaign.reviewStatus === 'approved') {
+    await submitForReview(deps.creativeReviews, [{ adId: created.id, campaignId: adGroup.campaignId, revision: created.creativeRevision }]);
+  }
+  return created;
 }
 
 /**
@@ -72,8 +85,11 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
   }
   if (input.creative) checkCreativeType(adGroup, input.creative);
   const creative = input.creative
-    ? await prepareCreative(deps, await accountContextOf(db, adGroup.campaign), groupContext(adGroup), input.creative, false, 'creative')
+    ? await prepareCreative(prepareScope(deps, await accountContextOf(db, adGroup.campaign)), groupContext(adGroup), input.creative, false, 'creative')
     : null;
+  // A change a reviewer would judge makes a new revision, pending review; the approved one keeps serving.
+  const changed = creative !== null && creativeChanged(current, creativeColumns(creative),
+    creative.type === 'chat_card' && creative.image ? creative.image.sha256 : undefined);
   let replacedAssetId: string | null = null;
   let updated: AdRow;
   try {
@@ -91,6 +107,7 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
           ...(input.status !== undefined && { status: input.status }),
           ...(creative && creativeColumns(creative)),
           ...(assetId && { assetId }),
+          ...(changed && { creativeRevision: { increment: 1 }, creativeReviewStatus: 'pending', creativeReviewReason: null }),
         },
         include: adInclude,
       });
@@ -99,7 +116,11 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
     if (creative) await releaseImages(db, assets, [creative]);
     throw err;
   }
-  if (replacedAssetId) {
+  if (changed && adGroup.campaign.reviewStatus === 'approved') {
+    await submitForReview(deps.creativeReviews, [{ adId: updated.id, campaignId: adGroup.campaignId, revision: updated.creativeRevision }]);
+  }
+  // The image the approved version serves stays until a newer version is approved.
+  if (replacedAssetId && !(await isApprovedAsset(db, current.id, replacedAssetId))) {
     // The update is committed: a failed clean-up must not turn it into an error.
     // The asset row stays (nothing refers to it), so the bytes are not lost track of.
     await deleteAssets(db, assets, [replacedAssetId]).catch((err) =>

@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { sha256Hex } from '../../lib/hash';
 import type { AssetStore } from '../../lib/asset-store';
 import { config } from '../../lib/config';
@@ -13,12 +14,14 @@ export interface ImageSource {
 }
 
 export interface LoadedImage extends ImageInfo {
-  bytes: Buffer;
+  /** The bytes until they are stored (see createAdAsset); null from then on, so they can be freed. */
+  bytes: Buffer | null;
+  sizeBytes: number;
   sha256: string;
 }
 
 export interface ImageLoaderOptions {
-  /** Test-only: let image_url reach loopback (see api/uploads/guarded-fetch.ts). */
+  /** Test-only: let image_url reach loopback (see domain/uploads/guarded-fetch.ts). */
   allowLoopback?: boolean;
   timeoutMs?: number;
 }
@@ -61,7 +64,42 @@ export async function loadAdImage(
   }
   const info = await inspectImage(bytes).catch((err) =>
     withParam(err, `${paramPrefix}.${source.file_id !== undefined ? 'file_id' : 'image_url'}`));
-  return { ...info, bytes, sha256: sha256Hex(bytes) };
+  return { ...info, bytes, sizeBytes: bytes.length, sha256: sha256Hex(bytes) };
+}
+
+/** Loads an ad's image for a creative at `paramPrefix`; null when it names none. */
+export type ImageLoader = (source: ImageSource, paramPrefix: string) => Promise<LoadedImage | null>;
+
+/** Image downloads (and re-reads of uploads) one request runs at once. */
+export const IMAGE_LOAD_CONCURRENCY = 4;
+
+/**
+ * The image loader of one request: each distinct file_id or image_url is
+ * loaded, checked and decoded once, however many ads name it (they share the
+ * one LoadedImage, so its bytes are held once and stored once), and at most
+ * IMAGE_LOAD_CONCURRENCY loads run at a time. Errors carry each caller's own
+ * parameter path.
+ */
+export function createImageLoader(
+  db: Db, store: AssetStore, organizationId: string, options: ImageLoaderOptions = {},
+): ImageLoader {
+  const limit = pLimit(IMAGE_LOAD_CONCURRENCY);
+  const loads = new Map<string, Promise<LoadedImage | null>>();
+  return (source, paramPrefix) => {
+    const field = source.file_id !== undefined ? 'file_id' : 'image_url';
+    if (source.file_id !== undefined && source.image_url !== undefined) {
+      return Promise.reject(new DomainError('invalid_value', 'Send either file_id or image_url, not both', `${paramPrefix}.file_id`));
+    }
+    if (source.file_id === undefined && source.image_url === undefined) return Promise.resolve(null);
+    const key = source.file_id !== undefined ? `file:${source.file_id}` : `url:${source.image_url}`;
+    let load = loads.get(key);
+    if (!load) {
+      load = limit(() => loadAdImage(db, store, organizationId, source, '', options));
+      load.catch(() => undefined); // reported to each caller below
+      loads.set(key, load);
+    }
+    return load.catch((err) => withParam(err, `${paramPrefix}.${field}`));
+  };
 }
 
 export const assetKey = (asset: { sha256: string; ext: string }) => `assets/${asset.sha256}.${asset.ext}`;
@@ -83,12 +121,18 @@ async function lockHash(tx: Tx, sha256: string): Promise<void> {
  * links the asset to its ad.
  */
 export async function createAdAsset(tx: Prisma.TransactionClient, store: AssetStore, organizationId: string, image: LoadedImage): Promise<string> {
+  // Held to commit (advisory locks are re-entrant), so bytes put by an earlier
+  // ad of this transaction cannot be collected before it commits.
   await lockHash(tx, image.sha256);
-  await store.put(assetKey(image), image.bytes);
+  if (image.bytes) {
+    // Ads sharing an image share this object: the bytes are written once, then let go.
+    await store.put(assetKey(image), image.bytes);
+    image.bytes = null;
+  }
   const asset = await tx.asset.create({
     data: {
       organizationId, sha256: image.sha256, ext: image.ext, mime: image.mime,
-      width: image.width, height: image.height, sizeBytes: image.bytes.length,
+      width: image.width, height: image.height, sizeBytes: image.sizeBytes,
     },
   });
   return asset.id;

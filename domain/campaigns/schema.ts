@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { nestedAdGroupInputSchema } from '../ad-groups/schema';
+import { nestedAdGroupInputSchema, refineDistinctImages } from '../ad-groups/schema';
+import { MAX_AD_GROUPS_PER_CAMPAIGN } from '../caps';
 import { COUNTRY_CODE_PATTERN, normalizeCountryCode } from '../countries';
 import { MIN_BUDGET_MICROS } from '../money';
 import { fail, refusedField, unixSeconds } from '../schema-rules';
@@ -59,22 +60,26 @@ const budgetSchema = z.strictObject({ lifetime_spend_limit_micros: z.int().min(M
  * named `Ad group <n>`, the enums carry their defaults. `start_time`'s default
  * is the saga's to fill.
  */
-export const campaignCreateSchema = z.strictObject({
-  name: campaignName,
-  description: z.string().nullish(),
-  // A missing budget reports the field the spec names: budget.lifetime_spend_limit_micros.
-  budget: z.preprocess((value) => value ?? {}, budgetSchema),
-  ad_groups: z
-    .array(nestedAdGroupInputSchema)
-    .min(1)
-    .transform((groups) => groups.map((group, i) => ({ ...group, name: group.name ?? `Ad group ${i + 1}` }))),
-  start_time: unixSeconds.optional().describe('Unix seconds; defaults to about two days from now'),
-  end_time: unixSeconds.nullish().describe('Unix seconds; omitted or null is open-ended'),
-  targeting: targetingSchema.optional(),
-  recurring_frequency: z.enum(RECURRING_FREQUENCIES).default('daily'),
-  pricing_model: z.enum(PRICING_MODELS).default('cpm'),
-  ad_account_id: adAccountId.optional().describe("Defaults to the organization's default ad account"),
-});
+export const campaignCreateSchema = z
+  .strictObject({
+    name: campaignName,
+    description: z.string().nullish(),
+    // A missing budget reports the field the spec names: budget.lifetime_spend_limit_micros.
+    budget: z.preprocess((value) => value ?? {}, budgetSchema),
+    ad_groups: z
+      .array(nestedAdGroupInputSchema)
+      .min(1)
+      .max(MAX_AD_GROUPS_PER_CAMPAIGN)
+      .describe(`1 to ${MAX_AD_GROUPS_PER_CAMPAIGN} ad groups`)
+      .transform((groups) => groups.map((group, i) => ({ ...group, name: group.name ?? `Ad group ${i + 1}` }))),
+    start_time: unixSeconds.optional().describe('Unix seconds; defaults to about two days from now'),
+    end_time: unixSeconds.nullish().describe('Unix seconds; omitted or null is open-ended'),
+    targeting: targetingSchema.optional(),
+    recurring_frequency: z.enum(RECURRING_FREQUENCIES).default('daily'),
+    pricing_model: z.enum(PRICING_MODELS).default('cpm'),
+    ad_account_id: adAccountId.optional().describe("Defaults to the organization's default ad account"),
+  })
+  .superRefine((campaign, ctx) => refineDistinctImages(campaign.ad_groups, (g) => ['ad_groups', g], ctx));
 export type CampaignCreateInput = z.output<typeof campaignCreateSchema>;
 
 /**

@@ -1,7 +1,9 @@
+import pLimit from 'p-limit';
 import type { AssetStore } from '../../lib/asset-store';
 import type { Db, Prisma } from '../../lib/db';
-import { createAdAsset, garbageCollect, loadAdImage, type LoadedImage } from '../assets/ad-images';
-import type { CreativeGenerator } from '../creatives/generator';
+import { createAdAsset, createImageLoader, garbageCollect, type ImageLoader, type LoadedImage } from '../assets/ad-images';
+import type { CreativeContext, CreativeGenerator, GeneratedCopy } from '../creatives/generator';
+import type { CreativeReviewQueue } from '../creatives/review';
 import type { AdGroupInput } from '../ad-groups/schema';
 import type { AdInput } from '../ads/schema';
 import type { CreativeInput, CreativeType } from '../creatives/schema';
@@ -19,6 +21,8 @@ export interface TreeDeps {
   db: Db;
   assets: AssetStore;
   creatives: CreativeGenerator;
+  /** Where new and changed creatives of approved campaigns go for review (domain/creatives/review.ts). */
+  creativeReviews?: CreativeReviewQueue;
 }
 
 /** The advertiser behind the ads: the copy generator writes from it. */
@@ -54,22 +58,45 @@ export interface AdGroupContext {
 
 const join = (prefix: string, key: string) => (prefix ? `${prefix}.${key}` : key);
 
+/** Copy-generator calls one request runs at once (auto_generate may be set on every ad). */
+export const GENERATOR_CONCURRENCY = 4;
+
+/**
+ * What preparing the ads of one request shares: the advertiser, one image
+ * loader (each distinct image loaded and decoded once, downloads bounded) and
+ * a bounded copy generator. Make one per request with `prepareScope`.
+ */
+export interface PrepareScope {
+  account: AccountContext;
+  loadImage: ImageLoader;
+  generate(context: CreativeContext): Promise<GeneratedCopy>;
+}
+
+export function prepareScope(deps: TreeDeps, account: AccountContext): PrepareScope {
+  const generatorSlots = pLimit(GENERATOR_CONCURRENCY);
+  return {
+    account,
+    loadImage: createImageLoader(deps.db, deps.assets, account.organizationId),
+    generate: (context) => generatorSlots(() => deps.creatives.generate(context)),
+  };
+}
+
 /**
  * A creative ready to store. `creativeParam` is its path in the request
  * (`creative`, `ads[0].creative`, ...), used in image errors.
  */
 export async function prepareCreative(
-  deps: TreeDeps, account: AccountContext, group: AdGroupContext,
-  creative: CreativeInput, autoGenerate: boolean, creativeParam: string,
+  scope: PrepareScope, group: AdGroupContext, creative: CreativeInput, autoGenerate: boolean, creativeParam: string,
 ): Promise<PreparedCreative> {
   if (creative.type === 'poll') {
     return { type: 'poll', title: creative.title, options: creative.options, targetUrl: creative.target_url };
   }
-  const image = await loadAdImage(deps.db, deps.assets, account.organizationId, creative, creativeParam);
+  const { account } = scope;
+  const image = await scope.loadImage(creative, creativeParam);
   let { title, body } = creative;
   // auto_generate fills only what the advertiser left out.
   if (autoGenerate && (title === undefined || body === undefined)) {
-    const copy = await deps.creatives.generate({
+    const copy = await scope.generate({
       adGroupName: group.name, contextHints: group.contextHints,
       accountName: account.accountName, accountUrl: account.accountUrl,
     });
@@ -82,32 +109,34 @@ export async function prepareCreative(
 
 /** One ad; its name defaults to the creative title (card headline or poll question). */
 export async function prepareAd(
-  deps: TreeDeps, account: AccountContext, group: AdGroupContext, ad: AdInput, adParam: string,
+  scope: PrepareScope, group: AdGroupContext, ad: AdInput, adParam: string,
 ): Promise<PreparedAd> {
-  const creative = await prepareCreative(deps, account, group, ad.creative, ad.auto_generate, join(adParam, 'creative'));
+  const creative = await prepareCreative(scope, group, ad.creative, ad.auto_generate, join(adParam, 'creative'));
   return { name: ad.name ?? creative.title, creative };
 }
 
 /** The ads of one group, in order; `adsParam` is the ads array's path (`ads`, `ad_groups[0].ads`). */
 export async function prepareAds(
-  deps: TreeDeps, account: AccountContext, group: AdGroupContext, ads: AdInput[], adsParam: string,
+  scope: PrepareScope, group: AdGroupContext, ads: AdInput[], adsParam: string,
 ): Promise<PreparedAd[]> {
-  const prepared: PreparedAd[] = [];
-  // One at a time, so the first failing ad is the one reported.
-  for (const [i, ad] of ads.entries()) prepared.push(await prepareAd(deps, account, group, ad, `${adsParam}[${i}]`));
-  return prepared;
+  // All at once (the scope bounds downloads and generator calls); the first
+  // failing ad in request order is the one reported, whichever failed first.
+  const settled = await Promise.allSettled(ads.map((ad, i) => prepareAd(scope, group, ad, `${adsParam}[${i}]`)));
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<PreparedAd>).value);
 }
 
 /** An ad group and its ads; `groupParam` is the group's path (`''` standalone, `ad_groups[0]` nested). */
 export async function prepareAdGroup(
-  deps: TreeDeps, account: AccountContext, input: AdGroupInput, groupParam: string,
+  scope: PrepareScope, input: AdGroupInput, groupParam: string,
 ): Promise<PreparedAdGroup> {
   const group = { name: input.name, contextHints: input.context_hints ?? [] };
   return {
     ...group,
     maxBidMicros: input.bidding_config?.max_bid_micros ?? null,
     creativeType: input.ads[0].creative.type,
-    ads: await prepareAds(deps, account, group, input.ads, join(groupParam, 'ads')),
+    ads: await prepareAds(scope, group, input.ads, join(groupParam, 'ads')),
   };
 }
 

@@ -23,7 +23,7 @@ let workDir: string;
 beforeAll(async () => {
   // Rate limits raised for the run; image fetches never leave loopback.
   api = await startApiProcess({
-    NODE_ENV: 'test', RATE_LIMIT_PER_HOUR: '10000000', RATE_LIMIT_CAMPAIGN_CREATES_PER_HOUR: '10000000', IMAGE_FETCH_LOOPBACK_ONLY: '1',
+    NODE_ENV: 'test', RATE_LIMIT_PER_HOUR: '10000000', RATE_LIMIT_CAMPAIGN_CREATES_PER_HOUR: '10000000', RATE_LIMIT_API_KEY_MINTS_PER_HOUR: '10000000', IMAGE_FETCH_LOOPBACK_ONLY: '1',
   });
   db = createDb(undefined, 2);
   workDir = mkdtempSync(path.join(tmpdir(), 'schemathesis-')); // it writes .schemathesis/ into its working directory

@@ -13,6 +13,7 @@ import { closeDb, createDb, type Db } from '../../lib/db';
 import { config } from '../../lib/config';
 import { closeWithin } from '../../lib/deadline';
 import { createTemporalClient } from '../../lib/temporal';
+import { temporalCreativeReviews } from '../../workflows/clients/creative-review';
 
 export interface Harness {
   url: string;
@@ -24,7 +25,9 @@ export async function startHarness(): Promise<Harness> {
   const db = createDb(undefined, 5);
   const temporal = createTemporalClient();
   const server: Server = await new Promise((resolve) => {
-    const s = createApp({ db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(0, '127.0.0.1', () => resolve(s));
+    // creativeReviews reaches the ad services through the deps object (see api/server.ts).
+    const deps = { db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal) };
+    const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
