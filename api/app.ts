@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import { config } from '../lib/config';
 import type { AssetStore } from '../lib/asset-store';
 import type { Db } from '../lib/db';
+import type { CreativeReviewQueue } from '../domain/creatives/review';
 import type { CreativeGenerator } from '../domain/creatives/generator';
 import { adAccountOperations } from './ad-account/routes';
 import { adGroupOperations } from './ad-groups/routes';
@@ -29,6 +30,8 @@ export interface AppDeps {
   temporal: Client;
   assets: AssetStore;
   creatives: CreativeGenerator;
+  /** Where changed creatives of approved campaigns go for review (the per-ad review workflow). */
+  creativeReviews?: CreativeReviewQueue;
 }
 
 /**

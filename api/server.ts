@@ -12,7 +12,7 @@ import { pruneCounters } from '../domain/rate-limits/sliding-window';
 assertProductionConfig();
 const db = createDb();
 const temporal = createTemporalClient();
-// creativeReviews reaches the ad services through the deps object (TreeDeps.creativeReviews).
+// creativeReviews: changed creatives of approved campaigns go to the per-ad review workflow.
 const deps = { db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal) };
 const server = createApp(deps).listen(config.api.port, config.api.host, () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);

@@ -118,3 +118,17 @@ test('a rotation ends the grace workflow of the key it retires early', async () 
   await expect(endKeyRotationGrace(temporal, firstGrace)).resolves.toBeUndefined();
   await expect(endKeyRotationGrace(temporal, '00000000-0000-0000-0000-000000000000')).resolves.toBeUndefined();
 });
+
+test('over HTTP: a mint starts the grace of the key it rotates out; revoking that key ends its grace workflow', async () => {
+  const org = await newOrg(h.db);
+  const { organizationId, session } = await ownerOf(org);
+  const original = await h.db.apiKey.findFirstOrThrow({ where: { organizationId, isActive: true } });
+  expect((await mintOverHttp(org, session)).status).toBe(201);
+  expect(await statusOf(original.id)).toBe('RUNNING');
+
+  const del = await call(h.url, 'DELETE', `/api/organizations/${org.org_public_id}/api-keys/${original.publicId}/`, { token: session });
+  expect(del.status).toBe(200);
+  await expect(temporal.workflow.getHandle(keyRotationGraceWorkflowId(original.id)).result()).rejects.toThrow();
+  expect(await statusOf(original.id)).toBe('CANCELLED');
+  expect(await v1Status(org.api_key)).toBe(401);
+});

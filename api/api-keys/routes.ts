@@ -2,8 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db';
-import { temporalConfig } from '../../temporal.config';
-import { keyRotationGrace, keyRotationGraceWorkflowId } from '../../workflows/key-rotation-grace';
+import { endKeyRotationGrace, settleKeyRotation } from '../../workflows/clients/key-rotation-grace';
 import { sessionAuth, sessionAuthOf } from '../auth/session-auth';
 import { envelopeErrorHandler, sendEnvelope } from '../http/envelope';
 import { notFound } from '../../domain/errors';
@@ -29,15 +28,6 @@ const envelope = (data: z.ZodType) =>
 const BASE = '/api/organizations/:org_public_id/api-keys';
 const tag = 'API keys';
 
-/** How long a rotation waits for its grace workflow to start before answering anyway. */
-const WORKFLOW_START_WAIT_MS = 2000;
-
-async function settledOrAfter(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise((resolve) => { timer = setTimeout(resolve, ms); })]);
-  clearTimeout(timer);
-}
-
 /** Key management on the platform surface (dashboard sessions), answered in its envelope. */
 export function apiKeyOperations(db: Db, temporal: Client): Operation[] {
   return [
@@ -49,24 +39,8 @@ export function apiKeyOperations(db: Db, temporal: Client): Operation[] {
       handle: async ({ body }, _req, res) => {
         const { organizationId } = sessionAuthOf(res);
         const minted = await mintApiKey(db, organizationId, body.name);
-        if (minted.rotatedOut) {
-          const { id, expiresAt } = minted.rotatedOut;
-          // Auth enforces expires_at itself; if Temporal is unreachable the key still expires on time.
-          const started = temporal.workflow
-            .start(keyRotationGrace, {
-              taskQueue: temporalConfig.taskQueues.main,
-              workflowId: keyRotationGraceWorkflowId(id),
-              args: [{ apiKeyId: id, expiresAtMs: expiresAt.getTime() }],
-            })
-            .then(
-              () => undefined,
-              (err) => console.error(`key rotation grace workflow not started: ${err.message}`),
-            );
-          // ...so the response waits only briefly: against an unreachable server the
-          // client retries for 20 s and more, while the rotation is already committed
-          // and its new secret, shown only once, would be lost to a client timeout.
-          await settledOrAfter(started, WORKFLOW_START_WAIT_MS);
-        }
+        // Starts the rotated-out key's grace workflow, ends those of keys retired early (bounded wait).
+        await settleKeyRotation(temporal, minted);
         return { api_key: minted.record };
       },
     }),
@@ -84,7 +58,8 @@ export function apiKeyOperations(db: Db, temporal: Client): Operation[] {
           ? await revokeApiKey(db, sessionAuthOf(res).organizationId, keyPublicId.toLowerCase())
           : null;
         if (!revoked) throw notFound('API key', 'key_public_id');
-        return revoked;
+        if (revoked.endedGraceOf) await endKeyRotationGrace(temporal, revoked.endedGraceOf);
+        return revoked.record;
       },
     }),
   ];

@@ -70,13 +70,15 @@ export async function mintApiKey(db: Db, organizationId: string, name: string): 
 export async function revokeApiKey(db: Db, organizationId: string, publicId: string) {
   const key = await db.apiKey.findFirst({ where: { organizationId, publicId } });
   if (!key) return null;
+  const now = new Date();
+  // A rotated-out key still in its grace window: revoking it ends that window early.
+  const endsGrace = key.revokedAt === null && !key.isActive && key.expiresAt !== null && key.expiresAt > now;
   if (key.revokedAt === null) {
-    const now = new Date();
     // A rotated-out key keeps no part of its grace window.
     const expiresAt = key.expiresAt && key.expiresAt < now ? key.expiresAt : now;
     await db.apiKey.update({ where: { id: key.id }, data: { isActive: false, revokedAt: now, expiresAt } });
   }
-  return { public_id: key.publicId, revoked: true as const };
+  return { record: { public_id: key.publicId, revoked: true as const }, endedGraceOf: endsGrace ? key.id : null };
 }
 
 export async function listApiKeys(db: Db, organizationId: string) {
