@@ -1,5 +1,6 @@
 import type { Db } from '../../lib/db';
-import { config } from '../../lib/config';
+import { assetUrl } from '../../domain/assets/ad-images';
+import { servableCreative } from '../../domain/creatives/review';
 import { hintTerms, type HintTerms } from './relevance';
 import type { ServableFacts } from './eligibility';
 
@@ -43,8 +44,8 @@ export async function loadIndexedAds(db: Db): Promise<IndexedAd[]> {
     // Only campaigns that could serve now or later; the exact rule is isServable().
     where: { adGroup: { campaign: { status: 'active', reviewStatus: 'approved', OR: [{ endTime: null }, { endTime: { gt: new Date() } }] } } },
     select: {
-      id: true, status: true, creativeType: true, title: true, body: true, cta: true, options: true, targetUrl: true,
-      asset: { select: { sha256: true, ext: true } },
+      // What serves is the ad's last approved creative, never its live (possibly unreviewed) columns.
+      id: true, status: true, approvedCreative: true,
       adGroup: {
         select: {
           id: true, status: true, contextHints: true, maxBidMicros: true,
@@ -59,25 +60,27 @@ export async function loadIndexedAds(db: Db): Promise<IndexedAd[]> {
       },
     },
   });
-  return rows.map((ad) => {
+  return rows.flatMap((ad) => {
+    const creative = servableCreative(ad);
+    if (!creative) return []; // a new ad, or one never approved: nothing a reviewer saw
     const group = ad.adGroup;
     const campaign = group.campaign;
     const website = campaign.adAccount.url ?? campaign.organization.domain;
-    return {
+    return [{
       adId: ad.id,
       adGroupId: group.id,
       campaignId: campaign.id,
       organizationId: campaign.organizationId,
-      creativeType: ad.creativeType === 'poll' ? 'poll' : 'chat_card',
-      title: ad.title,
-      body: ad.body,
-      cta: ad.cta,
-      options: ad.options,
-      imageUrl: ad.asset ? `${config.api.publicUrl}/assets/${ad.asset.sha256}.${ad.asset.ext}` : null,
+      creativeType: creative.type,
+      title: creative.title,
+      body: creative.body,
+      cta: creative.cta,
+      options: creative.options,
+      imageUrl: creative.image ? assetUrl(creative.image) : null,
       logoUrl: campaign.adAccount.logoUrl,
       advertiser: campaign.adAccount.name || campaign.organization.name,
       domain: website ? website.replace(/^https?:\/\//i, '').replace(/\/.*$/, '').toLowerCase() : null,
-      clickUrl: asUrl(ad.targetUrl) ?? asUrl(website),
+      clickUrl: asUrl(creative.target_url) ?? asUrl(website),
       countries: campaign.targetCountries.length ? new Set(campaign.targetCountries.map((c) => c.toUpperCase())) : null,
       pricingModel: campaign.pricingModel,
       maxBidMicros: group.maxBidMicros === null ? null : Number(group.maxBidMicros),
@@ -88,6 +91,6 @@ export async function loadIndexedAds(db: Db): Promise<IndexedAd[]> {
       endTime: campaign.endTime ? campaign.endTime.getTime() : null,
       adGroupStatus: group.status,
       adStatus: ad.status,
-    };
+    }];
   });
 }

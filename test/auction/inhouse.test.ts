@@ -169,6 +169,19 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
     expect(off.body.ad).not.toHaveProperty('image_url');
   });
 
+  test('an edited creative keeps serving its approved version until a reviewer approves the edit', async () => {
+    const t = await tree({ ad: { title: 'Run faster', body: 'Light shoes' } });
+    const edit = await call(api.url, 'POST', `/v1/ads/${t.ad.id}`, {
+      token: org.api_key, body: { creative: { type: 'chat_card', title: 'Bait and switch', body: 'Unreviewed copy' } },
+    });
+    expect(edit.status).toBe(200);
+    // A reload after the edit: a later change (another ad) has reached the index.
+    const later = await tree({ adGroup: { contextHints: [word()] } });
+    expect(indexed(later.ad.id)).toBe(true);
+    const served = await adRequest(h, talkAbout(topic));
+    expect(served.body.ad).toMatchObject({ headline: 'Run faster', description: 'Light shoes' });
+  });
+
   test('headline truncated to max_headline_chars', async () => {
     await tree({ ad: { title: 'An extraordinarily long headline about lightweight running shoes for everyone' } });
     const res = await adRequest(h, talkAbout(`${topic}`, { config: { max_headline_chars: 30 } }));

@@ -2,6 +2,7 @@
  * Campaign trees written straight into PostgreSQL, for tests of the routes
  * that read and change them (the create saga has its own tests).
  */
+import { approveCampaignCreatives } from '../../domain/creatives/review';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import sharp from 'sharp';
 import type { AssetStore } from '../../lib/asset-store';
@@ -65,6 +66,8 @@ export async function insertTree(
   const campaign = await insertCampaign(db, org, overrides.campaign);
   const adGroup = await insertAdGroup(db, campaign.id, overrides.adGroup);
   const ad = await insertAd(db, adGroup.id, overrides.ad);
+  // An approved campaign's creatives were approved with it (what the review activity does).
+  if (campaign.reviewStatus === 'approved') await db.$transaction((tx) => approveCampaignCreatives(tx, campaign.id));
   return { campaign, adGroup, ad };
 }
 
