@@ -5,7 +5,7 @@ import type { Db } from '../../lib/db';
 import { config } from '../../lib/config';
 import { DomainError } from '../../domain/errors';
 import { clientIp } from '../../domain/events/client-ip';
-import { MAX_BATCH_EVENTS, parseEvent, type CollectedEvent } from '../../domain/events/event';
+import { MAX_BATCH_EVENTS, MAX_STRING_LENGTH, MAX_TIMESTAMP, parseEvent, type CollectedEvent } from '../../domain/events/event';
 import { createInboxWriter } from '../../domain/events/inbox';
 import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { hashSecret } from '../../lib/secrets';
@@ -154,20 +154,23 @@ export function collectRoutes(operations: Operation[]): Router {
   return router;
 }
 
-const str = z.string();
+// Exactly what parseEvent (domain/events/event.ts) accepts: strings up to MAX_STRING_LENGTH,
+// null read as absent, unknown fields dropped.
+const str = z.string().max(MAX_STRING_LENGTH);
+const optionalStr = str.nullable().optional();
 const validateOnlyQuery = z.object({ validate_only: z.enum(['true', 'false']).optional().describe('true: check only, store nothing') });
 export const collectedEventSchema = z.object({
   event_name: str.min(1).describe('A standard or custom event name'),
-  tag_id: str.optional().describe('Advertiser tag id; derived from the host of page_url when omitted'),
-  event_id: str.optional().describe('Deduplication key: an organization\'s events with one event_id are stored once'),
-  timestamp: z.number().min(0).optional().describe('Unix seconds; defaults to the receive time'),
-  page_url: str.optional(), referrer: str.optional(),
-  user_agent: str.optional().describe('Parsed into ua_browser, ua_os, ua_device'),
-  session_id: str.optional(), client_id: str.optional(),
-  click_id: str.optional(), impression_id: str.optional(), bid_id: str.optional(),
-  attribution_type: z.enum(['click', 'view', 'organic']).optional(),
-  consent: z.record(z.string(), z.unknown()).optional(),
-  params: z.record(z.string(), z.unknown()).optional().describe('Free-form properties, stored as JSON'),
+  tag_id: optionalStr.describe('Advertiser tag id; derived from the host of page_url when omitted'),
+  event_id: optionalStr.describe('Deduplication key: an organization\'s events with one event_id are stored once'),
+  timestamp: z.number().min(0).max(MAX_TIMESTAMP).nullable().optional().describe('Unix seconds; defaults to the receive time'),
+  page_url: optionalStr, referrer: optionalStr, channel: optionalStr.describe('Ignored: always stored as server'),
+  user_agent: optionalStr.describe('Parsed into ua_browser, ua_os, ua_device'),
+  session_id: optionalStr, client_id: optionalStr,
+  click_id: optionalStr, impression_id: optionalStr, bid_id: optionalStr,
+  attribution_type: z.enum(['click', 'view', 'organic']).nullable().optional(),
+  consent: z.record(z.string(), z.unknown()).nullable().optional(),
+  params: z.record(z.string(), z.unknown()).nullable().optional().describe('Free-form properties, stored as JSON'),
 });
 /** Batch items are checked one by one and reported in the 200 results, so any JSON value is a valid item. */
 const batchSchema = z.object({

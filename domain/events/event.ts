@@ -16,7 +16,7 @@ export const MAX_BATCH_EVENTS = 1000;
 /** Strings longer than this are refused (ids and URLs; params carry the free-form data). */
 export const MAX_STRING_LENGTH = 8192;
 /** ClickHouse DateTime holds Unix seconds up to 2^32 - 1. */
-const MAX_TIMESTAMP = 4294967295;
+export const MAX_TIMESTAMP = 4294967295;
 
 export interface CollectedEvent {
   event_name: string;

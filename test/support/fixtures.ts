@@ -67,8 +67,9 @@ export async function insertTree(
   const adGroup = await insertAdGroup(db, campaign.id, overrides.adGroup);
   const ad = await insertAd(db, adGroup.id, overrides.ad);
   // An approved campaign's creatives were approved with it (what the review activity does).
-  if (campaign.reviewStatus === 'approved') await db.$transaction((tx) => approveCampaignCreatives(tx, campaign.id));
-  return { campaign, adGroup, ad };
+  if (campaign.reviewStatus !== 'approved') return { campaign, adGroup, ad };
+  await db.$transaction((tx) => approveCampaignCreatives(tx, campaign.id));
+  return { campaign, adGroup, ad: await db.ad.findUniqueOrThrow({ where: { id: ad.id } }) };
 }
 
 /** A PNG no other test uses (random size and colour), so content-addressed bytes are never shared. */
