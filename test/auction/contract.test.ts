@@ -4,7 +4,7 @@
  * instance on loopback, bounded in time. 0 failures is the bar.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execSync } from 'node:child_process';
@@ -31,6 +31,8 @@ test('schemathesis against GET /v1/openapi.json of the auction: every check, 0 f
     const kill = setTimeout(() => child.kill('SIGKILL'), (MAX_SECONDS + 60) * 1000);
     child.on('exit', (code) => { clearTimeout(kill); resolve(`${text}\nexit ${code}`); });
   });
+  mkdirSync(path.join(__dirname, '../../test-output'), { recursive: true });
+  writeFileSync(path.join(__dirname, '../../test-output/auction-schemathesis.txt'), output);
   const summary = /Test cases:\s*\n\s*(\d+) generated, (.*)/.exec(output);
   console.log(`auction schemathesis: ${summary ? `${summary[1]} cases generated, ${summary[2]}` : 'no summary'}\n${output.split('\n').slice(-30).join('\n')}`);
   expect({ exit: /exit (\d+)$/.exec(output)?.[1], failures: output.match(/^\s*❌ .*: \d+$/gm) ?? [] }).toEqual({ exit: '0', failures: [] });
