@@ -4,8 +4,7 @@
  * reference DSP in each fault mode, `dsp report` from ClickHouse; and the
  * auction process itself draining its log on SIGTERM.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+import { startService } from '../../dev/processes';
 import { randomBytes } from 'node:crypto';
 import { createDb, type Db } from '../../lib/db';
 import { hashSecret } from '../../lib/secrets';
@@ -13,7 +12,7 @@ import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { adctl, type AdctlRun } from '../support/cli';
 import { startReferenceDsp, type Fault, type ReferenceDsp, type CreativeKind } from '../../dev/reference-dsp/server';
-import { adRequest, contextualRequest, startAuction, until } from './support';
+import { adRequest, contextualRequest } from './support';
 
 let db: Db;
 beforeAll(() => { db = createDb(undefined, 2); });
@@ -156,17 +155,14 @@ describe('dsp report and the auction process', () => {
     const dsp = await startReferenceDsp({ key: 'rk', price: 2 });
     const added = output(await adctl('dsp', 'add', '--name', `report-${unique()}`, '--protocol', 'native', '--bid-url', `${dsp.url}/native/bid`, '--render-url', `${dsp.url}/native/render`, '--key', 'rk'));
     const pub = output(await adctl('publisher', 'create', '--name', `report host ${unique()}`));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const child = spawn(path.resolve(__dirname, '../../node_modules/.bin/tsx'), [path.resolve(__dirname, '../../auction/server.ts')], {
-      env: { ...process.env, NODE_ENV: 'test', AUCTION_PORT: String(port), AUCTION_LOG_FLUSH_MS: '600000', AUCTION_LOG_BATCH: '100000' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // A real auction process on a free port; its batches flush only on SIGTERM.
+    const auction = await startService({
+      entry: 'auction/server.ts', ready: /auction listening/, portVariable: 'AUCTION_PORT',
+      env: { NODE_ENV: 'test', AUCTION_LOG_FLUSH_MS: '600000', AUCTION_LOG_BATCH: '100000' },
     });
+    const child = auction.child;
     try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('auction listening')) resolve(); });
-        child.once('exit', (code) => reject(new Error(`auction exited ${code}`)));
-      });
-      const url = `http://127.0.0.1:${port}`;
+      const url = auction.url;
       const h = { url, publisherKey: pub.publisher_key } as any;
       let won = 0;
       // The other DSPs in the shared database may be anything: count only ours.
@@ -179,7 +175,7 @@ describe('dsp report and the auction process', () => {
       await adRequest(h, contextualRequest({ country_code: 'AQ' }));
       child.kill('SIGTERM');
       const code = await new Promise((r) => child.once('exit', r));
-      expect(code).toBe(0);
+      expect({ code, output: code === 0 ? '' : auction.output() }).toEqual({ code: 0, output: '' });
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await adctl('dsp', 'disable', added.dsp_id);
