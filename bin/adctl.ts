@@ -197,7 +197,8 @@ async function main() {
   const db = createDb(undefined, 2);
   try {
     const result = await run(db, process.argv.slice(2));
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    // Exit only once the whole object is out: a large answer on a pipe is written in pieces.
+    await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result)}\n`, () => resolve()));
     return 0;
   } catch (err) {
     process.stderr.write(`adctl: ${(err as Error).message}\n`);

@@ -120,7 +120,7 @@ test('a new ad on an approved campaign serves only once approved', async () => {
   reviewIds.push(res.body.id);
   expect(await served(res.body.id)).toBeNull();
   expect(await workflowRevision(res.body.id)).toBe(1);
-  const { pending } = await adctlJson('review', 'pending');
+  const { pending } = await adctlJson('review', 'pending', '--campaign', adGroup.campaignId);
   expect(pending).toContainEqual(expect.objectContaining({ ad_id: res.body.id, serving: null, changed: ['new ad'] }));
   await adctlJson('review', 'approve-ad', res.body.id);
   expect((await served(res.body.id))?.title).toBe('Brand new');

@@ -43,7 +43,10 @@ export async function runAnalyticsQuery<C extends string>(
     });
     return parseTabSeparated(await result.text(), columns);
   } catch (err) {
-    if (abort.signal.aborted || (err as { code?: string }).code === TIMEOUT_EXCEEDED) throw analyticsTimeout();
+    // The code is parsed from the error response; a timeout that strikes once the
+    // answer is streaming arrives only as the text "Code: 159, ..." in the body.
+    const { code, message } = (err ?? {}) as { code?: string; message?: string };
+    if (abort.signal.aborted || code === TIMEOUT_EXCEEDED || new RegExp(`\\bCode: ${TIMEOUT_EXCEEDED}\\b`).test(message ?? '')) throw analyticsTimeout();
     throw err;
   } finally {
     clearTimeout(timer);
