@@ -58,6 +58,7 @@ async function main() {
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)];
   console.log(`campaign create through the saga: ${total} requests, concurrency ${concurrency}`);
   console.log(`  p50 ${pct(50).toFixed(1)} ms   p95 ${pct(95).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms   throughput ${(total / wall).toFixed(1)}/s`);
+  console.log(`campaign-create requests=${total} concurrency=${concurrency} p50_ms=${pct(50).toFixed(1)} p95_ms=${pct(95).toFixed(1)} throughput_per_s=${(total / wall).toFixed(1)}`);
 
   await api.stop();
   await db.$disconnect();
