@@ -96,6 +96,9 @@ export const config = {
     pgQueryMs: intFromEnv('PG_QUERY_TIMEOUT_MS', 35_000),
     /** PostgreSQL ends a session left idle inside a transaction (a crashed or cancelled client). */
     pgIdleInTransactionMs: intFromEnv('PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', 30_000),
+    /** Prisma interactive transactions: waiting for a connection, and the whole transaction (Prisma's 2 s / 5 s defaults fail under load). */
+    pgTransactionWaitMs: intFromEnv('PG_TRANSACTION_WAIT_MS', 10_000),
+    pgTransactionMs: intFromEnv('PG_TRANSACTION_TIMEOUT_MS', 20_000),
     /** ClickHouse: one HTTP request. */
     clickhouseRequestMs: intFromEnv('CLICKHOUSE_REQUEST_TIMEOUT_MS', 30_000),
     /** Each step of a shutdown (background writes, pool end, Temporal connection, HTTP server). */

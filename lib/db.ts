@@ -15,6 +15,7 @@ export { Prisma } from '../generated/prisma/client';
 export function createDb(databaseUrl = config.databaseUrl, poolSize = 10): Db {
   const t = config.timeouts;
   return new PrismaClient({
+    transactionOptions: { maxWait: t.pgTransactionWaitMs, timeout: t.pgTransactionMs },
     adapter: new PrismaPg({
       connectionString: databaseUrl,
       max: poolSize,

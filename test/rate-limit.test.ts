@@ -101,7 +101,7 @@ test('1000 requests per key per hour, counted across api processes; then 429 rat
   const bad = await call(a, 'GET', '/v1/ad_account', { token: `ak_${'Q'.repeat(43)}` });
   expect(bad.status).toBe(401);
   expect(bad.body).toEqual(errorBody('invalid_api_key', 'authentication_error'));
-});
+}, 240_000); // 1000 real requests: a loaded machine needs more than the default minute
 
 test('the two keys of a rotation pair have separate budgets', async () => {
   // The limit is read per request; a small one keeps this test fast (the 1000 itself is tested above).

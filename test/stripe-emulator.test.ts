@@ -261,25 +261,32 @@ describe('idempotency', () => {
   });
 
   test('concurrent requests with one key charge once; the others get 409 while it runs', async () => {
-    const customer = newCustomer();
-    const idempotencyKey = crypto.randomUUID();
-    const noRetries = client({ maxNetworkRetries: 0 });
-    const results = await Promise.allSettled(
-      Array.from({ length: 5 }, () => noRetries.paymentIntents.create(charge({ customer }), { idempotencyKey })),
-    );
+    // A slow authorization (1.5 s) keeps the first request running while the others
+    // arrive, however loaded the machine: the overlap does not depend on luck.
+    const slow = await startStripeEmulator({ port: 0, authorizationDelayMs: 1500 });
+    try {
+      const customer = newCustomer();
+      const idempotencyKey = crypto.randomUUID();
+      const noRetries = new Stripe('sk_test_emulator_tests', { host: '127.0.0.1', port: slow.port, protocol: 'http', maxNetworkRetries: 0 });
+      const results = await Promise.allSettled(
+        Array.from({ length: 5 }, () => noRetries.paymentIntents.create(charge({ customer }), { idempotencyKey })),
+      );
 
-    const ids = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : []));
-    const conflicts = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Stripe.errors.StripeError] : []));
-    expect(ids.length).toBeGreaterThanOrEqual(1);
-    expect(new Set(ids).size).toBe(1);
-    expect(conflicts.length).toBeGreaterThanOrEqual(1);
-    for (const err of conflicts) {
-      expect(err.statusCode).toBe(409);
-      expect(err.rawType).toBe('idempotency_error');
-      expect(err.code).toBe('idempotency_key_in_use');
+      const ids = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : []));
+      const conflicts = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Stripe.errors.StripeError] : []));
+      expect(ids.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(ids).size).toBe(1);
+      expect(conflicts.length).toBeGreaterThanOrEqual(1);
+      for (const err of conflicts) {
+        expect(err.statusCode).toBe(409);
+        expect(err.rawType).toBe('idempotency_error');
+        expect(err.code).toBe('idempotency_key_in_use');
+      }
+      const listed = await noRetries.paymentIntents.list({ customer });
+      expect(listed.data.map((pi) => pi.id)).toEqual(ids.slice(0, 1));
+    } finally {
+      await slow.close();
     }
-    const listed = await stripe.paymentIntents.list({ customer });
-    expect(listed.data.map((pi) => pi.id)).toEqual(ids.slice(0, 1));
   });
 
   test('with SDK retries, concurrent same-key requests all end with the one intent', async () => {

@@ -56,7 +56,7 @@ interface PaymentIntent extends Json {
 const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Real confirms take a moment; this also gives concurrent same-key requests a window to collide in. */
-const AUTHORIZATION_DELAY_MS = 20;
+const DEFAULT_AUTHORIZATION_DELAY_MS = 20;
 
 /** Minimum charge amounts for the common currencies (https://docs.stripe.com/currencies#minimum-and-maximum-charge-amounts). */
 const MINIMUM_AMOUNTS: Record<string, { symbol: string; minimum: number }> = {
@@ -190,7 +190,8 @@ function masked(key: string): string {
 
 // ---- the app ----
 
-export function createStripeEmulatorApp(): express.Express {
+export function createStripeEmulatorApp(opts: { authorizationDelayMs?: number } = {}): express.Express {
+  const authorizationDelayMs = opts.authorizationDelayMs ?? DEFAULT_AUTHORIZATION_DELAY_MS;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -394,7 +395,7 @@ export function createStripeEmulatorApp(): express.Express {
   async function confirmIntent(stored: StoredIntent, testCard: TestCard, offSession: boolean): Promise<Reply> {
     const { intent } = stored;
     const customer = intent.customer;
-    await sleep(AUTHORIZATION_DELAY_MS);
+    await sleep(authorizationDelayMs);
     const outcome = testCard.outcome;
     if (outcome.kind === 'succeeded') {
       Object.assign(intent, { status: 'succeeded', amount_received: intent.amount, latest_charge: randomId('ch') });
@@ -611,9 +612,9 @@ export interface StripeEmulator {
 }
 
 /** Starts the emulator; port 0 (the default) picks a free port. */
-export function startStripeEmulator(opts: { port?: number; host?: string } = {}): Promise<StripeEmulator> {
+export function startStripeEmulator(opts: { port?: number; host?: string; authorizationDelayMs?: number } = {}): Promise<StripeEmulator> {
   const host = opts.host ?? '127.0.0.1';
-  const app = createStripeEmulatorApp();
+  const app = createStripeEmulatorApp({ authorizationDelayMs: opts.authorizationDelayMs });
   return new Promise((resolve, reject) => {
     const server = app.listen(opts.port ?? 0, host);
     server.once('error', reject);
