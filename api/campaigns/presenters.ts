@@ -8,6 +8,7 @@ import type { AdGroupObject, AdObject, CampaignObject, CreativeObject } from './
  */
 
 import type { AdGroupRow, AdRow, CampaignRow } from '../../domain/campaigns/rows';
+import { visibleCampaignStatus } from '../../domain/campaigns/lifecycle';
 
 export const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -23,7 +24,8 @@ export function presentCampaign(row: CampaignRow): CampaignObject {
     id: row.id,
     name: row.name,
     description: row.description ?? null,
-    status: row.status as CampaignObject['status'],
+    // Completed or blocked campaigns read back as paused (domain/campaigns/lifecycle.ts).
+    status: visibleCampaignStatus(row) as CampaignObject['status'],
     review_status: row.reviewStatus as CampaignObject['review_status'],
     start_time: unixSeconds(row.startTime),
     end_time: row.endTime ? unixSeconds(row.endTime) : null,

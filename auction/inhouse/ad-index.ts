@@ -42,7 +42,7 @@ const asUrl = (value: string | null | undefined) => {
 export async function loadIndexedAds(db: Db): Promise<IndexedAd[]> {
   const rows = await db.ad.findMany({
     // Only campaigns that could serve now or later; the exact rule is isServable().
-    where: { adGroup: { campaign: { status: 'active', reviewStatus: 'approved', OR: [{ endTime: null }, { endTime: { gt: new Date() } }] } } },
+    where: { adGroup: { campaign: { status: 'active', reviewStatus: 'approved', lifecycleState: null, OR: [{ endTime: null }, { endTime: { gt: new Date() } }] } } },
     select: {
       // What serves is the ad's last approved creative, never its live (possibly unreviewed) columns.
       id: true, status: true, approvedCreative: true,
@@ -51,7 +51,7 @@ export async function loadIndexedAds(db: Db): Promise<IndexedAd[]> {
           id: true, status: true, contextHints: true, maxBidMicros: true,
           campaign: {
             select: {
-              id: true, organizationId: true, status: true, reviewStatus: true, startTime: true, endTime: true, pricingModel: true, targetCountries: true,
+              id: true, organizationId: true, status: true, reviewStatus: true, startTime: true, endTime: true, lifecycleState: true, pricingModel: true, targetCountries: true,
               adAccount: { select: { name: true, url: true, logoUrl: true } },
               organization: { select: { name: true, domain: true } },
             },
@@ -91,6 +91,7 @@ export async function loadIndexedAds(db: Db): Promise<IndexedAd[]> {
       endTime: campaign.endTime ? campaign.endTime.getTime() : null,
       adGroupStatus: group.status,
       adStatus: ad.status,
+      lifecycleState: campaign.lifecycleState,
     }];
   });
 }

@@ -10,6 +10,8 @@ export interface ServableFacts {
   endTime: number | null;
   adGroupStatus: string;
   adStatus: string;
+  /** completed | blocked (domain/campaigns/lifecycle.ts): never serves again; null while live. */
+  lifecycleState: string | null;
 }
 
 export function isServable(ad: ServableFacts, now: number): boolean {
@@ -18,7 +20,8 @@ export function isServable(ad: ServableFacts, now: number): boolean {
     && ad.startTime <= now
     && (ad.endTime === null || ad.endTime > now)
     && ad.adGroupStatus === 'active'
-    && ad.adStatus === 'active';
+    && ad.adStatus === 'active'
+    && ad.lifecycleState === null;
 }
 
 /** Budget: whether a campaign may still spend. The delivery-tracking issue fills it from the shared spend store. */

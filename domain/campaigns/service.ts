@@ -6,6 +6,7 @@ import { accountDisplay } from '../ad-accounts/account';
 import type { CampaignRow } from './rows';
 import type { CampaignUpdateInput } from './schema';
 import type { AccountContext } from './tree';
+import { isLifecycleOver } from './lifecycle';
 
 
 /** The organization's campaign, or 404 `not_found` with `param`. */
@@ -66,16 +67,22 @@ export type CampaignAction = 'activate' | 'pause' | 'archive';
 
 const refuse = (code: string, message: string) => new DomainError(code, message);
 
-/** The spec's campaign state table: the status an action leads to, or its error. */
-export function nextCampaignStatus(campaign: Pick<CampaignRow, 'status' | 'reviewStatus'>, action: CampaignAction): string | DomainError {
+/**
+ * The spec's campaign state table: the status an action leads to, or its error.
+ * A completed or blocked campaign (domain/campaigns/lifecycle.ts) reads as
+ * paused and never serves again: activate is `campaign_terminal`, pause
+ * `campaign_not_running`; archiving it is still allowed.
+ */
+export function nextCampaignStatus(campaign: Pick<CampaignRow, 'status' | 'reviewStatus' | 'lifecycleState'>, action: CampaignAction): string | DomainError {
   switch (action) {
     case 'activate':
+      if (isLifecycleOver(campaign)) return refuse('campaign_terminal', 'A completed or blocked campaign cannot be reactivated');
       if (campaign.reviewStatus !== 'approved') return refuse('campaign_not_approved', 'The campaign has not been approved yet');
       // Not in the table: archiving is permanent.
       if (campaign.status === 'archived') return refuse('campaign_terminal', 'An archived campaign cannot be reactivated');
       return 'active';
     case 'pause':
-      return campaign.status === 'active' ? 'paused' : refuse('campaign_not_running', 'Only an active campaign can be paused');
+      return campaign.status === 'active' && !isLifecycleOver(campaign) ? 'paused' : refuse('campaign_not_running', 'Only an active campaign can be paused');
     case 'archive':
       return campaign.status === 'active' || campaign.status === 'paused'
         ? 'archived'
@@ -95,7 +102,7 @@ export async function applyCampaignAction(db: Db, organizationId: string, id: un
     if (next instanceof DomainError) throw next;
     if (next === campaign.status) return campaign; // activate while active: a no-op
     const { count } = await db.campaign.updateMany({
-      where: { id: campaign.id, status: campaign.status, reviewStatus: campaign.reviewStatus },
+      where: { id: campaign.id, status: campaign.status, reviewStatus: campaign.reviewStatus, lifecycleState: campaign.lifecycleState },
       data: { status: next },
     });
     if (count === 1) return findCampaign(db, organizationId, campaign.id);
@@ -104,13 +111,13 @@ export async function applyCampaignAction(db: Db, organizationId: string, id: un
 
 /**
  * Why the parent campaign blocks status changes of its ad groups, or null.
- * Terminal (never serving again: archived, rejected or ended) is checked
- * before pending review, since it is the final answer.
+ * Terminal (never serving again: archived, rejected, ended, completed or
+ * blocked) is checked before pending review, since it is the final answer.
  */
-export function adGroupStatusLock(campaign: Pick<CampaignRow, 'status' | 'reviewStatus' | 'endTime'>, now = new Date()): DomainError | null {
+export function adGroupStatusLock(campaign: Pick<CampaignRow, 'status' | 'reviewStatus' | 'endTime' | 'lifecycleState'>, now = new Date()): DomainError | null {
   const ended = campaign.endTime !== null && campaign.endTime <= now;
-  if (campaign.status === 'archived' || campaign.reviewStatus === 'rejected' || ended) {
-    return refuse('campaign_terminal', 'The parent campaign is archived, rejected or has ended');
+  if (campaign.status === 'archived' || campaign.reviewStatus === 'rejected' || ended || isLifecycleOver(campaign)) {
+    return refuse('campaign_terminal', 'The parent campaign is archived, rejected, completed or blocked, or has ended');
   }
   if (campaign.reviewStatus === 'in_review') {
     return refuse('campaign_pending_status_locked', 'The parent campaign is pending approval');
