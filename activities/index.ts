@@ -7,6 +7,7 @@ import { billingActivities } from './billing';
 import { campaignTreeActivities } from './campaign-tree';
 import { externalSupplyActivities } from './external-supply';
 import { reviewActivities } from './review';
+import { campaignLifecycleActivities } from './campaign-lifecycle';
 import { eventPipelineActivities } from './event-pipeline';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { createClickhouse } from '../lib/clickhouse/client';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...apiKeyActivities(deps.db),
     ...reviewActivities(deps.db, deps.assets),
+    ...campaignLifecycleActivities(deps.db),
     ...billingActivities(deps.db, deps.stripe),
     ...campaignTreeActivities(deps),
     ...eventPipelineActivities(deps.db, clickhouse),

@@ -7,14 +7,16 @@ export function reviewActivities(db: Db, assets: AssetStore) {
     /**
      * Records the reviewer's verdict; only a campaign still in review changes.
      * Approval also approves every ad's creative as it stands (what serves).
+     * True when this call recorded it.
      */
-    async setReviewStatus(campaignId: string, reviewStatus: 'approved' | 'rejected', reason: string | null): Promise<void> {
-      await db.$transaction(async (tx) => {
+    async setReviewStatus(campaignId: string, reviewStatus: 'approved' | 'rejected', reason: string | null): Promise<boolean> {
+      return db.$transaction(async (tx) => {
         const { count } = await tx.campaign.updateMany({
           where: { id: campaignId, reviewStatus: 'in_review' },
           data: { reviewStatus, reviewReason: reason },
         });
         if (count === 1 && reviewStatus === 'approved') await approveCampaignCreatives(tx, campaignId);
+        return count === 1;
       });
     },
 

@@ -54,7 +54,7 @@ export function createApp(deps: AppDeps) {
   const v1Operations = [
     ...adAccountOperations(db),
     campaignCreateOperation(db, deps.temporal),
-    ...campaignOperations(db),
+    ...campaignOperations(db, deps.temporal),
     ...adGroupOperations(deps),
     ...adOperations(deps),
     uploadOperation(db, deps.assets),

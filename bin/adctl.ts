@@ -17,6 +17,7 @@ const USAGE = `usage:
   adctl org delete --org ORG
   adctl member create --org ORG --role owner|admin|member
   adctl review approve|reject CAMPAIGN_ID [--reason R]
+  adctl review block CAMPAIGN_ID --reason R
   adctl publisher create --name N [--domain D] [--tmax MS]
   adctl publisher list
   adctl dsp add --name N --protocol native|openrtb --bid-url U [--render-url U] [--key K] [--auth bearer|url] [--site-id ID] [--publisher-id ID]
@@ -115,6 +116,20 @@ async function run(db: Db, argv: string[]): Promise<object> {
       const temporal = createTemporalClient();
       try {
         return await reviewCampaign(db, temporal, campaignId, verb === 'approve' ? 'approved' : 'rejected', values.reason);
+      } finally {
+        await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
+      }
+    }
+    case 'review block': {
+      const { values, positionals } = options(rest, { reason: { type: 'string' } } as const);
+      const campaignId = positionals[0];
+      if (!campaignId || positionals.length > 1) throw new UsageError('exactly one CAMPAIGN_ID is required');
+      if (!values.reason?.trim()) throw new UsageError('--reason is required');
+      const { createTemporalClient } = await import('../lib/temporal');
+      const { blockCampaign } = await import('../workflows/clients/campaign-lifecycle');
+      const temporal = createTemporalClient();
+      try {
+        return await blockCampaign(db, temporal, campaignId, values.reason.trim());
       } finally {
         await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
       }

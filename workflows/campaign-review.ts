@@ -1,5 +1,9 @@
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  condition, defineSignal, ParentClosePolicy, proxyActivities, setHandler, startChild, WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
+import { campaignLifecycle, campaignLifecycleWorkflowId } from './campaign-lifecycle';
 
 const { setReviewStatus } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -25,8 +29,26 @@ export async function campaignReview(input: { campaignId: string }): Promise<Rev
     if (!verdict && (decision.decision === 'approved' || decision.decision === 'rejected')) verdict = decision;
   });
   await condition(() => verdict !== undefined);
-  await setReviewStatus(input.campaignId, verdict!.decision, verdict!.reason ?? null);
+  const recorded = await setReviewStatus(input.campaignId, verdict!.decision, verdict!.reason ?? null);
+  if (recorded && verdict!.decision === 'approved') await startLifecycle(input.campaignId);
   return verdict!.decision;
+}
+
+/**
+ * An approved campaign's lifecycle workflow, outliving this one (ABANDON).
+ * One per campaign ever: a second start is refused and ignored.
+ */
+async function startLifecycle(campaignId: string): Promise<void> {
+  try {
+    await startChild(campaignLifecycle, {
+      workflowId: campaignLifecycleWorkflowId(campaignId),
+      args: [{ campaignId }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
 }
 
 export const campaignReviewWorkflowId = (campaignId: string) => `campaign-review-${campaignId}`;

@@ -5,3 +5,4 @@ export { campaignCreation } from './campaign-creation';
 export { eventPipeline } from './event-pipeline';
 export { externalSupplyImport } from './external-supply-import';
 export { creativeReview } from './creative-review';
+export { campaignLifecycle } from './campaign-lifecycle';
