@@ -14,7 +14,7 @@ export const campaignSchema = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string().nullable(),
-  status: z.enum(STATUSES),
+  status: z.enum(STATUSES).describe('A completed (end_time reached or budget spent) or blocked campaign reads back as paused: it never serves again'),
   review_status: reviewStatus,
   start_time: unixTime,
   end_time: unixTime.nullable(),

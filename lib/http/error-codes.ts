@@ -20,7 +20,7 @@ export const ERROR_CODES = {
   use_status_action: { status: 400, when: 'status sent in a campaign update body' },
   billing_not_configured: { status: 400, when: 'no default card on create' },
   campaign_not_approved: { status: 400, when: 'activation while the campaign is not approved' },
-  campaign_not_running: { status: 400, when: 'campaign pause while not active' },
+  campaign_not_running: { status: 400, when: 'campaign pause while not active (or completed or blocked)' },
   cannot_archive: { status: 400, when: 'campaign archive while not active or paused' },
   no_ad_account: { status: 400, when: 'no ad_account_id and zero ad accounts' },
   campaign_pending_status_locked: { status: 400, when: 'ad group status action while the campaign is pending approval' },
