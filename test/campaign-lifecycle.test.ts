@@ -15,7 +15,7 @@ import { createAssetStore } from '../lib/asset-store';
 import { createStripeClient } from '../lib/stripe';
 import { createTemporalClient } from '../lib/temporal';
 import { campaignLifecycle, campaignLifecycleWorkflowId, lifecycleQuery } from '../workflows/campaign-lifecycle';
-import { signalBudgetExhausted, signalScheduleChanged } from '../workflows/clients/campaign-lifecycle';
+import { signalBudgetExhausted, signalScheduleChanged, startCampaignLifecycle } from '../workflows/clients/campaign-lifecycle';
 import { adctl, pipBinary } from './support/cli';
 import { insertTree } from './support/fixtures';
 import { call, newOrg, startHarness, type Harness } from './support/harness';
@@ -109,6 +109,22 @@ describe('campaignLifecycle on the time-skipping test server', () => {
     expect(await handle.result()).toStrictEqual({ state: 'completed', reason: 'ended' });
     expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(laterEnd.getTime());
     expect((await campaignRow(campaign.id)).lifecycleState).toBe('completed');
+  });
+
+  test('a long-lived campaign continues as new, keeping its history bounded, and still completes at its end', async () => {
+    const now = await env.currentTimeMs();
+    const { campaign } = await liveCampaign(new Date(now - HOUR), new Date(now + 10 * DAY));
+    // 40 six-hourly re-reads of the campaign: far past a limit of 60 events.
+    const handle = await env.client.workflow.start(campaignLifecycle, {
+      taskQueue, workflowId: campaignLifecycleWorkflowId(campaign.id), args: [{ campaignId: campaign.id, historyLimit: 60 }],
+    });
+    expect(await handle.result()).toStrictEqual({ state: 'completed', reason: 'ended' });
+    const last = await handle.describe(); // the handle follows the chain of runs
+    expect(last.runId).not.toBe(handle.firstExecutionRunId);
+    const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
+    expect(first.status.name).toBe('CONTINUED_AS_NEW');
+    expect(first.historyLength).toBeLessThan(100);
+    expect((await campaignRow(campaign.id)).lifecycleReason).toBe('ended');
   });
 
   test('budgetExhausted completes the campaign only when the spend store says its budget is spent', async () => {
@@ -252,6 +268,9 @@ describe('on the dev server: approval starts it, /v1 and adctl reach it', () => 
     expect(budget.status).toBe(200);
     await until(async () => (await handle.query(lifecycleQuery)).budgetChecks >= 2, 'the budget re-check after a budget update');
     expect((await campaignRow(campaignId)).lifecycleState).toBeNull();
+
+    // Starting it again (a backfill, say) leaves the running one alone.
+    expect(await startCampaignLifecycle(temporal, campaignId)).toStrictEqual({ started: false });
 
     const archived = await call(h.url, 'POST', `/v1/campaigns/${campaignId}/archive`, { token: org.api_key });
     expect(archived.status).toBe(200);

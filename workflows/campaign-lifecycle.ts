@@ -14,6 +14,8 @@ export interface CampaignLifecycleInput {
   campaignId: string;
   /** Carried over continue-as-new: whether serving had already started. */
   serving?: boolean;
+  /** Continue as new past this many history events (default HISTORY_LIMIT; tests lower it). */
+  historyLimit?: number;
 }
 
 /** New start_time / end_time (ISO 8601, end null = none), sent after a campaign update. */
@@ -65,7 +67,7 @@ const HISTORY_LIMIT = 2000;
  * campaign early.
  */
 export async function campaignLifecycle(input: CampaignLifecycleInput): Promise<LifecycleOutcome> {
-  const { campaignId } = input;
+  const { campaignId, historyLimit = HISTORY_LIMIT } = input;
   let snapshot: LifecycleSnapshot | undefined;
   let serving = input.serving ?? false;
   let blockReason: string | undefined;
@@ -120,8 +122,8 @@ export async function campaignLifecycle(input: CampaignLifecycleInput): Promise<
     }
 
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > HISTORY_LIMIT) {
-      await continueAsNew<typeof campaignLifecycle>({ campaignId, serving });
+    if (info.continueAsNewSuggested || info.historyLength > historyLimit) {
+      await continueAsNew<typeof campaignLifecycle>({ campaignId, serving, historyLimit: input.historyLimit });
     }
 
     const next = serving ? end : start;

@@ -1,7 +1,6 @@
 import {
   condition, defineSignal, ParentClosePolicy, proxyActivities, setHandler, startChild, WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { campaignLifecycle, campaignLifecycleWorkflowId } from './campaign-lifecycle';
 
@@ -47,7 +46,8 @@ async function startLifecycle(campaignId: string): Promise<void> {
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     });
   } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    // By name: the class lives in @temporalio/common, which this package does not depend on directly.
+    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
   }
 }
 
