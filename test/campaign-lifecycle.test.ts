@@ -80,6 +80,9 @@ describe('campaignLifecycle on the time-skipping test server', () => {
     const now = await env.currentTimeMs();
     const { campaign } = await liveCampaign(new Date(now + HOUR), new Date(now + DAY));
     const handle = await start(campaign.id);
+    await env.sleep(2 * HOUR); // past start_time: serving (the index gates on the clock; the workflow records it)
+    expect(await handle.query(lifecycleQuery)).toMatchObject({ phase: 'serving', budgetChecks: 0 });
+    expect((await campaignRow(campaign.id)).lifecycleState).toBeNull();
 
     expect(await handle.result()).toStrictEqual({ state: 'completed', reason: 'ended' });
     // The durable timers really ran, in skipped time.
