@@ -19,6 +19,7 @@ import { signalBudgetExhausted, signalScheduleChanged, startCampaignLifecycle } 
 import { adctl, pipBinary } from './support/cli';
 import { insertTree } from './support/fixtures';
 import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { startAuction, type AuctionHarness } from './auction/support';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -154,7 +155,14 @@ describe('campaignLifecycle on the time-skipping test server', () => {
 
 describe('on the dev server: approval starts it, /v1 and adctl reach it', () => {
   const temporal = createTemporalClient();
-  afterAll(async () => { await temporal.connection.close(); });
+  let auction: AuctionHarness;
+  beforeAll(async () => { auction = await startAuction(); });
+  afterAll(async () => {
+    await auction?.close();
+    await temporal.connection.close();
+  });
+  /** Whether the running auction service's in-memory index holds the ad. */
+  const inLiveIndex = (adId: string) => auction.auction.deps.catalog.ads.some((ad) => ad.adId === adId);
 
   /** A campaign created through /v1: in review, its review workflow waiting. */
   async function createdCampaign() {
@@ -188,12 +196,15 @@ describe('on the dev server: approval starts it, /v1 and adctl reach it', () => 
   test('adctl review block stops a live campaign at once; it reads paused and every status action is refused', async () => {
     const { org, campaignId, handle, adGroupId, adId } = await approvedCampaign();
     expect((await loadIndexedAds(h.db)).some((ad) => ad.adId === adId)).toBe(true);
+    await until(async () => inLiveIndex(adId), 'the live ad in the auction index');
 
     const blocked = await adctl('review', 'block', campaignId, '--reason', 'misleading claims');
     expect(blocked.code).toBe(0);
     expect(JSON.parse(blocked.stdout)).toStrictEqual({ campaign_id: campaignId, status: 'paused', lifecycle_state: 'blocked', reason: 'misleading claims' });
     // Written before adctl answered: the index built now no longer has its ad.
     expect((await loadIndexedAds(h.db)).some((ad) => ad.adId === adId)).toBe(false);
+    // The running auction drops it on the update's notification.
+    await until(async () => !inLiveIndex(adId), 'the blocked ad gone from the auction index');
     expect(await handle.result()).toStrictEqual({ state: 'blocked', reason: 'misleading claims' });
 
     const token = org.api_key;
