@@ -3,7 +3,7 @@ import { createHttpMetrics } from '../lib/http-metrics';
 import type { Client } from '@temporalio/client';
 import { config } from '../lib/config';
 import type { AssetStore } from '../lib/asset-store';
-import type { Db } from '../lib/db';
+import { createPgPool, type Db } from '../lib/db';
 import type { CreativeReviewQueue } from '../domain/creatives/review';
 import type { CreativeGenerator } from '../domain/creatives/generator';
 import { adAccountOperations } from './ad-account/routes';
@@ -24,6 +24,8 @@ import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
 import { pollOperations, pollRoutes } from './tracking/polls';
 import { collectOperation, collectRoutes } from './events/collect';
+import { deliveryTrackingOperations, deliveryTrackingRoutes } from './tracking/delivery';
+import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
 
 export interface AppDeps {
   db: Db;
@@ -32,6 +34,8 @@ export interface AppDeps {
   creatives: CreativeGenerator;
   /** Where changed creatives of approved campaigns go for review (the per-ad review workflow). */
   creativeReviews?: CreativeReviewQueue;
+  /** The delivery ledger the trackers write through (domain/delivery/tracker.ts runs it with its exporter); default: a ledger of its own. */
+  deliveryLedger?: DeliveryLedgerWriter;
 }
 
 /**
@@ -61,11 +65,13 @@ export function createApp(deps: AppDeps) {
     ...insightsOperations(db),
   ];
   // {tracking_url}: the signed token is the auth; {events_url}: the organization's ak_ key.
+  const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
+  const deliveryOperations = deliveryTrackingOperations(ledger);
   const trackingOperations = pollOperations(db);
   const collectOperations = [collectOperation(db)];
   // The contract itself is public: it holds no organization's data.
   const openApi = buildOpenApiDocument(
-    [...v1Operations, ...apiKeyOperations(db, deps.temporal), ...trackingOperations, ...collectOperations],
+    [...v1Operations, ...apiKeyOperations(db, deps.temporal), ...deliveryOperations, ...trackingOperations, ...collectOperations],
     { title: 'Chat ads platform API', version: '1.0.0' },
   );
   app.get('/v1/openapi.json', (_req, res) => { res.json(openApi); });
@@ -82,6 +88,7 @@ export function createApp(deps: AppDeps) {
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));
   app.use(assetRoutes(deps.assets));
+  app.use(deliveryTrackingRoutes(deliveryOperations));
   app.use(pollRoutes(trackingOperations));
   app.use(collectRoutes(collectOperations));
   // Unknown paths of the platform surface answer in its envelope (mount `/api` routes above).

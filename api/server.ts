@@ -7,13 +7,20 @@ import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
 import { temporalCreativeReviews } from '../workflows/clients/creative-review';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
+import { startDeliveryTracker } from '../domain/delivery/tracker';
+import { createClickhouse } from '../lib/clickhouse/client';
+import { createPgPool } from '../lib/db';
 
 /** The api process. */
 assertProductionConfig();
 const db = createDb();
 const temporal = createTemporalClient();
 // creativeReviews: changed creatives of approved campaigns go to the per-ad review workflow.
-const deps = { db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal) };
+const delivery = startDeliveryTracker({ pool: createPgPool(undefined, 8), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database });
+const deps = {
+  db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal),
+  deliveryLedger: delivery.ledger,
+};
 const server = createApp(deps).listen(config.api.port, config.api.host, () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);
 });
@@ -28,6 +35,8 @@ async function shutdown() {
   // Keep-alive sockets would hold close() open.
   server.closeAllConnections();
   await closeWithin(ms, 'http server close', () => closed);
+  // Answered deliveries are committed; what is not yet in ClickHouse goes there now.
+  await delivery.close();
   await closeDb(db, ms);
   await closeWithin(ms, 'temporal connection close', () => temporal.connection.close());
   process.exit(0);

@@ -14,7 +14,7 @@ import { loadIndexedAds, type IndexedAd } from './inhouse/ad-index';
 const DEBOUNCE_MS = 50;
 type Part = 'ads' | 'publishers' | 'dsps';
 const PART_OF_TABLE: Record<string, Part> = {
-  campaigns: 'ads', ad_groups: 'ads', ads: 'ads', ad_accounts: 'ads', publishers: 'publishers', dsps: 'dsps',
+  campaigns: 'ads', ad_groups: 'ads', ads: 'ads', ad_accounts: 'ads', campaign_spend: 'ads', publishers: 'publishers', dsps: 'dsps',
 };
 
 export class Catalog {

@@ -69,7 +69,7 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
     });
   }
 
-  const ad = winner ? presentAd(ctx.auctionId, ctx.publisher.publicId, winner) : null;
+  const ad = winner ? presentAd(ctx, winner) : null;
   const elapsed = performance.now() - ctx.startedAt;
   observe(ctx, deps, records, answers.map((a) => ({ dsp: a.call.dsp.id, ms: a.latencyMs })), elapsed, slowestCallMs + rendered.renderMs, winner, ad?.format ?? null);
   return { auction_id: ctx.auctionId, ad };

@@ -38,7 +38,7 @@ export const auctionSettings = {
   /** Base of the tracking URLs handed to chat hosts (the api's public URL by default). */
   trackingUrl: (process.env.TRACKING_URL ?? config.api.publicUrl).replace(/\/+$/, ''),
   /** Lifetime of the signed tracking URLs. */
-  trackingTtlSeconds: intFromEnv('TRACKING_TOKEN_TTL_SECONDS', 7 * 86_400),
+  trackingTtlSeconds: config.delivery.trackingTokenTtlSeconds,
   /** `test` in OpenRTB requests: 1 during onboarding (AUCTION_OPENRTB_TEST=1), else 0. */
   openrtbTest: process.env.AUCTION_OPENRTB_TEST === '1' ? 1 : 0,
   /** Our supply-chain node's host identifier (schain asi). */

@@ -69,7 +69,7 @@ export interface ValidBid {
   creative: Creative | null;
   dsp?: DspConfig;
   /** In-house: which ad it is (delivery tracking needs it). */
-  inhouse?: { adId: string; adGroupId: string; campaignId: string; organizationId: string; pricingModel: string };
+  inhouse?: { adId: string; adGroupId: string; campaignId: string; organizationId: string; adAccountId: string; pricingModel: string; cpcMicros?: number };
 }
 
 /** One bidder's outcome in one auction (what is logged per bid). */

@@ -90,6 +90,8 @@ export const config = {
     /** Stripe: per request, and the SDK's retries of a network failure (same idempotency key). */
     stripeRequestMs: intFromEnv('STRIPE_TIMEOUT_MS', 10_000),
     stripeMaxNetworkRetries: intFromEnv('STRIPE_MAX_NETWORK_RETRIES', 1),
+    /** One forwarded feedback call to a DSP's feedback_url (retried later with backoff). */
+    dspCallbackMs: intFromEnv('DSP_CALLBACK_TIMEOUT_MS', 5_000),
     /** PostgreSQL: getting a pool connection; a statement (server side); a query (client side, covers a lost server). */
     pgConnectMs: intFromEnv('PG_CONNECT_TIMEOUT_MS', 5_000),
     pgStatementMs: intFromEnv('PG_STATEMENT_TIMEOUT_MS', 30_000),
@@ -115,6 +117,16 @@ export const config = {
   insights: {
     /** Budget of one report query in whole seconds (ClickHouse's max_execution_time); past it, 504 analytics_timeout. */
     queryTimeoutSeconds: intFromEnv('INSIGHTS_QUERY_TIMEOUT_SECONDS', 10),
+  },
+  delivery: {
+    /** Lifetime of the signed view/click/feedback URLs the auction hands out. */
+    trackingTokenTtlSeconds: intFromEnv('TRACKING_TOKEN_TTL_SECONDS', 7 * 86_400),
+    /** Ledger rows per ClickHouse export batch (domain/delivery/exporter.ts). */
+    exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
+    /** How often an idle exporter looks for new ledger rows. */
+    exportIntervalMs: intFromEnv('DELIVERY_EXPORT_INTERVAL_MS', 250),
+    /** Forwarded DSP feedback: attempts before giving up (exponential backoff from 1 s, capped at 10 min). */
+    callbackMaxAttempts: intFromEnv('DSP_CALLBACK_MAX_ATTEMPTS', 10),
   },
   signing: {
     /** `kid:secret,...`, current key first (lib/signed-token.ts). The default is for development and tests only. */

@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { config } from './config';
 import { closeWithin } from './deadline';
@@ -24,6 +25,23 @@ export function createDb(databaseUrl = config.databaseUrl, poolSize = 10): Db {
       query_timeout: t.pgQueryMs,
       idle_in_transaction_session_timeout: t.pgIdleInTransactionMs,
     }),
+  });
+}
+
+/**
+ * A plain `pg` pool for hot paths that skip Prisma (group commits: Prisma's
+ * per-query overhead would cap their flush rate), with the same bounds.
+ */
+export function createPgPool(databaseUrl = config.databaseUrl, max = 4): Pool {
+  const t = config.timeouts;
+  return new Pool({
+    connectionString: databaseUrl,
+    max,
+    allowExitOnIdle: true,
+    connectionTimeoutMillis: t.pgConnectMs,
+    statement_timeout: t.pgStatementMs,
+    query_timeout: t.pgQueryMs,
+    idle_in_transaction_session_timeout: t.pgIdleInTransactionMs,
   });
 }
 

@@ -49,6 +49,16 @@ export function signToken(payload: Record<string, unknown>, ttlSeconds: number, 
  * (malformed, unknown key, tampered, expired): callers answer all of those alike.
  */
 export function verifyToken<T extends Record<string, unknown>>(token: unknown, keys: SigningKeys = configuredKeys(), now = Date.now()): (T & { exp: number }) | null {
+  const genuine = inspectToken<T>(token, keys, now);
+  return genuine && !genuine.expired ? genuine.payload : null;
+}
+
+/**
+ * A genuine token's payload and whether it has expired, or null when it is not
+ * genuine (malformed, unknown key, tampered). For callers that still honour an
+ * expired token in part (a click redirect to the signed target, uncounted).
+ */
+export function inspectToken<T extends Record<string, unknown>>(token: unknown, keys: SigningKeys = configuredKeys(), now = Date.now()): { payload: T & { exp: number }; expired: boolean } | null {
   if (typeof token !== 'string' || token.length > 4096) return null;
   const parts = token.split('.');
   if (parts.length !== 3) return null;
@@ -65,6 +75,6 @@ export function verifyToken<T extends Record<string, unknown>>(token: unknown, k
     return null;
   }
   if (!payload || typeof payload !== 'object' || typeof (payload as { exp?: unknown }).exp !== 'number') return null;
-  if ((payload as { exp: number }).exp * 1000 <= now) return null;
-  return payload as T & { exp: number };
+  const typed = payload as T & { exp: number };
+  return { payload: typed, expired: typed.exp * 1000 <= now };
 }

@@ -16,6 +16,7 @@ export interface IndexedAd extends ServableFacts {
   adGroupId: string;
   campaignId: string;
   organizationId: string;
+  adAccountId: string;
   creativeType: 'chat_card' | 'poll';
   title: string;
   body: string | null;
@@ -51,7 +52,8 @@ export async function loadIndexedAds(db: Db): Promise<IndexedAd[]> {
           id: true, status: true, contextHints: true, maxBidMicros: true,
           campaign: {
             select: {
-              id: true, organizationId: true, status: true, reviewStatus: true, startTime: true, endTime: true, lifecycleState: true, pricingModel: true, targetCountries: true,
+              id: true, organizationId: true, adAccountId: true, status: true, reviewStatus: true, startTime: true, endTime: true, lifecycleState: true, pricingModel: true, targetCountries: true,
+              lifetimeSpendLimitMicros: true, spend: { select: { spentMicros: true } },
               adAccount: { select: { name: true, url: true, logoUrl: true } },
               organization: { select: { name: true, domain: true } },
             },
@@ -65,12 +67,15 @@ export async function loadIndexedAds(db: Db): Promise<IndexedAd[]> {
     if (!creative) return []; // a new ad, or one never approved: nothing a reviewer saw
     const group = ad.adGroup;
     const campaign = group.campaign;
+    // Budget spent: the charge that exhausted it notified `auction_index` (domain/delivery/ledger.ts).
+    if ((campaign.spend?.spentMicros ?? 0n) >= campaign.lifetimeSpendLimitMicros) return [];
     const website = campaign.adAccount.url ?? campaign.organization.domain;
     return [{
       adId: ad.id,
       adGroupId: group.id,
       campaignId: campaign.id,
       organizationId: campaign.organizationId,
+      adAccountId: campaign.adAccountId,
       creativeType: creative.type,
       title: creative.title,
       body: creative.body,

@@ -3,7 +3,7 @@ import { pollOptionsOf } from '../../domain/polls/service';
 import { headlineLimit } from '../request-schema';
 import type { AuctionContext, Creative, ValidBid } from '../types';
 import type { IndexedAd } from './ad-index';
-import { bidCpmMicros, isServable, type BudgetGate, type CtrEstimator } from './eligibility';
+import { bidCpmMicros, DEFAULT_CPC_MICROS, isServable, type BudgetGate, type CtrEstimator } from './eligibility';
 import { conversationTerms, relevance, RELEVANCE_THRESHOLD } from './relevance';
 
 /**
@@ -78,7 +78,10 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
     if (best && price === best.priceMicros) { ties += 1; if (Math.random() * (ties + 1) >= 1) continue; } else ties = 0;
     best = {
       bidderId: INHOUSE_BIDDER.id, bidderName: INHOUSE_BIDDER.name, kind: 'inhouse', bidId: randomUUID(), priceMicros: price, creative,
-      inhouse: { adId: ad.adId, adGroupId: ad.adGroupId, campaignId: ad.campaignId, organizationId: ad.organizationId, pricingModel: ad.pricingModel },
+      inhouse: {
+        adId: ad.adId, adGroupId: ad.adGroupId, campaignId: ad.campaignId, organizationId: ad.organizationId, adAccountId: ad.adAccountId, pricingModel: ad.pricingModel,
+        ...(ad.pricingModel === 'cpc' ? { cpcMicros: ad.maxBidMicros ?? DEFAULT_CPC_MICROS } : {}),
+      },
     };
   }
   return best;

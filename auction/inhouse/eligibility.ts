@@ -24,7 +24,7 @@ export function isServable(ad: ServableFacts, now: number): boolean {
     && ad.lifecycleState === null;
 }
 
-/** Budget: whether a campaign may still spend. The delivery-tracking issue fills it from the shared spend store. */
+/** A test seam over budgets (the contract run closes in-house demand with it). Spent budgets themselves never reach the index: loadIndexedAds drops them. */
 export interface BudgetGate {
   mayServe(campaignId: string): boolean;
 }

@@ -1,13 +1,14 @@
 import { baseClaims, pollUrls, trackingUrl, withViewUrl } from '../tracking';
-import type { Creative, ValidBid } from '../types';
+import type { AuctionContext, Creative, ValidBid } from '../types';
 
 /**
  * Stage 7, response: the winning creative in DESIGN's chat-host shape, every
  * URL the user touches replaced by our signed tracking URL (the DSP's own
  * trackers travel inside the tokens), and the price as a CPM in USD.
  */
-export function presentAd(auctionId: string, publisherPublicId: string, bid: ValidBid & { creative: Creative }) {
-  const claims = baseClaims(auctionId, publisherPublicId, bid);
+export function presentAd(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' | 'request'>, bid: ValidBid & { creative: Creative }) {
+  const claims = baseClaims(ctx, bid);
+  const auctionId = ctx.auctionId;
   const c = bid.creative;
   const price = bid.priceMicros / 1_000_000;
   if (c.format === 'poll') {

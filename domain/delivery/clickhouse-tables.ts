@@ -22,6 +22,9 @@ import { identifier, sql } from '../../lib/clickhouse/sql';
  *  - `delivery_segments_hourly` / `delivery_segments_daily`: the same per (ad
  *    group, ad, time, country, device), own supply only. The country and
  *    device segments (ad-group or ad scope only, per the spec).
+ *  - `dsp_delivery_events`: impressions and clicks of ads external DSPs won on
+ *    our supply (what they owe us: `revenue_micros`), idempotent on `event_id`
+ *    like `delivery_events`; no advertiser of ours is charged for them.
  * External supply:
  *  - `external_supply_daily`: a partner's daily report rows, one partition per
  *    (partner, UTC month); an import rewrites the months it touches and swaps
@@ -37,6 +40,7 @@ export const DELIVERY_TABLES = {
   segmentsHourly: 'delivery_segments_hourly',
   segmentsDaily: 'delivery_segments_daily',
   externalDaily: 'external_supply_daily',
+  dspRows: 'dsp_delivery_events',
 } as const;
 
 /** The entity path every delivery row and rollup carries, coarsest first. */
@@ -137,6 +141,24 @@ export function deliveryTables(database: string): string[] {
      FROM ${db}.${t.rows}
      WHERE source = 'own'
      GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, day, country, device`,
+
+    `CREATE TABLE IF NOT EXISTS ${db}.${t.dspRows} (
+       event_id String,
+       event_type String,
+       event_time DateTime('UTC'),
+       auction_id String,
+       dsp_id String,
+       bid_id String,
+       publisher_id String,
+       country String,
+       device String,
+       impressions Int64,
+       clicks Int64,
+       revenue_micros Int64,
+       inserted_at DateTime('UTC') DEFAULT now()
+     ) ENGINE = ReplacingMergeTree(inserted_at)
+     PARTITION BY toYYYYMM(event_time)
+     ORDER BY (dsp_id, event_time, event_id)`,
 
     `CREATE TABLE IF NOT EXISTS ${db}.${t.externalDaily} (
        partner String,

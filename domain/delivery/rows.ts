@@ -50,27 +50,33 @@ function toStored(row: DeliveryRow) {
 /** Ids per existence lookup: the SQL stays well under ClickHouse's max_query_size (256 KiB). */
 const LOOKUP_CHUNK = 4000;
 
-/** The event ids of `rows` that are already stored (a retried batch), looked up within the rows' own organizations and times. */
-async function storedEventIds(ch: ClickHouseClient, database: string, rows: DeliveryRow[]): Promise<Set<string>> {
+/** A row that is idempotent on `event_id`, looked up within its `scope` column's value (the table's first sort key). */
+export interface IdempotentRow { event_id: string; event_time: Date }
+
+/**
+ * The event ids of `rows` already stored in `table` (a retried batch), looked
+ * up within the rows' own scope values (`scopeColumn`) and times, so the
+ * lookup reads only the parts that can hold them.
+ */
+export async function storedEventIds<R extends IdempotentRow>(
+  ch: ClickHouseClient, database: string, table: string, scopeColumn: keyof R & string, rows: R[],
+): Promise<Set<string>> {
   const stored = new Set<string>();
   for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
-    for (const id of await storedEventIdsOf(ch, database, rows.slice(i, i + LOOKUP_CHUNK))) stored.add(id);
+    const chunk = rows.slice(i, i + LOOKUP_CHUNK);
+    const scopes = [...new Set(chunk.map((r) => String(r[scopeColumn])))];
+    const times = chunk.map((r) => Math.floor(r.event_time.getTime() / 1000));
+    const from = new Date(Math.min(...times) * 1000);
+    const to = new Date(Math.max(...times) * 1000);
+    const result = await ch.query({
+      query: `SELECT event_id FROM ${identifier(database)}.${identifier(table)}
+        WHERE ${identifier(scopeColumn)} IN ${inList(scopes)} AND ${sql`event_time >= ${from} AND event_time <= ${to}`}
+          AND event_id IN ${inList(chunk.map((r) => r.event_id))}`,
+      format: 'JSONEachRow',
+    });
+    for (const r of await result.json<{ event_id: string }>()) stored.add(r.event_id);
   }
   return stored;
-}
-
-async function storedEventIdsOf(ch: ClickHouseClient, database: string, rows: DeliveryRow[]): Promise<string[]> {
-  const organizations = [...new Set(rows.map((r) => r.organization_id))];
-  const times = rows.map((r) => Math.floor(r.event_time.getTime() / 1000));
-  const from = new Date(Math.min(...times) * 1000);
-  const to = new Date(Math.max(...times) * 1000);
-  const result = await ch.query({
-    query: `SELECT event_id FROM ${identifier(database)}.${DELIVERY_TABLES.rows}
-      WHERE organization_id IN ${inList(organizations)} AND ${sql`event_time >= ${from} AND event_time <= ${to}`}
-        AND event_id IN ${inList(rows.map((r) => r.event_id))}`,
-    format: 'JSONEachRow',
-  });
-  return (await result.json<{ event_id: string }>()).map((r) => r.event_id);
 }
 
 /**
@@ -86,11 +92,43 @@ export async function insertDeliveryRows(ch: ClickHouseClient, database: string,
   for (let i = 0; i < rows.length; i += DELIVERY_BATCH_SIZE) {
     const batch = new Map<string, DeliveryRow>();
     for (const row of rows.slice(i, i + DELIVERY_BATCH_SIZE)) if (!batch.has(row.event_id)) batch.set(row.event_id, row);
-    const stored = await storedEventIds(ch, database, [...batch.values()]);
+    const stored = await storedEventIds(ch, database, DELIVERY_TABLES.rows, 'organization_id', [...batch.values()]);
     const fresh = [...batch.values()].filter((row) => !stored.has(row.event_id));
     if (fresh.length === 0) continue;
     await ch.insert({ table: `${identifier(database)}.${DELIVERY_TABLES.rows}`, values: fresh.map(toStored), format: 'JSONEachRow' });
     written += fresh.length;
   }
   return written;
+}
+
+/** One impression or click of an ad a DSP won on our supply (`dsp_delivery_events`). */
+export interface DspDeliveryRow {
+  event_id: string;
+  event_type: string;
+  event_time: Date;
+  auction_id: string;
+  dsp_id: string;
+  bid_id: string;
+  publisher_id: string;
+  country: string;
+  device: string;
+  impressions: number;
+  clicks: number;
+  /** What the DSP owes for it (its clearing price per impression). */
+  revenue_micros: number;
+}
+
+/** Writes DSP delivery rows, idempotent on `event_id` like insertDeliveryRows. Returns the number written. */
+export async function insertDspDeliveryRows(ch: ClickHouseClient, database: string, rows: DspDeliveryRow[]): Promise<number> {
+  const unique = [...new Map(rows.map((r) => [r.event_id, r])).values()];
+  if (unique.length === 0) return 0;
+  const stored = await storedEventIds(ch, database, DELIVERY_TABLES.dspRows, 'dsp_id', unique);
+  const fresh = unique.filter((r) => !stored.has(r.event_id));
+  if (fresh.length === 0) return 0;
+  await ch.insert({
+    table: `${identifier(database)}.${DELIVERY_TABLES.dspRows}`,
+    values: fresh.map((r) => ({ ...r, event_time: Math.floor(r.event_time.getTime() / 1000) })),
+    format: 'JSONEachRow',
+  });
+  return fresh.length;
 }

@@ -9,36 +9,45 @@ import { createApp } from '../../api/app';
 import { createOrganization, type NewOrganization } from '../../domain/organizations/service';
 import { createAssetStore } from '../../lib/asset-store';
 import { createCreativeGenerator } from '../../domain/creatives/generator';
-import { closeDb, createDb, type Db } from '../../lib/db';
+import { closeDb, createDb, createPgPool, type Db } from '../../lib/db';
 import { config } from '../../lib/config';
 import { closeWithin } from '../../lib/deadline';
 import { createTemporalClient } from '../../lib/temporal';
 import { temporalCreativeReviews } from '../../workflows/clients/creative-review';
+import { startDeliveryTracker, type DeliveryTracker } from '../../domain/delivery/tracker';
+import { createClickhouse } from '../../lib/clickhouse/client';
 
 export interface Harness {
   url: string;
   db: Db;
+  /** Its delivery tracking: `delivery.exporter.runNow()` moves committed deliveries to ClickHouse. */
+  delivery: DeliveryTracker;
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: { onBudgetExhausted?: (campaignIds: string[]) => void } = {}): Promise<Harness> {
   const db = createDb(undefined, 5);
   const temporal = createTemporalClient();
+  const delivery = startDeliveryTracker({
+    pool: createPgPool(undefined, 4), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database, onBudgetExhausted: options.onBudgetExhausted,
+  });
   const server: Server = await new Promise((resolve) => {
     // creativeReviews reaches the ad services through the deps object (see api/server.ts).
-    const deps = { db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal) };
+    const deps = { db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal), deliveryLedger: delivery.ledger };
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     db,
+    delivery,
     /** Every step bounded; background writes (last_used) finish before the pool ends. */
     async close() {
       const ms = config.timeouts.closeMs;
       const closed = new Promise((r) => server.close(r));
       server.closeAllConnections();
       await closeWithin(ms, 'http server close', () => closed);
+      await delivery.close();
       await closeWithin(ms, 'temporal connection close', () => temporal.connection.close());
       await closeDb(db, ms);
     },

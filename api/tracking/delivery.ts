@@ -1,0 +1,100 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { DomainError } from '../../lib/errors';
+import { errorHandler } from '../../lib/http/errors';
+import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
+import type { DeliveryLedgerWriter, DeliveryEventType } from '../../domain/delivery/ledger';
+import { readDeliveryToken, TRACKING_PATHS, type DeliveryClaims } from '../../domain/delivery/tracking-token';
+
+/**
+ * `{tracking_url}` view, click and feedback trackers: the signed token in the
+ * query string is the authorization (domain/delivery/tracking-token.ts). Each
+ * records its event in the delivery ledger (committed before the answer) and
+ * charges the campaign there; a repeat, an expired or a tampered token counts
+ * nothing. HEAD requests (link unfurlers, prefetchers) never count.
+ */
+
+/** The smallest transparent GIF: what the pixel answers whenever it does not redirect. */
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+const tokenQuery = z.object({ token: z.string().describe('The signed token of the delivered URL') });
+const feedbackBody = z.object({ feedback: z.enum(['thumbs_up', 'thumbs_down']).describe("The user's verdict on the ad") });
+const linkNotFound = () => new DomainError('not_found', 'Link expired or not found', 'token');
+
+const isHttpUrl = (value: string | undefined): value is string => {
+  if (!value) return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+function noStore(res: Response) {
+  res.set('Cache-Control', 'no-store');
+  // The token must not travel on to the next site in a Referer header.
+  res.set('Referrer-Policy', 'no-referrer');
+}
+
+export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operation[] {
+  const record = (type: DeliveryEventType, claims: DeliveryClaims) => ledger.record({ type, claims, time: new Date() });
+  const counts = (req: Request) => req.method !== 'HEAD';
+
+  return [
+    defineOperation({
+      id: 'trackView', method: 'get', path: TRACKING_PATHS.view, tag: 'Delivery tracking', auth: 'none',
+      summary: 'Impression pixel: records one impression per auction and charges CPM campaigns',
+      query: tokenQuery, handlerValidatesQuery: true,
+      success: { status: 200, description: 'A 1x1 transparent GIF, whatever the token (a pixel never breaks its page)' },
+      moreResponses: { 302: { description: "First impression of a DSP's ad: on to the DSP's own impression pixel" } },
+      async handle(_input, req, res) {
+        const token = readDeliveryToken(req.query.token, 'view');
+        noStore(res);
+        if (token && !token.expired && counts(req)) {
+          const outcome = await record('impression', token.claims);
+          if (outcome.recorded && isHttpUrl(token.claims.dsp_view_url)) return void res.redirect(302, token.claims.dsp_view_url);
+        }
+        res.status(200).type('image/gif').send(PIXEL);
+      },
+    }),
+    defineOperation({
+      id: 'trackClick', method: 'get', path: TRACKING_PATHS.click, tag: 'Delivery tracking', auth: 'none',
+      summary: "Click-through: records the click (CPC charged once per auction), then redirects to the signed destination",
+      query: tokenQuery,
+      success: { status: 302, description: "On to the ad's destination: the DSP's click URL (with its view_url appended) or the advertiser's page. An expired link still redirects, counting nothing." },
+      errors: ['required', 'not_found'],
+      async handle({ query }, req, res) {
+        const token = readDeliveryToken(query.token, 'click');
+        // Only a target we signed is ever redirected to: no open redirect.
+        if (!token || !isHttpUrl(token.claims.url)) throw linkNotFound();
+        if (!token.expired && counts(req)) await record('click', token.claims);
+        noStore(res);
+        res.redirect(302, token.claims.url);
+      },
+    }),
+    defineOperation({
+      id: 'trackFeedback', method: 'post', path: TRACKING_PATHS.feedback, tag: 'Delivery tracking', auth: 'none',
+      summary: "Thumbs up or down on a delivered ad: recorded once per auction and forwarded to the DSP's feedback_url in the background",
+      query: tokenQuery,
+      body: feedbackBody,
+      success: { status: 204, description: 'Recorded (a later verdict for the same auction changes nothing)' },
+      errors: ['required', 'invalid_value', 'not_found'],
+      async handle({ query, body }, _req, res) {
+        const token = readDeliveryToken(query.token, 'feedback');
+        if (!token || token.expired) throw linkNotFound();
+        await record(body.feedback, token.claims);
+        noStore(res);
+        res.status(204).end();
+      },
+    }),
+  ];
+}
+
+/** The trackers' routes; their errors (405 too) in the `/v1` error object, not the platform envelope of other `/api` paths. */
+export function deliveryTrackingRoutes(operations: Operation[]): Router {
+  const router = Router();
+  router.use(mountOperations(operations));
+  router.use(operations.map((op) => op.path), errorHandler);
+  return router;
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { inspectToken, signToken } from '../../lib/signed-token';
+import { isUuid } from '../ids';
+
+/**
+ * The signed tokens of the URLs the auction hands to chat hosts: minted by the
+ * auction (auction/tracking.ts), read by the api's trackers
+ * (api/tracking/delivery.ts). A token carries everything a tracker needs, so
+ * no tracker ever looks an auction up. Fields: README "Tracking tokens".
+ */
+export const TRACKING_PATHS = {
+  view: '/api/v1/tracking/view',
+  click: '/api/v1/tracking/click',
+  feedback: '/api/v1/tracking/feedback',
+  poll_vote: '/api/v1/tracking/sponsored-polls/vote',
+  poll_results: '/api/v1/tracking/sponsored-polls/results',
+} as const;
+export type TrackingKind = keyof typeof TRACKING_PATHS;
+export type DeliveryTokenKind = 'view' | 'click' | 'feedback';
+
+const micros = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const text = (max: number) => z.string().max(max);
+const id = z.string().refine(isUuid);
+
+/** The claims every delivery token carries; `kind` names the tracker it is for. */
+export const deliveryClaimsSchema = z.object({
+  kind: z.enum(['view', 'click', 'feedback']),
+  auction_id: text(64).min(1),
+  publisher_id: text(64),
+  /** The clearing price as a CPM, micros (first price: the winning bid). */
+  price_micros: micros,
+  source: z.enum(['inhouse', 'dsp']),
+  // in-house wins
+  ad_id: id.optional(),
+  ad_group_id: id.optional(),
+  campaign_id: id.optional(),
+  organization_id: id.optional(),
+  ad_account_id: id.optional(),
+  pricing_model: z.enum(['cpm', 'cpc']).optional(),
+  /** cpc campaigns: what one click costs (the ad group's max CPC, first price). */
+  cpc_micros: micros.optional(),
+  // DSP wins
+  dsp_id: text(64).optional(),
+  bid_id: text(256).optional(),
+  // the request's audience
+  country: text(8).optional(),
+  device: text(16).optional(),
+  // per kind
+  dsp_view_url: text(2048).optional(),
+  dsp_feedback_url: text(2048).optional(),
+  url: text(4096).optional(),
+  tile: z.number().int().nonnegative().optional(),
+});
+export type DeliveryClaims = z.infer<typeof deliveryClaimsSchema>;
+
+export function signDeliveryToken(claims: DeliveryClaims, ttlSeconds: number): string {
+  return signToken(claims, ttlSeconds);
+}
+
+/**
+ * A genuine token of `kind` and whether it has expired, or null (malformed,
+ * tampered, another kind, a foreign key): trackers count nothing for those.
+ */
+export function readDeliveryToken(token: unknown, kind: DeliveryTokenKind): { claims: DeliveryClaims; expired: boolean } | null {
+  const genuine = inspectToken(token);
+  if (!genuine) return null;
+  const parsed = deliveryClaimsSchema.safeParse(genuine.payload);
+  if (!parsed.success || parsed.data.kind !== kind) return null;
+  return { claims: parsed.data, expired: genuine.expired };
+}
+
+/** The spec: the SSP appends `view_url` as a query parameter to the DSP's click URL. */
+export function withViewUrl(clickUrl: string, viewUrl: string | undefined): string {
+  if (!viewUrl) return clickUrl;
+  const url = new URL(clickUrl);
+  url.searchParams.append('view_url', viewUrl);
+  return url.toString();
+}

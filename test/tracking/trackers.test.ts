@@ -1,0 +1,230 @@
+/**
+ * The view, click and feedback trackers on {tracking_url}, through a real api
+ * (PostgreSQL ledger and spend store, ClickHouse export): one impression and
+ * one click per auction, nothing for repeats, expired or tampered tokens,
+ * redirects only to signed targets, CPM and CPC charging, budget exhaustion,
+ * and feedback forwarded to a failing DSP in the background.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { addDsp } from '../../domain/dsps';
+import { withViewUrl } from '../../domain/delivery/tracking-token';
+import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
+import { until } from '../auction/support';
+import { clickhouseTotals, deliverableCampaign, get, ledgerRows, spendOf, tampered, trackerUrl, type Claims } from './support';
+
+let h: Harness;
+const exhausted: string[] = [];
+beforeAll(async () => { h = await startHarness({ onBudgetExhausted: (ids) => exhausted.push(...ids) }); });
+afterAll(async () => { await h.close(); });
+
+const PIXEL_TYPE = 'image/gif';
+
+describe('impression pixel', () => {
+  test('one impression per auction, charged at the clearing price; repeats, expired, tampered, HEAD and other kinds count nothing', async () => {
+    const org = await newOrg(h.db);
+    const c = await deliverableCampaign(h.db, org);
+    const claims = c.claims(1_500_000); // CPM 1.50 USD: 1,500 micros per impression
+    const view = trackerUrl(h.url, 'view', claims);
+
+    const first = await get(view);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toContain(PIXEL_TYPE);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect((await first.arrayBuffer()).byteLength).toBeGreaterThan(0);
+
+    for (const again of [view, view, tampered(view), trackerUrl(h.url, 'view', c.claims(1_500_000), -10)]) {
+      const res = await get(again);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain(PIXEL_TYPE);
+    }
+    expect((await get(trackerUrl(h.url, 'view', c.claims(1_500_000)), 'HEAD')).status).toBe(200);
+    // A click token on the view path is not a view.
+    expect((await get(`${h.url}/api/v1/tracking/view?token=${new URL(trackerUrl(h.url, 'click', { ...claims, url: 'https://shoes.example/' })).searchParams.get('token')}`)).status).toBe(200);
+    // No token at all: the pixel still answers.
+    expect((await get(`${h.url}/api/v1/tracking/view`)).status).toBe(200);
+
+    expect(await spendOf(h.db, c.campaign.id)).toMatchObject({ spent: 1500n, impressions: 1n, clicks: 0n });
+    const rows = await h.db.deliveryLedger.findMany({ where: { campaignId: c.campaign.id } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      eventId: `${claims.auction_id}:impression`, eventType: 'impression', source: 'inhouse', adId: c.ad.id, country: 'DE', device: 'mobile',
+      priceMicros: 1500n, chargedMicros: 1500n,
+    });
+
+    await h.delivery.exporter.runNow();
+    expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 1, impressions: 1, clicks: 0, spend: 1500n });
+    // Exporting again (a retried batch) never counts twice.
+    await h.db.deliveryLedger.updateMany({ where: { campaignId: c.campaign.id }, data: { exportedAt: null } });
+    await h.delivery.exporter.runNow();
+    expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 1, impressions: 1, clicks: 0, spend: 1500n });
+  });
+
+  test("a DSP's win: the first impression goes on to the DSP's own pixel; a repeat gets ours", async () => {
+    const claims: Claims = {
+      auction_id: randomUUID(), publisher_id: randomUUID(), price_micros: 3_000_000, source: 'dsp', dsp_id: randomUUID(), bid_id: 'b-1',
+      country: 'US', device: 'desktop', dsp_view_url: 'https://dsp.example/pixel?imp=9',
+    };
+    const view = trackerUrl(h.url, 'view', claims);
+    const first = await get(view);
+    expect(first.status).toBe(302);
+    expect(first.headers.get('location')).toBe('https://dsp.example/pixel?imp=9');
+    const again = await get(view);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('content-type')).toContain(PIXEL_TYPE);
+    expect(await ledgerRows(h.db, [claims.auction_id])).toEqual([
+      expect.objectContaining({ eventType: 'impression', source: 'dsp', dspId: claims.dsp_id, bidId: 'b-1', priceMicros: 3000n, chargedMicros: 0n }),
+    ]);
+  });
+});
+
+describe('click redirect', () => {
+  test("CPC: the click is charged once per auction and redirects to the signed destination", async () => {
+    const org = await newOrg(h.db);
+    const c = await deliverableCampaign(h.db, org, { pricingModel: 'cpc', maxBidMicros: 700_000n });
+    const claims = c.claims(7_000, { url: 'https://shoes.example/landing?utm=chat' });
+    const click = trackerUrl(h.url, 'click', claims);
+
+    const first = await get(click);
+    expect(first.status).toBe(302);
+    expect(first.headers.get('location')).toBe('https://shoes.example/landing?utm=chat');
+    expect(first.headers.get('referrer-policy')).toBe('no-referrer');
+    // A parameter added to the link changes nothing: only the signed target is ever used.
+    const hijack = new URL(click);
+    hijack.searchParams.set('url', 'https://evil.example/');
+    const second = await get(hijack.toString());
+    expect(second.status).toBe(302);
+    expect(second.headers.get('location')).toBe('https://shoes.example/landing?utm=chat');
+    // The CPC campaign's impression costs nothing.
+    expect((await get(trackerUrl(h.url, 'view', claims))).status).toBe(200);
+
+    expect(await spendOf(h.db, c.campaign.id)).toMatchObject({ spent: 700_000n, impressions: 1n, clicks: 1n });
+    await h.delivery.exporter.runNow();
+    expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 2, impressions: 1, clicks: 1, spend: 700_000n });
+  });
+
+  test('a CPM campaign pays nothing for the click; an expired link still redirects, uncounted; a forged or foreign one is 404', async () => {
+    const org = await newOrg(h.db);
+    const c = await deliverableCampaign(h.db, org);
+    const claims = c.claims(1_000_000, { url: 'https://shoes.example/' });
+    expect((await get(trackerUrl(h.url, 'click', claims))).status).toBe(302);
+
+    const expired = await get(trackerUrl(h.url, 'click', c.claims(1_000_000, { url: 'https://shoes.example/old' }), -5));
+    expect(expired.status).toBe(302);
+    expect(expired.headers.get('location')).toBe('https://shoes.example/old');
+
+    const forged = await call(h.url, 'GET', new URL(tampered(trackerUrl(h.url, 'click', claims))).pathname + new URL(tampered(trackerUrl(h.url, 'click', claims))).search);
+    expect(forged.status).toBe(404);
+    expect(forged.body).toEqual(errorBody('not_found', 'invalid_request_error', 'token'));
+    const viewToken = new URL(trackerUrl(h.url, 'view', claims)).searchParams.get('token');
+    expect((await call(h.url, 'GET', `/api/v1/tracking/click?token=${viewToken}`)).status).toBe(404);
+    // A signed target that is not a web page is never redirected to.
+    expect((await get(trackerUrl(h.url, 'click', { ...claims, auction_id: randomUUID(), url: 'javascript:alert(1)' }))).status).toBe(404);
+    const missing = await call(h.url, 'GET', '/api/v1/tracking/click');
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual(errorBody('required', 'invalid_request_error', 'token'));
+
+    expect(await spendOf(h.db, c.campaign.id)).toMatchObject({ spent: 0n, impressions: 0n, clicks: 1n });
+  });
+
+  test("a DSP's click URL carries the DSP's view_url as a query parameter", async () => {
+    const target = withViewUrl('https://dsp.example/click?c=1', 'https://dsp.example/pixel?imp=9');
+    const claims: Claims = { auction_id: randomUUID(), publisher_id: randomUUID(), price_micros: 2_000_000, source: 'dsp', dsp_id: randomUUID(), bid_id: 'b', url: target };
+    const res = await get(trackerUrl(h.url, 'click', claims));
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get('location')!);
+    expect(location.searchParams.get('c')).toBe('1');
+    expect(location.searchParams.get('view_url')).toBe('https://dsp.example/pixel?imp=9');
+  });
+});
+
+describe('budgets', () => {
+  test('spend stops at the first charge that reaches the limit; later impressions are recorded free; the lifecycle hears of it once', async () => {
+    const org = await newOrg(h.db);
+    const c = await deliverableCampaign(h.db, org, { limitMicros: 990_000n });
+    const price = 400_000_000; // CPM 400 USD: 400,000 micros per impression
+    for (let i = 0; i < 5; i += 1) expect((await get(trackerUrl(h.url, 'view', c.claims(price)))).status).toBe(200);
+    const spend = await spendOf(h.db, c.campaign.id);
+    // 400k, 800k, then 1.2M: the third charge crossed 990k; the fourth and fifth were free.
+    expect(spend).toMatchObject({ spent: 1_200_000n, impressions: 5n });
+    expect(spend.exhaustedAt).toBeInstanceOf(Date);
+    expect(spend.spent - 990_000n).toBeLessThanOrEqual(400_000n);
+    expect(exhausted.filter((id) => id === c.campaign.id)).toHaveLength(1);
+    const charged = (await h.db.deliveryLedger.findMany({ where: { campaignId: c.campaign.id }, orderBy: { seq: 'asc' } })).map((r) => r.chargedMicros);
+    expect(charged).toEqual([400_000n, 400_000n, 400_000n, 0n, 0n]);
+  });
+});
+
+describe('feedback', () => {
+  let dspServer: http.Server;
+  let received: { body: any; at: number }[] = [];
+  let failuresLeft = 0;
+  let dspBase: string;
+  beforeAll(async () => {
+    dspServer = http.createServer((req, res) => {
+      let text = '';
+      req.on('data', (d) => { text += d; });
+      req.on('end', () => {
+        received.push({ body: JSON.parse(text), at: Date.now() });
+        if (failuresLeft > 0) { failuresLeft -= 1; res.writeHead(500).end(); } else res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => dspServer.listen(0, '127.0.0.1', () => r()));
+    dspBase = `http://127.0.0.1:${(dspServer.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => { dspServer.closeAllConnections(); await new Promise((r) => dspServer.close(r)); });
+
+  async function dspWin(feedbackUrl: string): Promise<Claims> {
+    const { dsp_id } = await addDsp(h.db, { name: `feedback dsp ${randomUUID()}`, protocol: 'openrtb', bidUrl: `${dspBase}/bid`, key: 'k' });
+    return { auction_id: randomUUID(), publisher_id: randomUUID(), price_micros: 1_000_000, source: 'dsp', dsp_id, bid_id: 'bid-7', dsp_feedback_url: feedbackUrl };
+  }
+  const sendFeedback = (claims: Claims, body: unknown) => {
+    const url = new URL(trackerUrl(h.url, 'feedback', claims));
+    return call(h.url, 'POST', url.pathname + url.search, { body });
+  };
+
+  test('recorded at once (204), forwarded in the background, retried while the DSP fails', async () => {
+    received = [];
+    failuresLeft = 2;
+    const claims = await dspWin(`${dspBase}/feedback?x=1`);
+    const answered = await sendFeedback(claims, { feedback: 'thumbs_down' });
+    expect(answered.status).toBe(204);
+    // The first verdict counts; a second one changes nothing.
+    expect((await sendFeedback(claims, { feedback: 'thumbs_up' })).status).toBe(204);
+    expect(await ledgerRows(h.db, [claims.auction_id])).toEqual([expect.objectContaining({ eventType: 'thumbs_down', source: 'dsp' })]);
+
+    await until(() => received.length >= 3, 'the third attempt', 30_000);
+    expect(received.map((r) => r.body)).toEqual(Array(3).fill({ feedback: 'thumbs_down', auction_id: claims.auction_id, bid_id: 'bid-7', timestamp: expect.any(Number) }));
+    // Backoff: the retries were spaced out, not fired back to back.
+    expect(received[2].at - received[1].at).toBeGreaterThanOrEqual(1000);
+    await until(async () => (await h.db.dspCallback.count({ where: { dspId: claims.dsp_id } })) === 0, 'the delivered callback removed');
+  });
+
+  test('a feedback_url on a host not configured for the DSP is never called', async () => {
+    received = [];
+    const claims = await dspWin('http://127.0.0.2:9/steal');
+    expect((await sendFeedback(claims, { feedback: 'thumbs_up' })).status).toBe(204);
+    await until(async () => (await h.db.dspCallback.findFirst({ where: { dspId: claims.dsp_id } }))?.lastError != null, 'the refusal recorded');
+    const parked = await h.db.dspCallback.findFirstOrThrow({ where: { dspId: claims.dsp_id } });
+    expect(parked.lastError).toMatch(/not on a host configured/);
+    expect(parked.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 86_400_000);
+  });
+
+  test('bad input: 400 in the error format; a forged or expired link 404', async () => {
+    const claims = await dspWin(`${dspBase}/feedback`);
+    const wrong = await sendFeedback(claims, { feedback: 'meh' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toEqual(errorBody('invalid_value', 'invalid_request_error', 'feedback'));
+    const missing = await sendFeedback(claims, {});
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual(errorBody('required', 'invalid_request_error', 'feedback'));
+    const forgedUrl = new URL(tampered(trackerUrl(h.url, 'feedback', claims)));
+    const forged = await call(h.url, 'POST', forgedUrl.pathname + forgedUrl.search, { body: { feedback: 'thumbs_up' } });
+    expect(forged.status).toBe(404);
+    expect(forged.body).toEqual(errorBody('not_found', 'invalid_request_error', 'token'));
+    const expiredUrl = new URL(trackerUrl(h.url, 'feedback', claims, -1));
+    expect((await call(h.url, 'POST', expiredUrl.pathname + expiredUrl.search, { body: { feedback: 'thumbs_up' } })).status).toBe(404);
+    expect(await ledgerRows(h.db, [claims.auction_id])).toEqual([]);
+  });
+});
