@@ -47,7 +47,9 @@ export interface ServiceOptions {
 
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, options.entry)], {
+  // node itself with tsx as its loader (not the tsx launcher, which runs the script in a
+  // child of its own): a signal to `child`, SIGKILL included, reaches the service.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, options.entry)], {
     cwd: root,
     env: { ...process.env, ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,3 +88,7 @@ export function stopProcess(child: ChildProcess, graceMs = STOP_GRACE_MS): Promi
 /** The api process (`api/server.ts`) on a free port, over the databases of this environment. */
 export const startApiProcess = (env: NodeJS.ProcessEnv = {}) =>
   startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env });
+
+/** The auction process (`auction/server.ts`) on a free port, over the databases of this environment. */
+export const startAuctionProcess = (env: NodeJS.ProcessEnv = {}) =>
+  startService({ entry: 'auction/server.ts', ready: /auction listening/, portVariable: 'AUCTION_PORT', env });

@@ -4,7 +4,7 @@
  * reference DSP in each fault mode, `dsp report` from ClickHouse; and the
  * auction process itself draining its log on SIGTERM.
  */
-import { startService } from '../../dev/processes';
+import { startAuctionProcess } from '../../dev/processes';
 import { randomBytes } from 'node:crypto';
 import { createDb, type Db } from '../../lib/db';
 import { hashSecret } from '../../lib/secrets';
@@ -156,10 +156,7 @@ describe('dsp report and the auction process', () => {
     const added = output(await adctl('dsp', 'add', '--name', `report-${unique()}`, '--protocol', 'native', '--bid-url', `${dsp.url}/native/bid`, '--render-url', `${dsp.url}/native/render`, '--key', 'rk'));
     const pub = output(await adctl('publisher', 'create', '--name', `report host ${unique()}`));
     // A real auction process on a free port; its batches flush only on SIGTERM.
-    const auction = await startService({
-      entry: 'auction/server.ts', ready: /auction listening/, portVariable: 'AUCTION_PORT',
-      env: { NODE_ENV: 'test', AUCTION_LOG_FLUSH_MS: '600000', AUCTION_LOG_BATCH: '100000' },
-    });
+    const auction = await startAuctionProcess({ NODE_ENV: 'test', AUCTION_LOG_FLUSH_MS: '600000', AUCTION_LOG_BATCH: '100000' });
     const child = auction.child;
     try {
       const url = auction.url;
