@@ -8,6 +8,7 @@ import { createTemporalClient } from '../lib/temporal';
 import { temporalCreativeReviews } from '../workflows/clients/creative-review';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
 import { startDeliveryTracker } from '../domain/delivery/tracker';
+import { budgetExhaustionSignaller } from '../workflows/clients/campaign-lifecycle';
 import { createClickhouse } from '../lib/clickhouse/client';
 import { createPgPool } from '../lib/db';
 
@@ -16,7 +17,10 @@ assertProductionConfig();
 const db = createDb();
 const temporal = createTemporalClient();
 // creativeReviews: changed creatives of approved campaigns go to the per-ad review workflow.
-const delivery = startDeliveryTracker({ pool: createPgPool(undefined, 8), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database });
+const delivery = startDeliveryTracker({
+  pool: createPgPool(undefined, 8), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database,
+  onBudgetExhausted: budgetExhaustionSignaller(temporal),
+});
 const deps = {
   db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal),
   deliveryLedger: delivery.ledger,

@@ -14,6 +14,7 @@ import { config } from '../../lib/config';
 import { closeWithin } from '../../lib/deadline';
 import { createTemporalClient } from '../../lib/temporal';
 import { temporalCreativeReviews } from '../../workflows/clients/creative-review';
+import { budgetExhaustionSignaller } from '../../workflows/clients/campaign-lifecycle';
 import { startDeliveryTracker, type DeliveryTracker } from '../../domain/delivery/tracker';
 import { createClickhouse } from '../../lib/clickhouse/client';
 
@@ -29,7 +30,8 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
   const db = createDb(undefined, 5);
   const temporal = createTemporalClient();
   const delivery = startDeliveryTracker({
-    pool: createPgPool(undefined, 4), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database, onBudgetExhausted: options.onBudgetExhausted,
+    pool: createPgPool(undefined, 4), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database,
+    onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal),
   });
   const server: Server = await new Promise((resolve) => {
     // creativeReviews reaches the ad services through the deps object (see api/server.ts).

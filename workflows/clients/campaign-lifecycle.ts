@@ -47,6 +47,21 @@ export const signalBudgetExhausted = (temporal: Client, campaignId: string) =>
   signal(temporal, campaignId, (handle) => handle.signal(budgetExhaustedSignal));
 
 /** The campaign's start_time, end_time or budget changed: timers re-armed, budget re-checked. */
+/**
+ * What the delivery ledger calls when a charge exhausts budgets (after its
+ * commit, off the request path): each campaign's lifecycle workflow re-checks
+ * the spend store and completes the campaign. A lost signal only delays the
+ * completion (the workflow re-reads the campaign periodically); the auction has
+ * already dropped the campaign on the ledger's notification.
+ */
+export function budgetExhaustionSignaller(temporal: Client) {
+  return (campaignIds: string[]) => {
+    for (const id of campaignIds) {
+      signalBudgetExhausted(temporal, id).catch((err: Error) => console.error(`campaign lifecycle budget exhaustion of ${id} not signalled: ${err.message}`));
+    }
+  };
+}
+
 export const signalScheduleChanged = (temporal: Client, campaign: Pick<CampaignRow, 'id' | 'startTime' | 'endTime'>) =>
   signal(temporal, campaign.id, (handle) => handle.signal(scheduleChangedSignal, {
     startTime: campaign.startTime.toISOString(),

@@ -1,0 +1,39 @@
+/**
+ * Real budget exhaustion ends a campaign: impressions tracked through the api
+ * spend the budget, the charge that exhausts it signals the campaign's
+ * lifecycle workflow (on the dev Temporal server, the suite's worker), and the
+ * campaign becomes completed; /v1 then refuses to reactivate it.
+ */
+import { createTemporalClient } from '../../lib/temporal';
+import { campaignLifecycleWorkflowId } from '../../workflows/campaign-lifecycle';
+import { startCampaignLifecycle } from '../../workflows/clients/campaign-lifecycle';
+import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
+import { until } from '../auction/support';
+import { deliverableCampaign, get, spendOf, trackerUrl } from './support';
+
+let h: Harness;
+const temporal = createTemporalClient();
+beforeAll(async () => { h = await startHarness(); });
+afterAll(async () => {
+  await h.close();
+  await temporal.connection.close();
+});
+
+test('the impression that spends the budget completes the campaign (budget_exhausted)', async () => {
+  const org = await newOrg(h.db);
+  const c = await deliverableCampaign(h.db, org, { limitMicros: 990_000n });
+  expect(await startCampaignLifecycle(temporal, c.campaign.id)).toEqual({ started: true });
+
+  for (let i = 0; i < 3; i += 1) expect((await get(trackerUrl(h.url, 'view', c.claims(400_000_000)))).status).toBe(200);
+  expect((await spendOf(h.db, c.campaign.id)).spent).toBe(1_200_000n);
+
+  const handle = temporal.workflow.getHandle(campaignLifecycleWorkflowId(c.campaign.id));
+  expect(await handle.result()).toStrictEqual({ state: 'completed', reason: 'budget_exhausted' });
+  await until(async () => (await h.db.campaign.findUniqueOrThrow({ where: { id: c.campaign.id } })).lifecycleState === 'completed', 'the campaign completed');
+
+  const read = await call(h.url, 'GET', `/v1/campaigns/${c.campaign.id}`, { token: org.api_key });
+  expect(read.body.status).toBe('paused');
+  const activate = await call(h.url, 'POST', `/v1/campaigns/${c.campaign.id}/activate`, { token: org.api_key });
+  expect(activate.status).toBe(400);
+  expect(activate.body).toEqual(errorBody('campaign_terminal'));
+}, 60_000);
