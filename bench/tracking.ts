@@ -1,0 +1,93 @@
+/**
+ * Delivery tracking: impression pixels per second and their latency through a
+ * real api process (each answered only after its ledger row and the campaign's
+ * charge are committed to PostgreSQL), then the budget bound: many small
+ * campaigns hammered past their budgets through two api processes at once.
+ *
+ * Throughput: closed-loop, BENCH_CONCURRENCY (default 64) keep-alive clients for
+ * BENCH_SECONDS (default 10) after a 2 s warm-up, every request a new auction's
+ * view URL of one CPM campaign with a budget it never reaches.
+ * Overspend: 20 campaigns with a 0.99 USD budget at a 50 USD CPM (50,000 micros
+ * an impression); 60 impressions each, fired concurrently at both apis;
+ * overspend = spent - limit, at most one impression's price by design.
+ *
+ *   npm run bench:tracking
+ */
+import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
+import { closedLoopLoad, percentile } from './support/load';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 64);
+
+async function main() {
+  const { startLocalStack } = await import('../dev/local-stack');
+  const stack = await startLocalStack('bench-tracking');
+  const { startApiProcess } = await import('../dev/processes');
+  const { createDb } = await import('../lib/db');
+  const { createOrganization } = await import('../domain/organizations/service');
+  const { signDeliveryToken, TRACKING_PATHS } = await import('../domain/delivery/tracking-token');
+
+  const db = createDb();
+  const apis = await Promise.all([startApiProcess(), startApiProcess()]);
+  const org = await createOrganization(db, { name: `bench tracking ${Date.now()}`, domain: 'bench.example', withAdAccount: true });
+  const organization = await db.organization.findFirstOrThrow({ where: { publicId: org.org_public_id }, include: { adAccounts: true } });
+  const adAccountId = organization.adAccounts[0].id;
+
+  async function campaign(limitMicros: bigint) {
+    const c = await db.campaign.create({
+      data: {
+        organizationId: organization.id, adAccountId, name: `bench tracking ${randomUUID()}`, status: 'active', reviewStatus: 'approved',
+        startTime: new Date(Date.now() - 60_000), lifetimeSpendLimitMicros: limitMicros, recurringFrequency: 'daily', pricingModel: 'cpm', targetCountries: [],
+        adGroups: { create: { name: 'g', contextHints: ['bench'], creativeType: 'chat_card', ads: { create: { name: 'a', creativeType: 'chat_card', title: 'Bench' } } } },
+      },
+      include: { adGroups: { include: { ads: true } } },
+    });
+    const group = c.adGroups[0];
+    const view = (priceMicros: number) => `${TRACKING_PATHS.view}?token=${signDeliveryToken({
+      kind: 'view', auction_id: randomUUID(), publisher_id: 'bench', price_micros: priceMicros, source: 'inhouse',
+      ad_id: group.ads[0].id, ad_group_id: group.id, campaign_id: c.id, organization_id: organization.id, ad_account_id: adAccountId,
+      pricing_model: 'cpm', country: 'US', device: 'mobile',
+    }, 3600)}`;
+    return { id: c.id, view };
+  }
+
+  // 1. Throughput and latency through one api process.
+  const unlimited = (await campaign(10n ** 15n)).view;
+  const throughput = await closedLoopLoad({
+    port: apis[0].port, concurrency, durationS: seconds, warmupS: 2,
+    next: () => ({ method: 'GET', path: unlimited(2_000_000) }),
+    ok: (status) => status === 200,
+  });
+
+  // 2. Overspend: 20 small budgets, both apis at once.
+  const LIMIT = 990_000n;
+  const CPM = 50_000_000;
+  const small = await Promise.all(Array.from({ length: 20 }, () => campaign(LIMIT)));
+  const ids = small.map((c) => c.id);
+  const limit = pLimit(64);
+  let i = 0;
+  await Promise.all(small.flatMap(({ view }) => Array.from({ length: 60 }, () => limit(async () => {
+    const res = await fetch(`${apis[i++ % 2].url}${view(CPM)}`);
+    await res.arrayBuffer();
+  }))));
+  const spends = await db.campaignSpend.findMany({ where: { campaignId: { in: ids } } });
+  const overspends = spends.map((s) => s.spentMicros - LIMIT);
+  const overspendMax = overspends.reduce((a, b) => (b > a ? b : a), -LIMIT);
+
+  const p = (q: number) => percentile(throughput.latencies, q).toFixed(1);
+  console.log(`view pixel, one api process, concurrency ${concurrency}, ${seconds} s after 2 s warm-up:`);
+  console.log(`  ${throughput.ok} impressions (${throughput.perSecond.toFixed(0)}/s), failed ${throughput.failed}; latency p50 ${p(50)} ms  p95 ${p(95)} ms  p99 ${p(99)} ms  max ${p(100)} ms`);
+  console.log(`budget bound: ${spends.length} campaigns, limit ${LIMIT} micros, ${CPM / 1000} micros an impression, 60 impressions each over two api processes:`);
+  console.log(`  spent - limit per campaign (micros): ${overspends.map(String).join(' ')}`);
+  console.log(`tracking impressions_per_s=${throughput.perSecond.toFixed(0)} p99_ms=${p(99)} overspend_max_micros=${overspendMax}`);
+
+  await Promise.all(apis.map((a) => a.stop()));
+  await stack.stop();
+  await db.$disconnect();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
