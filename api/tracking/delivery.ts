@@ -45,8 +45,9 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operat
     defineOperation({
       id: 'trackView', method: 'get', path: TRACKING_PATHS.view, tag: 'Delivery tracking', auth: 'none',
       summary: 'Impression pixel: records one impression per auction and charges CPM campaigns',
-      query: tokenQuery, handlerValidatesQuery: true,
-      success: { status: 200, description: 'A 1x1 transparent GIF, whatever the token (a pixel never breaks its page)' },
+      // Optional: the pixel answers whatever it is given; only a genuine token counts.
+      query: z.object({ token: tokenQuery.shape.token.optional() }), handlerValidatesQuery: true,
+      success: { status: 200, description: 'A 1x1 transparent GIF, whatever the token, even none (a pixel never breaks its page)' },
       moreResponses: { 302: { description: "First impression of a DSP's ad: on to the DSP's own impression pixel" } },
       async handle(_input, req, res) {
         const token = readDeliveryToken(req.query.token, 'view');

@@ -125,6 +125,8 @@ function operationEntry(op: Operation) {
         description: r.description, ...(r.schema ? { content: { 'application/json': { schema: jsonSchema(r.schema, 'output') } } } : {}),
       }])),
       ...errorResponses(op, errorRef),
+      // Node's HTTP parser refuses a request line and headers over 16 KB before any route runs.
+      ...(queryParams.length > 0 ? { 431: { description: 'Request header fields too large: the URL and headers exceed 16 KB (no body)' } } : {}),
     },
   };
 }
