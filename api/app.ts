@@ -24,6 +24,8 @@ import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
 import { pollOperations, pollRoutes } from './tracking/polls';
 import { collectOperation, collectRoutes } from './events/collect';
+import { dashboardRoutes } from './dashboard/routes';
+import { DASHBOARD_PREFIX } from './dashboard/session-cookie';
 
 export interface AppDeps {
   db: Db;
@@ -84,6 +86,8 @@ export function createApp(deps: AppDeps) {
   app.use(assetRoutes(deps.assets));
   app.use(pollRoutes(trackingOperations));
   app.use(collectRoutes(collectOperations));
+  // {platform_url}'s dashboard: pages and its own JSON under the session cookie (README, Dashboard).
+  app.use(DASHBOARD_PREFIX, dashboardRoutes(db, deps.temporal));
   // Unknown paths of the platform surface answer in its envelope (mount `/api` routes above).
   app.use('/api', unknownRoute, envelopeErrorHandler);
   // Anything else, on any host, answers with the error object rather than an HTML page.

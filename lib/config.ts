@@ -116,6 +116,12 @@ export const config = {
     /** Budget of one report query in whole seconds (ClickHouse's max_execution_time); past it, 504 analytics_timeout. */
     queryTimeoutSeconds: intFromEnv('INSIGHTS_QUERY_TIMEOUT_SECONDS', 10),
   },
+  dashboard: {
+    /** How long an `adctl login-link` link may be redeemed (once). */
+    loginLinkTtlSeconds: intFromEnv('DASHBOARD_LOGIN_LINK_TTL_SECONDS', 15 * 60),
+    /** A browser session's lifetime (the cookie's Max-Age and the session row's expiry). */
+    sessionTtlSeconds: intFromEnv('DASHBOARD_SESSION_TTL_SECONDS', 12 * 60 * 60),
+  },
   signing: {
     /** `kid:secret,...`, current key first (lib/signed-token.ts). The default is for development and tests only. */
     trackingKeys: process.env.TRACKING_SIGNING_KEYS ?? 'dev1:development-only-tracking-key',

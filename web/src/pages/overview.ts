@@ -1,0 +1,32 @@
+import { api, describeError } from '../api';
+import { badge, count, dollars, h, notice, percent, render } from '../dom';
+
+interface CampaignRow {
+  id: string; name: string; status: string; review_status: string; budget_micros: number; spent_micros: number;
+  last_7_days: { impressions: number; clicks: number; ctr: number | null };
+}
+
+export async function overviewPage(main: HTMLElement): Promise<void> {
+  let campaigns: CampaignRow[];
+  try {
+    ({ campaigns } = await api<{ campaigns: CampaignRow[] }>('GET', '/campaigns'));
+  } catch (err) {
+    render(main, h('h1', {}, 'Campaigns'), notice(describeError(err), 'alert'));
+    return;
+  }
+  const table = h('table', { class: 'campaigns' },
+    h('caption', {}, 'Your campaigns, newest first. Impressions, clicks and CTR cover the last 7 days.'),
+    h('thead', {}, h('tr', {},
+      ...['Campaign', 'Status', 'Review', 'Spend / budget', 'Impressions', 'Clicks', 'CTR'].map((label) => h('th', { scope: 'col' }, label)))),
+    h('tbody', {}, ...campaigns.map((c) => h('tr', { 'data-campaign-id': c.id },
+      h('th', { scope: 'row' }, h('a', { href: `/dashboard/campaigns/${c.id}` }, c.name)),
+      h('td', {}, badge(c.status)),
+      h('td', {}, badge(c.review_status)),
+      h('td', {}, `${dollars(c.spent_micros)} / ${dollars(c.budget_micros)}`),
+      h('td', { class: 'num' }, count(c.last_7_days.impressions)),
+      h('td', { class: 'num' }, count(c.last_7_days.clicks)),
+      h('td', { class: 'num' }, percent(c.last_7_days.ctr))))));
+  render(main,
+    h('h1', {}, 'Campaigns'),
+    campaigns.length === 0 ? h('p', {}, 'No campaigns yet. Create one through the API (POST /v1/campaigns).') : h('div', { class: 'scroll' }, table));
+}
