@@ -149,9 +149,10 @@ export function dashboardRoutes(db: Db, temporal: Client): Router {
   });
 
   // Staff reviewers: the queue and verdicts (the review workflow's signal, as `adctl review` sends it).
-  api.get('/review/campaigns', async (_req, res) => {
+  api.get('/review/campaigns', async (req, res) => {
     staffOf(res);
-    res.json(await reviewQueue(db));
+    const filter = (name: string) => (typeof req.query[name] === 'string' ? String(req.query[name]) : undefined);
+    res.json(await reviewQueue(db, { campaignId: filter('campaign'), organizationPublicId: filter('org') }));
   });
   api.post('/review/campaigns/:campaign_id/:verdict', async (req, res) => {
     staffOf(res);

@@ -8,6 +8,7 @@ import type { Db } from '../../lib/db';
 import { accountDisplay } from '../ad-accounts/account';
 import { assetKey } from '../assets/ad-images';
 import { findCampaign } from '../campaigns/service';
+import { normalizeId } from '../ids';
 import { spentMicros } from '../delivery/spend';
 import { parseInsightsQuery } from '../insights/query';
 import { runInsightsInScope, type InsightsDeps } from '../insights/report';
@@ -123,7 +124,7 @@ export async function campaignOverview(deps: InsightsDeps, organizationId: strin
 export async function campaignDetail(db: Db, organizationId: string, campaignId: unknown) {
   const campaign = await findCampaign(db, organizationId, campaignId);
   const [tree, spent, account] = await Promise.all([
-    db.adGroup.findMany({ where: { campaignId: campaign.id }, ...{ orderBy: treeInclude.adGroups.orderBy, include: treeInclude.adGroups.include } }),
+    db.adGroup.findMany({ where: { campaignId: campaign.id }, ...treeInclude.adGroups }),
     spentMicros(db, campaign.id),
     db.adAccount.findUniqueOrThrow({ where: { id: campaign.adAccountId }, include: { organization: { select: { domain: true } } } }),
   ]);
@@ -131,23 +132,37 @@ export async function campaignDetail(db: Db, organizationId: string, campaignId:
   return { campaign: { ...campaignSummary(campaign, spent), advertiser }, ad_groups: presentTree(tree, advertiser.url) };
 }
 
-/** Campaigns waiting for review, oldest first, with their advertiser and every ad as it would render. */
-export async function reviewQueue(db: Db) {
+export interface ReviewQueueFilter { campaignId?: string; organizationPublicId?: string }
+
+/**
+ * Campaigns waiting for review, oldest first, with their advertiser and every
+ * ad as it would render; narrowed to one campaign or organization when asked
+ * (a reviewer following a link, e.g. from the Temporal UI's workflow id).
+ */
+export async function reviewQueue(db: Db, filter: ReviewQueueFilter = {}) {
+  const campaignId = filter.campaignId === undefined ? undefined : normalizeId(filter.campaignId);
+  const orgId = filter.organizationPublicId === undefined ? undefined : normalizeId(filter.organizationPublicId);
+  if (campaignId === null || orgId === null) return { campaigns: [] };
   const campaigns = await db.campaign.findMany({
-    where: { reviewStatus: 'in_review', organization: { deletedAt: null } },
+    where: {
+      reviewStatus: 'in_review',
+      organization: { deletedAt: null, ...(orgId ? { publicId: orgId } : {}) },
+      ...(campaignId ? { id: campaignId } : {}),
+    },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     take: REVIEW_QUEUE_LIMIT,
     include: {
       ...treeInclude,
       organization: { select: { name: true, domain: true } },
       adAccount: { select: { name: true, url: true } },
+      spend: { select: { spentMicros: true } },
     },
   });
   return {
     campaigns: campaigns.map((c) => {
       const advertiser = accountDisplay(c.adAccount, c.organization.domain);
       return {
-        ...campaignSummary(c, 0n),
+        ...campaignSummary(c, c.spend?.spentMicros ?? 0n),
         organization_name: c.organization.name,
         advertiser,
         ad_groups: presentTree(c.adGroups, advertiser.url),

@@ -22,9 +22,21 @@ export function totalsOf(rows: InsightRow[]): Totals {
   return { impressions, clicks, spend, ctr: impressions === 0 ? null : clicks / impressions };
 }
 
-/** Bucket labels in time order and one series per segment value (or one, "All"), for `metric`. */
-export function seriesOf(rows: InsightRow[], metric: Metric, segment: string | null) {
-  const labels = [...new Set(rows.map((r) => r.readable_time ?? String(r.start_time)))].sort();
+/**
+ * The buckets of the insights default window (as the server cuts it): the
+ * trailing 30 UTC days, or with hourly granularity the trailing 24 UTC hours.
+ * Empty buckets are charted as zero rather than skipped.
+ */
+export function windowLabels(granularity: 'daily' | 'hourly', now = Date.now()): string[] {
+  const size = granularity === 'daily' ? 86_400_000 : 3_600_000;
+  const count = granularity === 'daily' ? 30 : 24;
+  const end = Math.floor(now / size) * size + size;
+  return Array.from({ length: count }, (_, i) => new Date(end - (count - i) * size).toISOString().slice(0, granularity === 'daily' ? 10 : 13));
+}
+
+/** One series per segment value (or one, "All") of `metric` over `window` (plus any bucket a row brings). */
+export function seriesOf(rows: InsightRow[], metric: Metric, segment: string | null, window: string[]) {
+  const labels = [...new Set([...window, ...rows.map((r) => r.readable_time ?? String(r.start_time))])].sort();
   const groups = new Map<string, Map<string, InsightRow[]>>();
   for (const row of rows) {
     const key = segment ? String((row as unknown as Record<string, unknown>)[segment] || 'unknown') : 'All';
@@ -48,9 +60,9 @@ export function seriesOf(rows: InsightRow[], metric: Metric, segment: string | n
 
 let current: Chart | null = null;
 
-export function drawChart(canvas: HTMLCanvasElement, rows: InsightRow[], metric: Metric, segment: string | null): void {
+export function drawChart(canvas: HTMLCanvasElement, rows: InsightRow[], metric: Metric, segment: string | null, window: string[]): void {
   current?.destroy();
-  const { labels, datasets } = seriesOf(rows, metric, segment);
+  const { labels, datasets } = seriesOf(rows, metric, segment, window);
   current = new Chart(canvas, {
     type: labels.length === 1 ? 'bar' : 'line',
     data: { labels, datasets },

@@ -1,5 +1,5 @@
 import { api, describeError } from '../api';
-import { drawChart, totalsOf, type InsightRow, type Metric } from '../chart';
+import { drawChart, totalsOf, windowLabels, type InsightRow, type Metric } from '../chart';
 import { renderTree, type AdGroupView } from '../creative';
 import { badge, count, dollars, h, notice, percent, render } from '../dom';
 
@@ -71,7 +71,7 @@ export async function campaignPage(main: HTMLElement, campaignId: string): Promi
     const path = scope.value === 'campaign' ? `/campaigns/${c.id}/insights` : `/ad-groups/${scope.value}/insights`;
     try {
       const rows = await loadRows(path, params);
-      drawChart(canvas, rows, metric.value as Metric, split.value || null);
+      drawChart(canvas, rows, metric.value as Metric, split.value || null, windowLabels(granularity.value as 'daily' | 'hourly'));
       canvas.setAttribute('aria-label', `${metric.value} per ${granularity.value === 'daily' ? 'day' : 'hour'}${split.value ? ` by ${split.value}` : ''}`);
       const t = totalsOf(rows);
       totals.replaceChildren(

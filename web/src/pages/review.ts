@@ -11,7 +11,9 @@ interface QueuedCampaign {
 export async function reviewPage(main: HTMLElement): Promise<void> {
   let campaigns: QueuedCampaign[];
   try {
-    ({ campaigns } = await api<{ campaigns: QueuedCampaign[] }>('GET', '/review/campaigns'));
+    // `?campaign=ID` or `?org=PUBLIC_ID` narrow the queue (links from elsewhere, e.g. the Temporal UI).
+    const filter = new URLSearchParams([...new URLSearchParams(location.search)].filter(([key]) => key === 'campaign' || key === 'org'));
+    ({ campaigns } = await api<{ campaigns: QueuedCampaign[] }>('GET', `/review/campaigns${filter.size ? `?${filter}` : ''}`));
   } catch (err) {
     render(main, h('h1', {}, 'Review queue'), notice(describeError(err), 'alert'));
     return;
