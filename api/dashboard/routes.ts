@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import express, { Router, type Response } from 'express';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { config } from '../../lib/config';
 import { createClickhouse } from '../../lib/clickhouse/client';
@@ -27,6 +27,7 @@ import { parseInsightsQuery, type RawQuery } from '../../domain/insights/query';
 import { runInsights, type InsightsDeps } from '../../domain/insights/report';
 import { endKeyRotationGrace, settleKeyRotation } from '../../workflows/clients/key-rotation-grace';
 import { reviewCampaign } from '../../workflows/clients/campaign-review';
+import { campaignReviewWorkflowId } from '../../workflows/campaign-review';
 import { createApiKeySchema } from '../api-keys/routes';
 import { shellPage, signInPage } from './pages';
 import {
@@ -40,6 +41,17 @@ export const DASHBOARD_BUNDLE_DIR = path.resolve(__dirname, '../../generated/das
 const PAGE_PATHS = ['/', '/campaigns/:campaign_id', '/keys', '/review'];
 const CAMPAIGN_ACTIONS: CampaignAction[] = ['activate', 'pause', 'archive'];
 const verdictSchema = z.strictObject({ reason: z.string().trim().max(500).optional() });
+
+/** Whether the campaign's review workflow is running (a campaign written straight into the database has none). */
+async function hasOpenReview(temporal: Client, campaignId: string): Promise<boolean> {
+  try {
+    const { status } = await temporal.workflow.getHandle(campaignReviewWorkflowId(campaignId)).describe();
+    return status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
 
 /** No page is cached, framed, or given scripts from anywhere but the dashboard itself. */
 function securityHeaders(res: Response): void {
@@ -164,6 +176,7 @@ export function dashboardRoutes(db: Db, temporal: Client): Router {
     const campaign = isUuid(id) ? await db.campaign.findUnique({ where: { id: id.toLowerCase() }, select: { id: true, organizationId: true, reviewStatus: true } }) : null;
     if (!campaign) throw notFound('campaign', 'campaign_id');
     if (campaign.reviewStatus !== 'in_review') throw new DomainError('review_closed', `The campaign was already reviewed: ${campaign.reviewStatus}`);
+    if (!(await hasOpenReview(temporal, campaign.id))) throw new DomainError('review_closed', 'The campaign has no open review workflow; an operator must look at it');
     await reviewCampaign(db, temporal, campaign.id, verdict === 'approve' ? 'approved' : 'rejected', reason);
     const after = await findCampaign(db, campaign.organizationId, campaign.id);
     res.json({ campaign_id: after.id, review_status: after.reviewStatus, review_reason: after.reviewReason });

@@ -194,6 +194,12 @@ describe('reviewer', () => {
     await card.getByRole('button', { name: 'Reject' }).click();
     await page.waitForSelector(`article[data-campaign-id="${created.body.id}"][data-review-status="rejected"]`);
     expect(await h.db.campaign.findUniqueOrThrow({ where: { id: created.body.id } })).toMatchObject({ reviewStatus: 'rejected', reviewReason: 'Misleading claims' });
+
+    // A campaign in review without a review workflow (written straight into the database) is refused cleanly.
+    const orphan = await insertTree(h.db, org);
+    const verdict = await fromPage(page, 'POST', `/dashboard/api/review/campaigns/${orphan.campaign.id}/approve`, { csrf: await csrfOf(page), body: {} });
+    expect(verdict).toMatchObject({ status: 409, body: { error: { code: 'review_closed' } } });
+    expect((await h.db.campaign.findUniqueOrThrow({ where: { id: orphan.campaign.id } })).reviewStatus).toBe('in_review');
   });
 });
 
