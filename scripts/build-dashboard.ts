@@ -11,9 +11,9 @@ const outdir = path.join(root, 'generated/dashboard');
 
 async function main() {
   await build({
-    entryPoints: { app: path.join(root, 'web/src/main.ts'), 'app-style': path.join(root, 'web/src/styles.css') },
+    // app.js and app.css: the names the pages link to.
+    entryPoints: [{ in: path.join(root, 'web/src/main.ts'), out: 'app' }, { in: path.join(root, 'web/src/styles.css'), out: 'app' }],
     outdir,
-    entryNames: '[name]',
     bundle: true,
     minify: true,
     format: 'iife',
@@ -21,9 +21,6 @@ async function main() {
     legalComments: 'linked',
     logLevel: 'warning',
   });
-  // The stylesheet keeps a stable name for the pages' <link>.
-  const { rename } = await import('node:fs/promises');
-  await rename(path.join(outdir, 'app-style.css'), path.join(outdir, 'app.css'));
 }
 
 main().catch((err) => {

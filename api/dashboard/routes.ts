@@ -7,7 +7,7 @@
  * use the same error object as `/v1`.
  */
 import path from 'node:path';
-import express, { Router, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { config } from '../../lib/config';
@@ -53,6 +53,18 @@ async function hasOpenReview(temporal: Client, campaignId: string): Promise<bool
   }
 }
 
+/**
+ * Whether a form post comes from the dashboard's own page: browsers say so in
+ * Sec-Fetch-Site; without it, a real Origin must be ours. (Origin alone is not
+ * enough: under our no-referrer policy a browser sends `Origin: null`.)
+ */
+function fromDashboardItself(req: Request): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
+  const origin = req.headers.origin;
+  return origin === undefined || origin === 'null' || origin === `${req.protocol}://${req.get('host')}`;
+}
+
 /** No page is cached, framed, or given scripts from anywhere but the dashboard itself. */
 function securityHeaders(res: Response): void {
   res.set({
@@ -79,6 +91,8 @@ export function dashboardRoutes(db: Db, temporal: Client): Router {
     res.type('html').send(signInPage(token));
   });
   router.post('/login', forms, async (req, res) => {
+    // Login CSRF: another site must not sign this browser in to the attacker's account.
+    if (!fromDashboardItself(req)) throw new DomainError('csrf_failed', 'Sign-in must be submitted from the dashboard itself');
     const redeemed = await redeemLoginLink(db, String((req.body as Record<string, unknown> | undefined)?.token ?? ''));
     if (!redeemed) {
       res.status(401).type('html').send(signInPage(null, 'This sign-in link is invalid, expired or already used. Ask for a new one.'));

@@ -102,6 +102,19 @@ describe('sign-in', () => {
     expect(page.url()).toBe(`${h.url}/dashboard/login`);
   });
 
+  test('a sign-in posted from another site is refused (login CSRF) and leaves the link usable', async () => {
+    const org = await newOrg(h.db);
+    const { token } = await createLoginLink(h.db, { memberId: await memberForLoginLink(h.db, await organizationIdOf(h.db, org), 'owner') });
+    const attempts: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site', origin: 'null' }];
+    for (const headers of attempts) {
+      const foreign = await fetch(`${h.url}/dashboard/login`, { method: 'POST', headers, body: new URLSearchParams({ token }), redirect: 'manual' });
+      expect(foreign.status).toBe(403);
+      expect(foreign.headers.get('set-cookie')).toBeNull();
+    }
+    const { page } = await session();
+    await signIn(page, `${h.url}/dashboard/login?token=${token}`);
+  });
+
   test('an ak_ key never signs in: not as a link token, not as a cookie', async () => {
     const org = await newOrg(h.db);
     const asLink = await fetch(`${h.url}/dashboard/login`, { method: 'POST', body: new URLSearchParams({ token: org.api_key }), redirect: 'manual' });
