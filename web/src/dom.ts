@@ -26,6 +26,8 @@ export function render(main: HTMLElement, ...children: Child[]): void {
   main.replaceChildren();
   append(main, children);
   const heading = main.querySelector('h1');
+  // Each page has its own title (what a screen reader and the tab strip say).
+  if (heading?.textContent) document.title = `${heading.textContent} · Chat ads dashboard`;
   if (heading) {
     heading.setAttribute('tabindex', '-1');
     heading.focus();
