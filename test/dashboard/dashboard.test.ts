@@ -14,6 +14,9 @@ import { call, newOrg, startHarness, type Harness } from '../support/harness';
 import { clickhouse, insertRows, queryString, row } from '../insights/support';
 import { csrfOf, launchBrowser, linkOn, newSession, PHONE, screenshot, signIn, waitReady, type Session } from './browser';
 
+// A browser, the review workflow and ClickHouse in one test: roomy on a loaded shared machine.
+jest.setTimeout(120_000);
+
 let h: Harness;
 let browser: Browser;
 const sessions: Session[] = [];
