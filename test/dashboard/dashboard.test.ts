@@ -63,6 +63,15 @@ async function fromPage(page: Page, method: string, path: string, options: { csr
   return { status: res.status(), body: await res.json().catch(() => null) };
 }
 
+/** Form controls without a label and buttons or links without an accessible name (none expected on any page). */
+async function unnamedControls(page: Page): Promise<string[]> {
+  return page.locator('input:not([type=hidden]), select, textarea, button, a').evaluateAll((elements: any[]) => elements
+    .filter((el) => (['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName)
+      ? el.labels.length === 0 && !el.getAttribute('aria-label')
+      : !(el.getAttribute('aria-label') || el.textContent.trim())))
+    .map((el) => el.outerHTML.slice(0, 80)));
+}
+
 describe('sign-in', () => {
   test('adctl login-link signs in once: an HttpOnly SameSite=Strict session cookie; sign-out ends the session everywhere', async () => {
     const org = await newOrg(h.db);
@@ -170,6 +179,7 @@ describe('reviewer', () => {
     await expect(card.locator('figure.poll .landing').textContent()).resolves.toContain('https://shoes.example/poll');
     await expect(card.locator('figure.card .landing').textContent()).resolves.toContain('example.com');
     await screenshot(page, 'review-queue');
+    expect(await unnamedControls(page)).toEqual([]);
 
     await card.getByRole('button', { name: 'Approve' }).click();
     await page.waitForSelector(`article[data-campaign-id="${campaignId}"][data-review-status="approved"]`);
@@ -256,6 +266,17 @@ describe('advertiser', () => {
     });
     await expect(page.locator('canvas').getAttribute('aria-label')).resolves.toBe('impressions per day');
     await screenshot(page, 'campaign');
+    expect(await unnamedControls(page)).toEqual([]);
+
+    // Hourly: the trailing 24 hours, again the endpoint's totals.
+    await page.getByLabel('Granularity').selectOption('hourly');
+    await page.locator('canvas[aria-label="impressions per hour"]').waitFor();
+    const hourly = await call(h.url, 'GET', `/v1/campaigns/${campaign.id}/insights${queryString({ time_granularity: 'hourly', limit: '2000', 'fields[]': ['impressions', 'clicks'] })}`, { token: org.api_key });
+    const hourlySum = (key: string) => hourly.body.data.reduce((total: number, r: Record<string, number>) => total + r[key], 0);
+    expect(hourlySum('impressions')).toBe(2); // one day's rows, an hour ago
+    await expect(totals()).resolves.toMatchObject({ impressions: String(hourlySum('impressions')), clicks: String(hourlySum('clicks')) });
+    await page.getByLabel('Granularity').selectOption('daily');
+    await page.locator('canvas[aria-label="impressions per day"]').waitFor();
 
     // Split by country (one ad group): the same totals, one series per country.
     await page.getByLabel('Scope').selectOption(adGroup.id);
@@ -290,8 +311,12 @@ describe('API keys', () => {
     await waitReady(page);
     await expect(page.locator('tbody tr').count()).resolves.toBe(1);
 
-    await page.getByLabel('Name (optional)').fill('ci');
-    await page.getByRole('button', { name: 'Rotate key' }).click();
+    expect(await unnamedControls(page)).toEqual([]);
+    // Keyboard only: the name field, then Enter submits the form.
+    await page.getByLabel('Name (optional)').focus();
+    await page.keyboard.type('ci');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-secret]').waitFor();
     const secret = await page.locator('[data-secret]').textContent();
     expect(secret).toMatch(/^ak_[A-Za-z0-9_-]{43}$/);
     await expect(page.locator('.secret').textContent()).resolves.toContain('stays valid until');
