@@ -18,14 +18,15 @@ export async function overviewPage(main: HTMLElement): Promise<void> {
     h('caption', {}, 'Your campaigns, newest first. Impressions, clicks and CTR cover the last 7 days.'),
     h('thead', {}, h('tr', {},
       ...['Campaign', 'Status', 'Review', 'Spend / budget', 'Impressions', 'Clicks', 'CTR'].map((label) => h('th', { scope: 'col' }, label)))),
+    // data-label: on a phone each row becomes a card whose cells name themselves.
     h('tbody', {}, ...campaigns.map((c) => h('tr', { 'data-campaign-id': c.id },
       h('th', { scope: 'row' }, h('a', { href: `/dashboard/campaigns/${c.id}` }, c.name)),
-      h('td', {}, badge(c.status)),
-      h('td', {}, badge(c.review_status)),
-      h('td', {}, `${dollars(c.spent_micros)} / ${dollars(c.budget_micros)}`),
-      h('td', { class: 'num' }, count(c.last_7_days.impressions)),
-      h('td', { class: 'num' }, count(c.last_7_days.clicks)),
-      h('td', { class: 'num' }, percent(c.last_7_days.ctr))))));
+      h('td', { 'data-label': 'Status' }, badge(c.status)),
+      h('td', { 'data-label': 'Review' }, badge(c.review_status)),
+      h('td', { 'data-label': 'Spend / budget' }, `${dollars(c.spent_micros)} / ${dollars(c.budget_micros)}`),
+      h('td', { class: 'num', 'data-label': 'Impressions (7 days)' }, count(c.last_7_days.impressions)),
+      h('td', { class: 'num', 'data-label': 'Clicks (7 days)' }, count(c.last_7_days.clicks)),
+      h('td', { class: 'num', 'data-label': 'CTR (7 days)' }, percent(c.last_7_days.ctr))))));
   render(main,
     h('h1', {}, 'Campaigns'),
     campaigns.length === 0 ? h('p', {}, 'No campaigns yet. Create one through the API (POST /v1/campaigns).') : h('div', { class: 'scroll' }, table));
