@@ -117,6 +117,8 @@ export async function campaignOverview(deps: InsightsDeps, organizationId: strin
       ...campaignSummary(c, c.spend?.spentMicros ?? 0n),
       last_7_days: recent.get(c.id) ?? { impressions: 0, clicks: 0, ctr: null },
     })),
+    /** Whether older campaigns were left off (the page says so). */
+    truncated: campaigns.length === OVERVIEW_LIMIT,
   };
 }
 

@@ -8,8 +8,9 @@ interface CampaignRow {
 
 export async function overviewPage(main: HTMLElement): Promise<void> {
   let campaigns: CampaignRow[];
+  let truncated: boolean;
   try {
-    ({ campaigns } = await api<{ campaigns: CampaignRow[] }>('GET', '/campaigns'));
+    ({ campaigns, truncated } = await api<{ campaigns: CampaignRow[]; truncated: boolean }>('GET', '/campaigns'));
   } catch (err) {
     render(main, h('h1', {}, 'Campaigns'), notice(describeError(err), 'alert'));
     return;
@@ -29,5 +30,6 @@ export async function overviewPage(main: HTMLElement): Promise<void> {
       h('td', { class: 'num', 'data-label': 'CTR (7 days)' }, percent(c.last_7_days.ctr))))));
   render(main,
     h('h1', {}, 'Campaigns'),
-    campaigns.length === 0 ? h('p', {}, 'No campaigns yet. Create one through the API (POST /v1/campaigns).') : h('div', { class: 'scroll' }, table));
+    campaigns.length === 0 ? h('p', {}, 'No campaigns yet. Create one through the API (POST /v1/campaigns).') : h('div', { class: 'scroll' }, table),
+    truncated ? h('p', {}, `Showing the newest ${campaigns.length} campaigns; list older ones through the API (GET /v1/campaigns).`) : null);
 }
