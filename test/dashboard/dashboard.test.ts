@@ -114,6 +114,18 @@ describe('sign-in', () => {
     expect(page.url()).toBe(`${h.url}/dashboard/login`);
   });
 
+  test('adctl login-link --staff signs a reviewer in to the review queue; bad arguments are usage errors', async () => {
+    const printed = await adctl('login-link', '--staff', '--name', 'Ann');
+    expect(printed.code).toBe(0);
+    const { page } = await session();
+    await signIn(page, linkOn(h.url, JSON.parse(printed.stdout).url));
+    expect(page.url()).toBe(`${h.url}/dashboard/review`);
+    await expect(page.locator('header .who').textContent()).resolves.toBe('Reviewer Ann');
+    expect((await adctl('login-link', '--staff', '--org', '00000000-0000-4000-8000-000000000000')).code).toBe(2);
+    expect((await adctl('login-link', '--org', '00000000-0000-4000-8000-000000000000', '--role', 'root')).code).toBe(2);
+    expect((await adctl('login-link')).code).toBe(2);
+  });
+
   test('a sign-in posted from another site is refused (login CSRF) and leaves the link usable', async () => {
     const org = await newOrg(h.db);
     const { token } = await createLoginLink(h.db, { memberId: await memberForLoginLink(h.db, await organizationIdOf(h.db, org), 'owner') });
