@@ -47,7 +47,7 @@ ${form}
 /** The shell of the signed-in pages: who is signed in, the CSRF token, navigation, and the app's script. */
 export function shellPage(principal: DashboardPrincipal, csrfToken: string): string {
   const links = principal.kind === 'staff'
-    ? [['review', 'Review queue']]
+    ? [['review', 'Review queue'], ['live', 'Live campaigns']]
     : [['', 'Campaigns'], ...(principal.role === 'member' ? [] : [['keys', 'API keys']])];
   const who = principal.kind === 'staff'
     ? `Reviewer ${escapeHtml(principal.name)}`

@@ -27,6 +27,7 @@ import { parseInsightsQuery, type RawQuery } from '../../domain/insights/query';
 import { runInsights, type InsightsDeps } from '../../domain/insights/report';
 import { endKeyRotationGrace, settleKeyRotation } from '../../workflows/clients/key-rotation-grace';
 import { reviewCampaign } from '../../workflows/clients/campaign-review';
+import { blockCampaign } from '../../workflows/clients/campaign-lifecycle';
 import { campaignReviewWorkflowId } from '../../workflows/campaign-review';
 import { createApiKeySchema } from '../api-keys/routes';
 import { shellPage, signInPage } from './pages';
@@ -38,7 +39,7 @@ import {
 /** Where scripts/build-dashboard.ts writes the browser bundle. */
 export const DASHBOARD_BUNDLE_DIR = path.resolve(__dirname, '../../generated/dashboard');
 
-const PAGE_PATHS = ['/', '/campaigns/:campaign_id', '/keys', '/review'];
+const PAGE_PATHS = ['/', '/campaigns/:campaign_id', '/keys', '/review', '/live'];
 const CAMPAIGN_ACTIONS: CampaignAction[] = ['activate', 'pause', 'archive'];
 const verdictSchema = z.strictObject({ reason: z.string().trim().max(500).optional() });
 
@@ -175,28 +176,34 @@ export function dashboardRoutes(db: Db, temporal: Client): Router {
   });
 
   // Staff reviewers: the queue and verdicts (the review workflow's signal, as `adctl review` sends it).
-  api.get('/review/campaigns', async (req, res) => {
-    staffOf(res);
-    const filter = (name: string) => (typeof req.query[name] === 'string' ? String(req.query[name]) : undefined);
-    res.json(await reviewQueue(db, { campaignId: filter('campaign'), organizationPublicId: filter('org') }));
-  });
+  for (const [path, list] of [['/review/campaigns', 'in_review'], ['/review/live', 'live']] as const) {
+    api.get(path, async (req, res) => {
+      staffOf(res);
+      const filter = (name: string) => (typeof req.query[name] === 'string' ? String(req.query[name]) : undefined);
+      res.json(await reviewQueue(db, { campaignId: filter('campaign'), organizationPublicId: filter('org') }, list));
+    });
+  }
   api.post('/review/campaigns/:campaign_id/:verdict', async (req, res) => {
     staffOf(res);
     const verdict = req.params.verdict;
-    if (verdict !== 'approve' && verdict !== 'reject') throw notFound('verdict');
+    if (verdict !== 'approve' && verdict !== 'reject' && verdict !== 'block') throw notFound('verdict');
     const { reason } = parseOrThrow(verdictSchema, req.body ?? {});
-    if (verdict === 'reject' && !reason) throw new DomainError('required', 'A rejection needs a reason', 'reason');
+    if (verdict !== 'approve' && !reason) throw new DomainError('required', `A ${verdict === 'block' ? 'block' : 'rejection'} needs a reason`, 'reason');
     const id = String(req.params.campaign_id);
     const campaign = isUuid(id) ? await db.campaign.findUnique({ where: { id: id.toLowerCase() }, select: { id: true, organizationId: true, reviewStatus: true } }) : null;
     if (!campaign) throw notFound('campaign', 'campaign_id');
+    if (verdict === 'block') {
+      // `adctl review block`: recorded at once (the auction drops it), then the lifecycle workflow is told.
+      const blocked = await blockCampaign(db, temporal, campaign.id, reason!);
+      res.json({ campaign_id: blocked.campaign_id, lifecycle_state: blocked.lifecycle_state, lifecycle_reason: blocked.reason });
+      return;
+    }
     if (campaign.reviewStatus !== 'in_review') throw new DomainError('review_closed', `The campaign was already reviewed: ${campaign.reviewStatus}`);
     if (!(await hasOpenReview(temporal, campaign.id))) throw new DomainError('review_closed', 'The campaign has no open review workflow; an operator must look at it');
     await reviewCampaign(db, temporal, campaign.id, verdict === 'approve' ? 'approved' : 'rejected', reason);
     const after = await findCampaign(db, campaign.organizationId, campaign.id);
     res.json({ campaign_id: after.id, review_status: after.reviewStatus, review_reason: after.reviewReason });
   });
-  // TODO(lifecycle): "block a live campaign" belongs here, calling `blockCampaign` from
-  // workflows/clients/campaign-lifecycle.ts once that branch lands (see README, Dashboard).
 
   api.use(unknownRoute);
   router.use('/api', api);

@@ -7,6 +7,7 @@
 import type { Db } from '../../lib/db';
 import { accountDisplay } from '../ad-accounts/account';
 import { assetKey } from '../assets/ad-images';
+import { visibleCampaignStatus } from '../campaigns/lifecycle';
 import { findCampaign } from '../campaigns/service';
 import { normalizeId } from '../ids';
 import { spentMicros } from '../delivery/spend';
@@ -23,6 +24,7 @@ const unix = (date: Date) => Math.floor(date.getTime() / 1000);
 
 type CampaignRowLike = {
   id: string; name: string; status: string; reviewStatus: string; reviewReason: string | null;
+  lifecycleState: string | null; lifecycleReason: string | null;
   lifetimeSpendLimitMicros: bigint; startTime: Date; endTime: Date | null; createdAt: Date; targetCountries: string[];
 };
 
@@ -30,7 +32,10 @@ function campaignSummary(c: CampaignRowLike, spent: bigint) {
   return {
     id: c.id,
     name: c.name,
-    status: c.status,
+    // As /v1 shows it (a completed or blocked campaign reads paused), with the internal state beside it.
+    status: visibleCampaignStatus(c),
+    lifecycle_state: c.lifecycleState,
+    lifecycle_reason: c.lifecycleReason,
     review_status: c.reviewStatus,
     review_reason: c.reviewReason,
     budget_micros: Number(c.lifetimeSpendLimitMicros),
@@ -135,23 +140,29 @@ export async function campaignDetail(db: Db, organizationId: string, campaignId:
 }
 
 export interface ReviewQueueFilter { campaignId?: string; organizationPublicId?: string }
+/** Which campaigns a staff list shows: waiting for review, or live (approved, not ended, blocked or archived). */
+export type StaffList = 'in_review' | 'live';
 
 /**
- * Campaigns waiting for review, oldest first, with their advertiser and every
- * ad as it would render; narrowed to one campaign or organization when asked
- * (a reviewer following a link, e.g. from the Temporal UI's workflow id).
+ * Campaigns waiting for review (oldest first), or live ones a reviewer may
+ * block, with their advertiser and every ad as it would render; narrowed to
+ * one campaign or organization when asked (a reviewer following a link, e.g.
+ * from the Temporal UI's workflow id).
  */
-export async function reviewQueue(db: Db, filter: ReviewQueueFilter = {}) {
+export async function reviewQueue(db: Db, filter: ReviewQueueFilter = {}, list: StaffList = 'in_review') {
   const campaignId = filter.campaignId === undefined ? undefined : normalizeId(filter.campaignId);
   const orgId = filter.organizationPublicId === undefined ? undefined : normalizeId(filter.organizationPublicId);
   if (campaignId === null || orgId === null) return { campaigns: [] };
   const campaigns = await db.campaign.findMany({
     where: {
-      reviewStatus: 'in_review',
+      ...(list === 'in_review'
+        ? { reviewStatus: 'in_review' }
+        : { reviewStatus: 'approved', lifecycleState: null, status: { not: 'archived' } }),
       organization: { deletedAt: null, ...(orgId ? { publicId: orgId } : {}) },
       ...(campaignId ? { id: campaignId } : {}),
     },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    // The queue oldest first (first come, first reviewed); live campaigns newest first.
+    orderBy: list === 'in_review' ? [{ createdAt: 'asc' }, { id: 'asc' }] : [{ createdAt: 'desc' }, { id: 'desc' }],
     take: REVIEW_QUEUE_LIMIT,
     include: {
       ...treeInclude,

@@ -194,7 +194,7 @@ describe('reviewer', () => {
     expect(await unnamedControls(page)).toEqual([]);
 
     await card.getByRole('button', { name: 'Approve' }).click();
-    await page.waitForSelector(`article[data-campaign-id="${campaignId}"][data-review-status="approved"]`);
+    await page.waitForSelector(`article[data-campaign-id="${campaignId}"][data-outcome="approved"]`);
     expect(await h.db.campaign.findUniqueOrThrow({ where: { id: campaignId } })).toMatchObject({ reviewStatus: 'approved', status: 'paused' });
     // A verdict twice is refused.
     const twice = await fromPage(page, 'POST', `/dashboard/api/review/campaigns/${campaignId}/reject`, { csrf: await csrfOf(page), body: { reason: 'late' } });
@@ -230,7 +230,7 @@ describe('reviewer', () => {
     await expect(card.getByRole('alert').textContent()).resolves.toContain('(required)');
     await card.getByLabel('Reason (required to reject)').fill('Misleading claims');
     await card.getByRole('button', { name: 'Reject' }).click();
-    await page.waitForSelector(`article[data-campaign-id="${created.body.id}"][data-review-status="rejected"]`);
+    await page.waitForSelector(`article[data-campaign-id="${created.body.id}"][data-outcome="rejected"]`);
     expect(await h.db.campaign.findUniqueOrThrow({ where: { id: created.body.id } })).toMatchObject({ reviewStatus: 'rejected', reviewReason: 'Misleading claims' });
 
     // A campaign in review without a review workflow (written straight into the database) is refused cleanly.
@@ -238,6 +238,42 @@ describe('reviewer', () => {
     const verdict = await fromPage(page, 'POST', `/dashboard/api/review/campaigns/${orphan.campaign.id}/approve`, { csrf: await csrfOf(page), body: {} });
     expect(verdict).toMatchObject({ status: 409, body: { error: { code: 'review_closed' } } });
     expect((await h.db.campaign.findUniqueOrThrow({ where: { id: orphan.campaign.id } })).reviewStatus).toBe('in_review');
+  });
+});
+
+describe('reviewer blocks', () => {
+  test('a live campaign: a reason is required, it stops serving at once, and its advertiser sees it blocked', async () => {
+    const org = await newOrg(h.db);
+    const { campaign, ad } = await insertTree(h.db, org, { campaign: { reviewStatus: 'approved', status: 'active' } });
+    expect((await loadIndexedAds(h.db)).some((indexed) => indexed.adId === ad.id)).toBe(true);
+
+    const page = await staffPage();
+    await page.getByRole('link', { name: 'Live campaigns' }).click();
+    await waitReady(page);
+    await page.goto(`${h.url}/dashboard/live?campaign=${campaign.id}`);
+    await waitReady(page);
+    const card = page.locator(`article[data-campaign-id="${campaign.id}"]`);
+    await card.getByRole('button', { name: 'Block' }).click();
+    await expect(card.getByRole('alert').textContent()).resolves.toContain('(required)');
+    expect((await h.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } })).lifecycleState).toBeNull();
+    await card.getByLabel('Reason (required to block)').fill('Counterfeit goods');
+    await screenshot(page, 'live-campaigns');
+    await card.getByRole('button', { name: 'Block' }).click();
+    await page.waitForSelector(`article[data-campaign-id="${campaign.id}"][data-outcome="blocked"]`);
+    expect(await h.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } })).toMatchObject({ lifecycleState: 'blocked', lifecycleReason: 'Counterfeit goods' });
+    expect((await loadIndexedAds(h.db)).some((indexed) => indexed.adId === ad.id)).toBe(false);
+
+    // Off the live list; the advertiser sees it paused (as /v1 reads it) and blocked, with the reason.
+    await page.reload();
+    await waitReady(page);
+    expect(await page.locator('article').count()).toBe(0);
+    const owner = await memberPage(org);
+    await expect(owner.locator(`tr[data-campaign-id="${campaign.id}"] td`).first().textContent()).resolves.toBe('paused blocked');
+    await owner.goto(`${h.url}/dashboard/campaigns/${campaign.id}`);
+    await waitReady(owner);
+    await expect(owner.locator('.lifecycle').textContent()).resolves.toBe('This campaign is blocked: Counterfeit goods');
+    await owner.getByRole('button', { name: 'Activate' }).click();
+    await expect(owner.locator('.action-status [role="alert"]').textContent()).resolves.toContain('(campaign_terminal)');
   });
 });
 

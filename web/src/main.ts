@@ -2,14 +2,15 @@
 import { campaignPage } from './pages/campaign';
 import { keysPage } from './pages/keys';
 import { overviewPage } from './pages/overview';
-import { reviewPage } from './pages/review';
+import { staffPage } from './pages/review';
 
 function route(main: HTMLElement): Promise<void> {
   const path = location.pathname.replace(/\/+$/, '');
   const campaign = /^\/dashboard\/campaigns\/([^/]+)$/.exec(path);
   if (campaign) return campaignPage(main, decodeURIComponent(campaign[1]));
   if (path === '/dashboard/keys') return keysPage(main);
-  if (path === '/dashboard/review') return reviewPage(main);
+  if (path === '/dashboard/review') return staffPage(main, 'review');
+  if (path === '/dashboard/live') return staffPage(main, 'live');
   return overviewPage(main);
 }
 

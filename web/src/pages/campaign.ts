@@ -6,6 +6,7 @@ import { badge, count, dollars, h, notice, percent, render } from '../dom';
 interface CampaignView {
   campaign: {
     id: string; name: string; status: string; review_status: string; review_reason: string | null;
+    lifecycle_state: string | null; lifecycle_reason: string | null;
     budget_micros: number; spent_micros: number; advertiser: { name: string; url: string };
   };
   ad_groups: AdGroupView[];
@@ -92,6 +93,8 @@ export async function campaignPage(main: HTMLElement, campaignId: string): Promi
     h('h1', {}, c.name),
     h('p', { class: 'meta' }, 'Status ', badge(c.status), ' · Review ', badge(c.review_status),
       c.review_reason ? ` · Reason: ${c.review_reason}` : ''),
+    // Completed (end time or budget) or blocked by a reviewer: it never serves again.
+    c.lifecycle_state ? h('p', { class: 'lifecycle' }, 'This campaign is ', badge(c.lifecycle_state), c.lifecycle_reason ? `: ${c.lifecycle_reason}` : '') : null,
     h('p', {}, h('label', { for: 'spend-meter' }, `Spend ${dollars(c.spent_micros)} of ${dollars(c.budget_micros)} budget `),
       h('meter', { id: 'spend-meter', min: 0, max: 1, value: spentRatio }, `${Math.round(spentRatio * 100)}%`)),
     actions,

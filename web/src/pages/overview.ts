@@ -2,7 +2,7 @@ import { api, describeError } from '../api';
 import { badge, count, dollars, h, notice, percent, render } from '../dom';
 
 interface CampaignRow {
-  id: string; name: string; status: string; review_status: string; budget_micros: number; spent_micros: number;
+  id: string; name: string; status: string; lifecycle_state: string | null; review_status: string; budget_micros: number; spent_micros: number;
   last_7_days: { impressions: number; clicks: number; ctr: number | null };
 }
 
@@ -22,7 +22,7 @@ export async function overviewPage(main: HTMLElement): Promise<void> {
     // data-label: on a phone each row becomes a card whose cells name themselves.
     h('tbody', {}, ...campaigns.map((c) => h('tr', { 'data-campaign-id': c.id },
       h('th', { scope: 'row' }, h('a', { href: `/dashboard/campaigns/${c.id}` }, c.name)),
-      h('td', { 'data-label': 'Status' }, badge(c.status)),
+      h('td', { 'data-label': 'Status' }, badge(c.status), c.lifecycle_state ? ' ' : null, c.lifecycle_state ? badge(c.lifecycle_state) : null),
       h('td', { 'data-label': 'Review' }, badge(c.review_status)),
       h('td', { 'data-label': 'Spend / budget' }, `${dollars(c.spent_micros)} / ${dollars(c.budget_micros)}`),
       h('td', { class: 'num', 'data-label': 'Impressions (7 days)' }, count(c.last_7_days.impressions)),
