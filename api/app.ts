@@ -26,6 +26,8 @@ import { pollOperations, pollRoutes } from './tracking/polls';
 import { collectOperation, collectRoutes } from './events/collect';
 import { deliveryTrackingOperations, deliveryTrackingRoutes } from './tracking/delivery';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
+import { dashboardRoutes } from './dashboard/routes';
+import { DASHBOARD_PREFIX } from './dashboard/session-cookie';
 
 export interface AppDeps {
   db: Db;
@@ -91,6 +93,8 @@ export function createApp(deps: AppDeps) {
   app.use(deliveryTrackingRoutes(deliveryOperations));
   app.use(pollRoutes(trackingOperations));
   app.use(collectRoutes(collectOperations));
+  // {platform_url}'s dashboard: pages and its own JSON under the session cookie (README, Dashboard).
+  app.use(DASHBOARD_PREFIX, dashboardRoutes(db, deps.temporal));
   // Unknown paths of the platform surface answer in its envelope (mount `/api` routes above).
   app.use('/api', unknownRoute, envelopeErrorHandler);
   // Anything else, on any host, answers with the error object rather than an HTML page.

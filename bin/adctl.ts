@@ -16,6 +16,7 @@ const USAGE = `usage:
   adctl org create --name N [--domain D] [--payment-method PM [--customer CUS]] [--no-ad-account]
   adctl org delete --org ORG
   adctl member create --org ORG --role owner|admin|member
+  adctl login-link --org ORG [--role owner|admin|member] | --staff [--name N]
   adctl review approve|reject CAMPAIGN_ID [--reason R]
   adctl review block CAMPAIGN_ID --reason R
   adctl publisher create --name N [--domain D] [--tmax MS]
@@ -75,8 +76,29 @@ async function progressReporter(unit: string) {
   };
 }
 
+/** `adctl login-link`: a one-time dashboard sign-in for a member of the organization (the oldest with the role, owner by default) or a staff reviewer. */
+async function loginLink(db: Db, args: string[]): Promise<object> {
+  const { values, positionals } = options(args, {
+    org: { type: 'string' }, role: { type: 'string' }, staff: { type: 'boolean' }, name: { type: 'string' },
+  } as const);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+  const { createLoginLink, memberForLoginLink } = await import('../domain/dashboard/sessions');
+  let link;
+  if (values.staff) {
+    if (values.org || values.role) throw new UsageError('--staff takes no --org or --role');
+    link = await createLoginLink(db, { staffName: values.name ?? 'reviewer' });
+  } else {
+    const role = (values.role ?? 'owner') as Role;
+    if (!['owner', 'admin', 'member'].includes(role)) throw new UsageError('--role must be owner, admin or member');
+    const org = await organizationOf(db, values.org);
+    link = await createLoginLink(db, { memberId: await memberForLoginLink(db, org.id, role) });
+  }
+  return { url: `${config.api.publicUrl}/dashboard/login?token=${link.token}`, expires_at: link.expiresAt.toISOString() };
+}
+
 async function run(db: Db, argv: string[]): Promise<object> {
   const [noun, verb, ...rest] = argv;
+  if (noun === 'login-link') return loginLink(db, argv.slice(1));
   const command = `${noun ?? ''} ${verb ?? ''}`;
   switch (command) {
     case 'org create': {

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { identifier, literal } from '../lib/clickhouse/sql';
+import { identifier, inList, literal } from '../lib/clickhouse/sql';
 import type { Db } from '../lib/db';
 import { DELIVERY_TABLES } from '../domain/delivery/clickhouse-tables';
 import { importExternalReport, type ExternalReportRow } from '../domain/delivery/external-supply';
@@ -86,6 +86,22 @@ function deliveryInsert(database: string, runId: string, ads: AdPath[], offset: 
     FROM (SELECT number + ${literal(offset)} AS n FROM system.numbers LIMIT ${literal(count)})`;
 }
 
+/**
+ * The shared spend store as the trackers would have left it: each campaign's
+ * own-supply charges (what the dashboard shows against the budget).
+ */
+async function recordDemoSpend(deps: { db: Db; ch: ClickHouseClient; database: string }, organizationIds: string[]) {
+  const result = await deps.ch.query({
+    query: `SELECT campaign_id, toString(sum(spend_micros)) AS spent, toString(sum(impressions)) AS impressions, toString(sum(clicks)) AS clicks
+      FROM ${identifier(deps.database)}.${DELIVERY_TABLES.rows} WHERE organization_id IN ${inList(organizationIds)} GROUP BY campaign_id`,
+    format: 'JSONEachRow',
+  });
+  const rows = await result.json<{ campaign_id: string; spent: string; impressions: string; clicks: string }>();
+  await deps.db.campaignSpend.createMany({
+    data: rows.map((r) => ({ campaignId: r.campaign_id, spentMicros: BigInt(r.spent), impressions: BigInt(r.impressions), clicks: BigInt(r.clicks) })),
+  });
+}
+
 export async function seedDemo(deps: { db: Db; ch: ClickHouseClient; database: string }, options: DemoSeedOptions): Promise<DemoSeedResult> {
   const shape = {
     campaignsPerOrganization: options.campaignsPerOrganization ?? 4,
@@ -121,6 +137,7 @@ export async function seedDemo(deps: { db: Db; ch: ClickHouseClient; database: s
     });
   }
   await importExternalReport(deps, `demo-${runId}`, external);
+  await recordDemoSpend(deps, [...new Set(ads.map((a) => a.organization_id))]);
 
   return {
     organizations,

@@ -128,6 +128,12 @@ export const config = {
     /** Forwarded DSP feedback: attempts before giving up (exponential backoff from 1 s, capped at 10 min). */
     callbackMaxAttempts: intFromEnv('DSP_CALLBACK_MAX_ATTEMPTS', 10),
   },
+  dashboard: {
+    /** How long an `adctl login-link` link may be redeemed (once). */
+    loginLinkTtlSeconds: intFromEnv('DASHBOARD_LOGIN_LINK_TTL_SECONDS', 15 * 60),
+    /** A browser session's lifetime (the cookie's Max-Age and the session row's expiry). */
+    sessionTtlSeconds: intFromEnv('DASHBOARD_SESSION_TTL_SECONDS', 12 * 60 * 60),
+  },
   signing: {
     /** `kid:secret,...`, current key first (lib/signed-token.ts). The default is for development and tests only. */
     trackingKeys: process.env.TRACKING_SIGNING_KEYS ?? 'dev1:development-only-tracking-key',

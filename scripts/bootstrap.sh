@@ -122,6 +122,10 @@ if [[ $MODE == test && ! -x "$PY_SCRIPTS/schemathesis" ]]; then
   log "pip install schemathesis"
   python3 -m pip install -q --disable-pip-version-check 'schemathesis==4.32.5' >&2
 fi
+# Headless Chromium: the dashboard's browser tests (test/dashboard/) drive Debian's build.
+if [[ $MODE == test && ! -x /usr/bin/chromium ]]; then
+  apt_install chromium
+fi
 if [[ -z "${TEMPORAL_ADDRESS:-}" ]]; then
   TEMPORAL="$PY_SCRIPTS/temporal"
   if ! "$TEMPORAL" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT" >/dev/null 2>&1; then
@@ -143,4 +147,6 @@ log "prisma migrate deploy ($MODE)"
 node_modules/.bin/prisma migrate deploy >/dev/null
 log "clickhouse schema ($MODE)"
 node_modules/.bin/tsx scripts/clickhouse-migrate.ts
+log "dashboard build"
+node_modules/.bin/tsx scripts/build-dashboard.ts
 log "services ready"

@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { Db } from '../../lib/db';
-import { digestsEqual, hashSecret, SESSION_TOKEN_PREFIX } from '../../lib/secrets';
+import { SESSION_TOKEN_PREFIX } from '../../lib/secrets';
+import { findMemberSession } from '../../domain/dashboard/sessions';
 import { DomainError } from '../../domain/errors';
 import { isUuid } from '../../domain/ids';
 import { bearerToken } from './api-key-auth';
@@ -29,33 +30,19 @@ export function sessionAuth(db: Db, roles: SessionAuth['role'][]): RequestHandle
     if (token === undefined) throw new DomainError('auth_required', 'No dashboard session provided');
     if (token === null || !token.startsWith(SESSION_TOKEN_PREFIX)) throw invalidSession();
 
-    const tokenHash = hashSecret(token);
-    const session = await db.dashboardSession.findUnique({
-      where: { tokenHash },
-      select: {
-        tokenHash: true, expiresAt: true,
-        member: { select: { id: true, role: true, organization: { select: { id: true, publicId: true, deletedAt: true } } } },
-      },
-    });
-    if (
-      !session ||
-      !digestsEqual(session.tokenHash, tokenHash) ||
-      session.expiresAt.getTime() <= Date.now() ||
-      session.member.organization.deletedAt !== null
-    ) {
-      throw invalidSession();
-    }
+    const session = await findMemberSession(db, token);
+    if (!session) throw invalidSession();
     const orgPublicId = String(req.params.org_public_id ?? '');
-    if (!isUuid(orgPublicId) || session.member.organization.publicId !== orgPublicId.toLowerCase()) {
+    if (!isUuid(orgPublicId) || session.organizationPublicId !== orgPublicId.toLowerCase()) {
       throw new DomainError('not_found', 'No such organization');
     }
-    if (!roles.includes(session.member.role)) {
+    if (!roles.includes(session.role)) {
       throw new DomainError('insufficient_role', 'Only organization owners and admins can manage API keys');
     }
     res.locals.sessionAuth = {
-      memberId: session.member.id,
-      organizationId: session.member.organization.id,
-      role: session.member.role,
+      memberId: session.memberId,
+      organizationId: session.organizationId,
+      role: session.role,
     } satisfies SessionAuth;
     next();
   };

@@ -235,11 +235,15 @@ function page(rows: DecodedRow[], query: InsightsQuery, presentRow: (row: Decode
 
 /** The report of `query` for the endpoint `target`, within the organization. */
 export async function runInsights(deps: InsightsDeps, organizationId: string, target: ReportTarget, query: InsightsQuery): Promise<InsightsPage> {
-  const resolved = await resolveScope(deps.db, organizationId, target);
+  return runInsightsInScope(deps, await resolveScope(deps.db, organizationId, target), target.level, query);
+}
+
+/** The report of `query` within an already resolved scope (whose own level is `targetLevel`). */
+export async function runInsightsInScope(deps: InsightsDeps, resolved: ResolvedScope, targetLevel: Level, query: InsightsQuery): Promise<InsightsPage> {
   // The names under the scope load while ClickHouse counts (at the endpoint's own level the one name is known).
   const [result, names] = await Promise.all([
     runAnalyticsQuery(deps.ch, reportQuery(deps.database, resolved.scope, query, ROW_CAP), deps.timeoutSeconds, REPORT_COLUMNS),
-    query.level === target.level ? new Map([[resolved.id, resolved.name]]) : entityNames(deps.db, resolved.scope, query.level, null),
+    query.level === targetLevel ? new Map([[resolved.id, resolved.name]]) : entityNames(deps.db, resolved.scope, query.level, null),
   ]);
   // Over the cap: the first ROW_CAP rows in (window, bucket, entity, segment) order are the decoded set.
   const capped = result.slice(0, ROW_CAP);

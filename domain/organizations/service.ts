@@ -7,10 +7,10 @@ const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export type Role = 'owner' | 'admin' | 'member';
 
 /** A dashboard session for a member; only the token's hash is stored. */
-export async function createSession(db: Db, memberId: string): Promise<string> {
+export async function createSession(db: Db, memberId: string, ttlMs = SESSION_TTL_MS): Promise<string> {
   const token = newSecret(SESSION_TOKEN_PREFIX);
   await db.dashboardSession.create({
-    data: { memberId, tokenHash: hashSecret(token), expiresAt: new Date(Date.now() + SESSION_TTL_MS) },
+    data: { memberId, tokenHash: hashSecret(token), expiresAt: new Date(Date.now() + ttlMs) },
   });
   return token;
 }

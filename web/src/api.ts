@@ -1,0 +1,28 @@
+/** The dashboard's JSON endpoints (same origin, session cookie, CSRF header on every change). */
+const csrfToken = () => document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`/dashboard/api${path}`, {
+    method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = await res.json().catch(() => null);
+  if (!res.ok) {
+    const error = parsed?.error ?? {};
+    if (res.status === 401) location.assign('/dashboard/login');
+    throw new ApiError(res.status, error.code ?? 'internal_error', error.message ?? `Request failed (${res.status})`);
+  }
+  return parsed as T;
+}
+
+/** An error as the page shows it: the spec's code and its message. */
+export const describeError = (err: unknown) =>
+  err instanceof ApiError ? `${err.message} (${err.code})` : `Something went wrong: ${(err as Error).message}`;
