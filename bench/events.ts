@@ -77,7 +77,9 @@ async function main() {
 
   const db = createDb();
   const clickhouse = createClickhouse();
-  const api = await startApiProcess({ RATE_LIMIT_EVENTS_PER_HOUR: String(1_000_000_000) });
+  // BENCH_PROFILE_DIR=dir: the api process writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const api = await startApiProcess({ RATE_LIMIT_EVENTS_PER_HOUR: String(1_000_000_000) }, profile);
   const org = await createOrganization(db, { name: `bench events ${Date.now()}`, domain: 'bench.example', withAdAccount: true });
   const orgId = (await db.organization.findFirstOrThrow({ where: { publicId: org.org_public_id } })).id;
   const headers = { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' };

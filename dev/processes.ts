@@ -42,12 +42,14 @@ export interface ServiceOptions {
   /** Environment variable that receives the port (PORT, AUCTION_PORT). */
   portVariable: string;
   env?: NodeJS.ProcessEnv;
+  /** Node flags for the service process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
   startTimeoutMs?: number;
 }
 
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, options.entry)], {
+  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [...(options.nodeArgs ?? []), path.join(root, options.entry)], {
     cwd: root,
     env: { ...process.env, ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -84,5 +86,5 @@ export function stopProcess(child: ChildProcess, graceMs = STOP_GRACE_MS): Promi
 }
 
 /** The api process (`api/server.ts`) on a free port, over the databases of this environment. */
-export const startApiProcess = (env: NodeJS.ProcessEnv = {}) =>
-  startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env });
+export const startApiProcess = (env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) =>
+  startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env, nodeArgs });
