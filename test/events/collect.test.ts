@@ -129,6 +129,26 @@ describe('POST /api/collect', () => {
     expect(text.body).toEqual(errorBody('unsupported_media_type'));
   });
 
+  it('answers a remembered key (the fast lane) exactly as the route answers its first request', async () => {
+    const { key, id } = await org();
+    const answers = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await collect(key, { event_name: `lane_${i}` });
+      answers.push({
+        status: res.status, body: res.body, requestId: /^req_/.test(res.headers.get('request-id') ?? ''),
+        limit: res.headers.get('x-ratelimit-limit'), reset: res.headers.get('x-ratelimit-reset') !== null,
+      });
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[0]).toEqual({ status: 204, body: null, requestId: true, limit: String(config.events.perKeyPerHour), reset: true });
+    // Errors too: the same error object and headers.
+    const malformed = await call(h.url, 'POST', '/api/collect', { token: key, rawBody: '{', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual(errorBody('invalid_json'));
+    expect(malformed.headers.get('request-id')).toMatch(/^req_/);
+    await waitForEvents(id, (rows) => rows.length === 2);
+  });
+
   it('429 with Retry-After once the key has spent its event budget (own bucket)', async () => {
     const { key, id } = await org();
     const apiKeyId = await apiKeyIdOf(h.db, id);
