@@ -78,6 +78,8 @@ async function pollAdsInScope(deps: InsightsDeps, scope: ReportScope, query: Ins
   return new Map(ads.map((ad) => [ad.id, { ad_account: scope.adAccountId, campaign: ad.adGroup.campaignId, ad_group: ad.adGroupId, ad: ad.id }]));
 }
 
+const AUCTIONS_PER_QUERY = 2000;
+
 /** Votes per ad and hour; with the country or device segment, the delivery's country and device from its delivery rows. */
 async function pollVoteCounts(deps: InsightsDeps, scope: ReportScope, query: InsightsQuery, from: number, to: number): Promise<HourlyCount[]> {
   const ads = await pollAdsInScope(deps, scope, query);
@@ -87,11 +89,12 @@ async function pollVoteCounts(deps: InsightsDeps, scope: ReportScope, query: Ins
   });
   const deliveries = new Map<string, { country: string; device: string }>();
   const auctions = [...new Set(votes.map((v) => v.auction_id ?? ''))].filter((id) => id !== '');
-  if (perDelivery && auctions.length > 0) {
+  // In slices, so a query stays well under ClickHouse's max_query_size (256 KiB).
+  for (let i = 0; perDelivery && i < auctions.length; i += AUCTIONS_PER_QUERY) {
     const rows = await runAnalyticsQuery(deps.ch, `
       SELECT ad_id, auction_id, any(country), any(device)
       FROM ${table(deps.database, DELIVERY_TABLES.rows)}
-      WHERE ${sql`organization_id = ${scope.organizationId}`} AND auction_id IN ${inList(auctions)}
+      WHERE ${sql`organization_id = ${scope.organizationId}`} AND auction_id IN ${inList(auctions.slice(i, i + AUCTIONS_PER_QUERY))}
       GROUP BY ad_id, auction_id`, deps.timeoutSeconds, ['ad_id', 'auction_id', 'country', 'device'] as const);
     for (const r of rows) deliveries.set(`${r.ad_id}:${r.auction_id}`, { country: r.country, device: r.device });
   }
