@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { config } from '../../lib/config';
 import { geoLookup } from '../../activities/event-pipeline';
 import { clientIp } from '../../domain/events/client-ip';
@@ -147,6 +148,25 @@ describe('POST /api/collect', () => {
     expect(malformed.body).toEqual(errorBody('invalid_json'));
     expect(malformed.headers.get('request-id')).toMatch(/^req_/);
     await waitForEvents(id, (rows) => rows.length === 2);
+  });
+
+  it('reads plain, BOM-prefixed, charset-labelled and gzip-compressed JSON bodies alike', async () => {
+    const { key, id } = await org();
+    const send = (rawBody: string | Buffer, headers: Record<string, string>) =>
+      call(h.url, 'POST', '/api/collect', { token: key, rawBody, headers: { 'content-type': 'application/json', ...headers } });
+    const event = (name: string) => JSON.stringify({ event_name: name });
+    expect((await send(event('plain'), {})).status).toBe(204);
+    expect((await send(`\ufeff${event('bom')}`, {})).status).toBe(204);
+    expect((await send(event('charset'), { 'content-type': 'application/json; charset=utf-8' })).status).toBe(204);
+    expect((await send(gzipSync(event('gzip')), { 'content-encoding': 'gzip' })).status).toBe(204);
+    for (const headers of [{}, { 'content-type': 'application/json; charset=utf-8' }]) {
+      const malformed = await send('{"event_name": "x"', headers);
+      expect({ status: malformed.status, body: malformed.body }).toEqual({ status: 400, body: errorBody('invalid_json') });
+    }
+    const latin1 = await send(event('latin1'), { 'content-type': 'application/json; charset=latin1' });
+    expect({ status: latin1.status, body: latin1.body }).toEqual({ status: 415, body: errorBody('unsupported_media_type') });
+    const rows = await waitForEvents(id, (r) => r.length === 4);
+    expect(rows.map((r) => r.event_name).sort()).toEqual(['bom', 'charset', 'gzip', 'plain']);
   });
 
   it('429 with Retry-After once the key has spent its event budget (own bucket)', async () => {
