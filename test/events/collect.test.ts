@@ -159,7 +159,7 @@ describe('POST /api/collect', () => {
     expect((await send(`\ufeff${event('bom')}`, {})).status).toBe(204);
     expect((await send(event('charset'), { 'content-type': 'application/json; charset=utf-8' })).status).toBe(204);
     expect((await send(gzipSync(event('gzip')), { 'content-encoding': 'gzip' })).status).toBe(204);
-    for (const headers of [{}, { 'content-type': 'application/json; charset=utf-8' }]) {
+    for (const headers of [{}, { 'content-type': 'application/json; charset=utf-8' }] as Record<string, string>[]) {
       const malformed = await send('{"event_name": "x"', headers);
       expect({ status: malformed.status, body: malformed.body }).toEqual({ status: 400, body: errorBody('invalid_json') });
     }
