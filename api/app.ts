@@ -23,7 +23,7 @@ import { insightsOperations } from './insights/routes';
 import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
 import { pollOperations, pollRoutes } from './tracking/polls';
-import { collectOperation, collectRoutes } from './events/collect';
+import { collectEndpoint, collectRoutes } from './events/collect';
 import { deliveryTrackingOperations, deliveryTrackingRoutes } from './tracking/delivery';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
 import { dashboardRoutes } from './dashboard/routes';
@@ -55,6 +55,9 @@ export function createApp(deps: AppDeps) {
   const metrics = createHttpMetrics('api');
   app.use(metrics.middleware);
   app.get('/metrics', metrics.handler);
+  // Event collection's steady stream skips the routers below (api/events/collect.ts).
+  const collect = collectEndpoint(db);
+  app.use(collect.fastLane);
   app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
   // Every `/v1` operation, declared once: mounted below and documented from the same list.
   const v1Operations = [
@@ -70,7 +73,7 @@ export function createApp(deps: AppDeps) {
   const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
   const deliveryOperations = deliveryTrackingOperations(ledger);
   const trackingOperations = pollOperations(db);
-  const collectOperations = [collectOperation(db)];
+  const collectOperations = [collect.operation];
   // The contract itself is public: it holds no organization's data.
   const openApi = buildOpenApiDocument(
     [...v1Operations, ...apiKeyOperations(db, deps.temporal), ...deliveryOperations, ...trackingOperations, ...collectOperations],

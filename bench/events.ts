@@ -12,6 +12,7 @@
  *   npm run bench:events
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -24,7 +25,9 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 interface LoadResult { accepted: number; failed: number; perSecond: number; latencies: number[] }
 
 /** Closed-loop load: `concurrency` keep-alive clients POSTing `body()` for `durationS` after a warm-up. */
-async function load(port: number, path: string, headers: Record<string, string>, body: () => string, durationS: number): Promise<LoadResult> {
+async function load(
+  port: number, path: string, headers: Record<string, string>, body: () => string, durationS: number, onMeasureStart = () => {},
+): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const send = () => new Promise<number>((resolve, reject) => {
     const payload = body();
@@ -40,6 +43,7 @@ async function load(port: number, path: string, headers: Record<string, string>,
   let failed = 0;
   const warmupEnd = performance.now() + warmupSeconds * 1000;
   const end = warmupEnd + durationS * 1000;
+  const measuring = setTimeout(onMeasureStart, warmupSeconds * 1000);
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (performance.now() < end) {
       const started = performance.now();
@@ -49,9 +53,29 @@ async function load(port: number, path: string, headers: Record<string, string>,
       if (status === 204) { accepted += 1; latencies.push(finished - started); } else failed += 1;
     }
   }));
+  clearTimeout(measuring);
   agent.destroy();
   latencies.sort((a, b) => a - b);
   return { accepted, failed, perSecond: accepted / durationS, latencies };
+}
+
+/**
+ * CPU seconds (user + system) used so far by a process and its descendants
+ * (Linux /proc; 0 elsewhere): the api's CPU per accepted event is a figure the
+ * other load on a shared machine does not move much, unlike throughput.
+ */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    let ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) ticks += cpuSeconds(Number(child)) * 100;
+    }
+    return ticks / 100; // USER_HZ
+  } catch {
+    return 0;
+  }
 }
 
 /** The floor: a bare Node HTTP server in its own process that reads the body and answers 204. */
@@ -77,7 +101,9 @@ async function main() {
 
   const db = createDb();
   const clickhouse = createClickhouse();
-  const api = await startApiProcess({ RATE_LIMIT_EVENTS_PER_HOUR: String(1_000_000_000) });
+  // BENCH_PROFILE_DIR=dir: the api process writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const api = await startApiProcess({ RATE_LIMIT_EVENTS_PER_HOUR: String(1_000_000_000) }, profile);
   const org = await createOrganization(db, { name: `bench events ${Date.now()}`, domain: 'bench.example', withAdAccount: true });
   const orgId = (await db.organization.findFirstOrThrow({ where: { publicId: org.org_public_id } })).id;
   const headers = { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' };
@@ -118,7 +144,10 @@ async function main() {
     }
   })();
 
-  const durable = await load(api.port, '/api/collect', headers, event, seconds);
+  // The api's CPU over the measured seconds only: the warm-up pays one-time costs (JIT, first queries).
+  let cpuBefore = 0;
+  const durable = await load(api.port, '/api/collect', headers, event, seconds, () => { cpuBefore = cpuSeconds(api.child.pid!); });
+  const apiCpuMsPerEvent = ((cpuSeconds(api.child.pid!) - cpuBefore) * 1000) / (durable.accepted + durable.failed);
   probing = false;
   await prober;
   await watcher;
@@ -131,6 +160,7 @@ async function main() {
   const p = (q: number) => pct(durable.latencies, q).toFixed(1);
   console.log(`/api/collect, durable (PostgreSQL group commit), concurrency ${concurrency}, ${seconds} s after ${warmupSeconds} s warm-up:`);
   console.log(`  accepted ${durable.accepted} (${durable.perSecond.toFixed(0)}/s), failed ${durable.failed}; latency p50 ${p(50)} ms  p95 ${p(95)} ms  p99 ${p(99)} ms  max ${p(100)} ms`);
+  console.log(`  api process CPU: ${apiCpuMsPerEvent.toFixed(3)} ms per request (user + system, measured seconds only)`);
   console.log(`pipeline lag (204 -> row in ClickHouse), ${lags.length} probes: p50 ${pct(lags, 50).toFixed(2)} s  p99 ${pct(lags, 99).toFixed(2)} s  max ${lags[lags.length - 1].toFixed(2)} s`);
   console.log(`bare floor (Node http, 204): ${floor.perSecond.toFixed(0)}/s, p99 ${pct(floor.latencies, 99).toFixed(1)} ms`);
   console.log(`events accepted_per_s=${durable.perSecond.toFixed(0)} p99_ms=${pct(durable.latencies, 99).toFixed(1)} lag_p99_s=${pct(lags, 99).toFixed(2)} floor_per_s=${floor.perSecond.toFixed(0)}`);

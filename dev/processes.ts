@@ -42,6 +42,8 @@ export interface ServiceOptions {
   /** Environment variable that receives the port (PORT, AUCTION_PORT). */
   portVariable: string;
   env?: NodeJS.ProcessEnv;
+  /** Node flags for the service process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
   startTimeoutMs?: number;
 }
 
@@ -49,7 +51,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   const port = await freePort();
   // node itself with tsx as its loader (not the tsx launcher, which runs the script in a
   // child of its own): a signal to `child`, SIGKILL included, reaches the service.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, options.entry)], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(root, options.entry)], {
     cwd: root,
     env: { ...process.env, ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,8 +88,8 @@ export function stopProcess(child: ChildProcess, graceMs = STOP_GRACE_MS): Promi
 }
 
 /** The api process (`api/server.ts`) on a free port, over the databases of this environment. */
-export const startApiProcess = (env: NodeJS.ProcessEnv = {}) =>
-  startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env });
+export const startApiProcess = (env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) =>
+  startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env, nodeArgs });
 
 /** The auction process (`auction/server.ts`) on a free port, over the databases of this environment. */
 export const startAuctionProcess = (env: NodeJS.ProcessEnv = {}) =>

@@ -16,14 +16,9 @@ export const ATTRIBUTION_WINDOWS_SECONDS = { click_id: 30 * 86_400, impression_i
 
 export type ConversionGranularity = 'hourly' | 'daily' | 'monthly' | 'none';
 
-export interface ConversionQuery {
-  organizationId: string;
+export interface ConversionQuery extends AttributionQuery {
   adIds: string[];
-  start: Date;
-  end: Date;
   granularity: ConversionGranularity;
-  /** Table of delivery rows; default `delivery_events`. */
-  deliveryTable?: string;
 }
 
 const BUCKETS: Record<ConversionGranularity, string> = {
@@ -33,33 +28,60 @@ const BUCKETS: Record<ConversionGranularity, string> = {
   none: '',
 };
 
-/** The ClickHouse 18.16 query: rows `{ ad_id, bucket_start (Unix s), conversions }`. */
-export function conversionsByAdSql(q: ConversionQuery): string {
-  const deliveries = identifier(q.deliveryTable ?? 'delivery_events');
+/** Columns of the delivery row a conversion is attributed to, carried by every attributed conversion. */
+export const ATTRIBUTED_DELIVERY_COLUMNS = ['ad_account_id', 'campaign_id', 'ad_group_id', 'ad_id', 'source', 'country', 'device'] as const;
+
+export interface AttributionQuery {
+  organizationId: string;
+  /** Conversions whose own `timestamp` is in [start, end). */
+  start: Date;
+  end: Date;
+  /** Database of both tables; default the client's. */
+  database?: string;
+  /** Table of delivery rows; default `delivery_events`. */
+  deliveryTable?: string;
+}
+
+/**
+ * The ClickHouse 18.16 query of attributed conversions: one row per collected
+ * event that matches one of our deliveries inside its attribution window,
+ * `{ organization_id, inbox_id, ts, ...ATTRIBUTED_DELIVERY_COLUMNS }` (the
+ * delivery of the highest-priority match).
+ */
+export function attributedConversionsSql(q: AttributionQuery): string {
+  const table = (name: string) => (q.database ? `${identifier(q.database)}.${identifier(name)}` : identifier(name));
   const { click_id, impression_id, bid_id } = ATTRIBUTION_WINDOWS_SECONDS;
-  const bucket = q.granularity === 'none' ? sql`${Math.floor(q.start.getTime() / 1000)}` : BUCKETS[q.granularity];
   // Deliveries old enough to attribute a conversion at `start` are needed too.
   const earliestDelivery = new Date(q.start.getTime() - click_id * 1000);
+  const columns = ATTRIBUTED_DELIVERY_COLUMNS.join(', ');
   return `
-    SELECT ad_id, toUInt32(${bucket}) AS bucket_start, count() AS conversions
+    SELECT organization_id, inbox_id, ts, ${ATTRIBUTED_DELIVERY_COLUMNS.map((c, i) => `delivery.${i + 1} AS ${c}`).join(', ')}
     FROM (
-      SELECT inbox_id, any(timestamp) AS ts, argMin(ad_id, priority) AS ad_id
+      SELECT organization_id, inbox_id, any(timestamp) AS ts, argMin((${columns}), priority) AS delivery
       FROM (
         SELECT organization_id, inbox_id, timestamp, attribution_key, priority, window_seconds
-        FROM ${identifier(COLLECTED_EVENTS_TABLE)}
+        FROM ${table(COLLECTED_EVENTS_TABLE)}
         ARRAY JOIN [click_id, impression_id, bid_id] AS attribution_key, [1, 2, 3] AS priority,
                    ${sql`${[click_id, impression_id, bid_id]}`} AS window_seconds
         WHERE ${sql`organization_id = ${q.organizationId} AND timestamp >= ${q.start} AND timestamp < ${q.end}`}
           AND attribution_key != ''
       )
       ANY INNER JOIN (
-        SELECT organization_id, event_id AS attribution_key, ad_id, event_time
-        FROM ${deliveries}
+        SELECT organization_id, event_id AS attribution_key, ${columns}, event_time
+        FROM ${table(q.deliveryTable ?? 'delivery_events')}
         WHERE ${sql`organization_id = ${q.organizationId} AND event_time >= ${earliestDelivery} AND event_time < ${q.end}`}
       ) USING (organization_id, attribution_key)
       WHERE timestamp >= event_time AND timestamp <= event_time + window_seconds
-      GROUP BY inbox_id
-    )
+      GROUP BY organization_id, inbox_id
+    )`;
+}
+
+/** The ClickHouse 18.16 query: rows `{ ad_id, bucket_start (Unix s), conversions }`. */
+export function conversionsByAdSql(q: ConversionQuery): string {
+  const bucket = q.granularity === 'none' ? sql`${Math.floor(q.start.getTime() / 1000)}` : BUCKETS[q.granularity];
+  return `
+    SELECT ad_id, toUInt32(${bucket}) AS bucket_start, count() AS conversions
+    FROM (${attributedConversionsSql(q)})
     WHERE ${sql`has(${q.adIds.length ? q.adIds : ['']}, ad_id)`}
     GROUP BY ad_id, bucket_start
     ORDER BY ad_id, bucket_start`;

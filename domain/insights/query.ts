@@ -14,7 +14,8 @@ import {
 
 export const LEVELS = ['ad_account', 'campaign', 'ad_group', 'ad'] as const;
 export type Level = (typeof LEVELS)[number];
-export const METRICS = ['impressions', 'clicks', 'spend', 'ctr', 'cpc', 'cpm'] as const;
+/** The spec's metrics, then own-supply engagement (domain/insights/engagement.ts): poll votes and attributed conversions. */
+export const METRICS = ['impressions', 'clicks', 'spend', 'ctr', 'cpc', 'cpm', 'poll_votes', 'conversions'] as const;
 export type Metric = (typeof METRICS)[number];
 export const SEGMENTS = ['source', 'country', 'device'] as const;
 export type Segment = (typeof SEGMENTS)[number];
@@ -57,7 +58,7 @@ export const insightsQuerySchema = z.object({
   time_granularity: z.enum(['hourly', 'daily', 'monthly', 'none']).default('daily'),
   aggregation_level: z.enum(LEVELS).optional().meta({ description: 'Default: the endpoint scope; at or below it' }),
   'time_ranges[]': jsonObjectParam(timeRangeSchema, 'JSON time ranges; default a trailing 30-day window').max(MAX_WINDOWS).optional(),
-  'fields[]': z.array(metricNameSchema).optional().meta({ description: 'Default impressions, clicks, spend' }),
+  'fields[]': z.array(metricNameSchema).optional().meta({ description: `One of ${METRICS.join(', ')}, optionally behind a dotted prefix (ad.clicks); default impressions, clicks, spend` }),
   'filters[]': jsonObjectParam(filterSchema, 'JSON filters { field, operator, value }').optional(),
   'sort[]': jsonObjectParam(sortSchema, 'JSON sort keys { field, direction }, applied in order').optional(),
   'segments[]': z.array(z.enum(SEGMENTS)).max(1).optional(),

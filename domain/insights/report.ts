@@ -9,8 +9,9 @@ import type { Db } from '../../lib/db';
 import { DomainError, notFound } from '../errors';
 import { isUuid, normalizeId } from '../ids';
 import { runAnalyticsQuery } from './analytics-query';
+import { engagementRows, mergeEngagement, type MergedRow } from './engagement';
 import type { InsightsQuery, Level, Metric, SortKey } from './query';
-import { REPORT_COLUMNS, reportQuery, type ReportQueryRow, type ReportScope } from './sql';
+import { REPORT_COLUMNS, reportQuery, type ReportScope } from './sql';
 import { readableTime, reportBucket, type TimeWindow } from './time-windows';
 
 /** Rows one report decodes at most (the spec's "fixed maximum"); see README, Insights. */
@@ -104,7 +105,7 @@ async function entityNames(db: Db, scope: ReportScope, level: Level, ids: string
 // division of an exact integer (correctly rounded, no drift from summing floats).
 // ---------------------------------------------------------------------------
 
-interface Totals { impressions: number; clicks: number; spendMicros: bigint }
+interface Totals { impressions: number; clicks: number; spendMicros: bigint; pollVotes: number; conversions: number }
 
 function metricValue(metric: Metric, t: Totals): number | null {
   const micros = Number(t.spendMicros);
@@ -115,6 +116,8 @@ function metricValue(metric: Metric, t: Totals): number | null {
     case 'ctr': return t.impressions === 0 ? null : t.clicks / t.impressions;
     case 'cpc': return t.clicks === 0 ? null : micros / (t.clicks * 1_000_000);
     case 'cpm': return t.impressions === 0 ? null : micros / (t.impressions * 1_000);
+    case 'poll_votes': return t.pollVotes;
+    case 'conversions': return t.conversions;
   }
 }
 
@@ -123,7 +126,7 @@ interface DecodedRow {
   id: string;
   values: Partial<Record<Metric, number | null>>;
   bucket: ReportBucket;
-  source: ReportQueryRow;
+  source: MergedRow;
 }
 
 interface ReportBucket { start: number; end: number; readable?: string }
@@ -151,7 +154,7 @@ function rowBucket(query: InsightsQuery, window: TimeWindow, bucket: number): Re
 const metricsUsed = (query: InsightsQuery) =>
   [...new Set<Metric>([...query.fields, ...query.metricFilters.map((f) => f.metric), ...query.sort.map((s) => s.metric)])];
 
-function decode(query: InsightsQuery, rows: ReportQueryRow[]): DecodedRow[] {
+function decode(query: InsightsQuery, rows: MergedRow[]): DecodedRow[] {
   const metrics = metricsUsed(query);
   // Many rows share a bucket: cut each (window, bucket) once.
   const buckets = new Map<string, ReportBucket>();
@@ -159,7 +162,9 @@ function decode(query: InsightsQuery, rows: ReportQueryRow[]): DecodedRow[] {
     const key = `${r.window_index}:${r.bucket}`;
     let bucket = buckets.get(key);
     if (!bucket) buckets.set(key, (bucket = rowBucket(query, query.windows[Number(r.window_index)], Number(r.bucket))));
-    const totals: Totals = { impressions: Number(r.impressions), clicks: Number(r.clicks), spendMicros: BigInt(r.spend_micros) };
+    const totals: Totals = {
+      impressions: Number(r.impressions), clicks: Number(r.clicks), spendMicros: BigInt(r.spend_micros), pollVotes: r.poll_votes, conversions: r.conversions,
+    };
     const values: DecodedRow['values'] = {};
     for (const metric of metrics) values[metric] = metricValue(metric, totals);
     return { id: rowId(bucket.start, bucket.end, r.entity_id, query.segment, r.segment_value), values, bucket, source: r };
@@ -241,12 +246,14 @@ export async function runInsights(deps: InsightsDeps, organizationId: string, ta
 /** The report of `query` within an already resolved scope (whose own level is `targetLevel`). */
 export async function runInsightsInScope(deps: InsightsDeps, resolved: ResolvedScope, targetLevel: Level, query: InsightsQuery): Promise<InsightsPage> {
   // The names under the scope load while ClickHouse counts (at the endpoint's own level the one name is known).
-  const [result, names] = await Promise.all([
+  // So do poll votes and conversions, when the request uses them.
+  const [result, names, engagement] = await Promise.all([
     runAnalyticsQuery(deps.ch, reportQuery(deps.database, resolved.scope, query, ROW_CAP), deps.timeoutSeconds, REPORT_COLUMNS),
     query.level === targetLevel ? new Map([[resolved.id, resolved.name]]) : entityNames(deps.db, resolved.scope, query.level, null),
+    engagementRows(deps, resolved.scope, query, metricsUsed(query)),
   ]);
   // Over the cap: the first ROW_CAP rows in (window, bucket, entity, segment) order are the decoded set.
-  const capped = result.slice(0, ROW_CAP);
+  const capped = mergeEngagement(result, engagement, ROW_CAP);
   const unnamed = [...new Set(capped.map((r) => r.entity_id))].filter((id) => !names.has(id));
   if (unnamed.length > 0) for (const [id, name] of await entityNames(deps.db, resolved.scope, query.level, unnamed)) names.set(id, name);
   const rows = decode(query, capped).filter((row) => matchesFilters(query, row));

@@ -28,10 +28,10 @@ const MAX_DATETIME = 2 ** 32 - 1 - DAY;
 const clamp = (t: number) => Math.min(Math.max(t, 0), MAX_DATETIME);
 
 const entityColumn = (level: Level) => identifier(`${level}_id`);
-const table = (database: string, name: string) => `${identifier(database)}.${identifier(name)}`;
+export const table = (database: string, name: string) => `${identifier(database)}.${identifier(name)}`;
 
 /** `organization_id = ... AND ad_account_id = ... [AND campaign_id = ...]`: the endpoint scope and the id filters. */
-function scopeCondition(scope: ReportScope, query: InsightsQuery): string {
+export function scopeCondition(scope: ReportScope, query: InsightsQuery): string {
   const conditions = [sql`organization_id = ${scope.organizationId}`, sql`ad_account_id = ${scope.adAccountId}`];
   if (scope.campaignId) conditions.push(sql`campaign_id = ${scope.campaignId}`);
   if (scope.adGroupId) conditions.push(sql`ad_group_id = ${scope.adGroupId}`);

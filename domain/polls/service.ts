@@ -1,4 +1,4 @@
-import type { Db } from '../../lib/db';
+import { Prisma, type Db } from '../../lib/db';
 import type { PollTokenClaims } from './poll-token';
 
 /**
@@ -106,22 +106,25 @@ export type VoteGranularity = 'hourly' | 'daily' | 'monthly' | 'none';
  * Poll votes per ad and time bucket, for insights (`poll_votes`): rows for the
  * given ads with at least one vote in [start, end). `bucket_start` is the UTC
  * bucket start (Unix seconds), or `start` when the granularity is `none`.
+ * With `perDelivery`, counts are also split by the voting delivery (`auction_id`),
+ * which insights use to find the delivery's country and device.
  */
 export async function pollVotesByAd(
   db: Db,
-  query: { adIds: string[]; start: Date; end: Date; granularity: VoteGranularity },
-): Promise<{ ad_id: string; bucket_start: number; votes: number }[]> {
+  query: { adIds: string[]; start: Date; end: Date; granularity: VoteGranularity; perDelivery?: boolean },
+): Promise<{ ad_id: string; bucket_start: number; votes: number; auction_id?: string }[]> {
   const adIds = query.adIds.filter((id) => UUID_RE.test(id));
   if (adIds.length === 0) return [];
   const unit = { hourly: 'hour', daily: 'day', monthly: 'month', none: null }[query.granularity];
   const startSeconds = Math.floor(query.start.getTime() / 1000);
+  const delivery = query.perDelivery ? Prisma.sql`, v.auction_id` : Prisma.empty;
   return db.$queryRaw`
     SELECT p.ad_id::text AS ad_id,
            CASE WHEN ${unit}::text IS NULL THEN ${startSeconds}::bigint
                 ELSE extract(epoch FROM date_trunc(${unit ?? 'day'}, v.created_at))::bigint END::int AS bucket_start,
-           count(*)::int AS votes
+           count(*)::int AS votes${delivery}
     FROM poll_votes v JOIN sponsored_polls p ON p.id = v.poll_id
     WHERE p.ad_id = ANY(${adIds}::uuid[]) AND v.created_at >= ${query.start} AND v.created_at < ${query.end}
-    GROUP BY 1, 2
-    ORDER BY 1, 2`;
+    GROUP BY 1, 2${delivery}
+    ORDER BY 1, 2${delivery}`;
 }

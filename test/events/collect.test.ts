@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { config } from '../../lib/config';
 import { geoLookup } from '../../activities/event-pipeline';
 import { clientIp } from '../../domain/events/client-ip';
@@ -127,6 +128,45 @@ describe('POST /api/collect', () => {
     const text = await call(h.url, 'POST', '/api/collect', { token: key, rawBody: 'event_name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(text.status).toBe(415);
     expect(text.body).toEqual(errorBody('unsupported_media_type'));
+  });
+
+  it('answers a remembered key (the fast lane) exactly as the route answers its first request', async () => {
+    const { key, id } = await org();
+    const answers = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await collect(key, { event_name: `lane_${i}` });
+      answers.push({
+        status: res.status, body: res.body, requestId: /^req_/.test(res.headers.get('request-id') ?? ''),
+        limit: res.headers.get('x-ratelimit-limit'), reset: res.headers.get('x-ratelimit-reset') !== null,
+      });
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[0]).toEqual({ status: 204, body: null, requestId: true, limit: String(config.events.perKeyPerHour), reset: true });
+    // Errors too: the same error object and headers.
+    const malformed = await call(h.url, 'POST', '/api/collect', { token: key, rawBody: '{', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual(errorBody('invalid_json'));
+    expect(malformed.headers.get('request-id')).toMatch(/^req_/);
+    await waitForEvents(id, (rows) => rows.length === 2);
+  });
+
+  it('reads plain, BOM-prefixed, charset-labelled and gzip-compressed JSON bodies alike', async () => {
+    const { key, id } = await org();
+    const send = (rawBody: string | Buffer, headers: Record<string, string>) =>
+      call(h.url, 'POST', '/api/collect', { token: key, rawBody, headers: { 'content-type': 'application/json', ...headers } });
+    const event = (name: string) => JSON.stringify({ event_name: name });
+    expect((await send(event('plain'), {})).status).toBe(204);
+    expect((await send(`\ufeff${event('bom')}`, {})).status).toBe(204);
+    expect((await send(event('charset'), { 'content-type': 'application/json; charset=utf-8' })).status).toBe(204);
+    expect((await send(gzipSync(event('gzip')), { 'content-encoding': 'gzip' })).status).toBe(204);
+    for (const headers of [{}, { 'content-type': 'application/json; charset=utf-8' }] as Record<string, string>[]) {
+      const malformed = await send('{"event_name": "x"', headers);
+      expect({ status: malformed.status, body: malformed.body }).toEqual({ status: 400, body: errorBody('invalid_json') });
+    }
+    const latin1 = await send(event('latin1'), { 'content-type': 'application/json; charset=latin1' });
+    expect({ status: latin1.status, body: latin1.body }).toEqual({ status: 415, body: errorBody('unsupported_media_type') });
+    const rows = await waitForEvents(id, (r) => r.length === 4);
+    expect(rows.map((r) => r.event_name).sort()).toEqual(['bom', 'charset', 'gzip', 'plain']);
   });
 
   it('429 with Retry-After once the key has spent its event budget (own bucket)', async () => {
