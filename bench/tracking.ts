@@ -29,7 +29,9 @@ async function main() {
   const { signDeliveryToken, TRACKING_PATHS } = await import('../domain/delivery/tracking-token');
 
   const db = createDb();
-  const apis = await Promise.all([startApiProcess(), startApiProcess()]);
+  // BENCH_PROFILE_DIR=dir: the first api process (the one the throughput phase loads) writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const apis = await Promise.all([startApiProcess({}, profile), startApiProcess()]);
   const org = await createOrganization(db, { name: `bench tracking ${Date.now()}`, domain: 'bench.example', withAdAccount: true });
   const organization = await db.organization.findFirstOrThrow({ where: { publicId: org.org_public_id }, include: { adAccounts: true } });
   const adAccountId = organization.adAccounts[0].id;

@@ -31,7 +31,7 @@ describe('signed tracking URLs', () => {
   });
 
   test('view, click and feedback tokens carry what delivery tracking needs', () => {
-    const base = { auction_id: auctionId, publisher_id: h.publisherId, price_micros: 3_210_000, source: 'dsp', dsp_id: dspId, bid_id: expect.any(String), exp: expect.any(Number) };
+    const base = { auction_id: auctionId, publisher_id: h.publisherId, price_micros: 3_210_000, source: 'dsp', dsp_id: dspId, bid_id: expect.any(String), country: 'AQ', device: 'mobile', exp: expect.any(Number) };
     expect(new URL(ad.view_url).pathname).toBe('/api/v1/tracking/view');
     expect(verifyToken(tokenOf(ad.view_url))).toEqual({ kind: 'view', ...base, dsp_view_url: 'https://track.reference-dsp.example/v?id=1' });
     expect(verifyToken(tokenOf(ad.url))).toEqual({
