@@ -196,7 +196,12 @@ async function run(db: Db, argv: string[]): Promise<object> {
       const { seedDemo } = await import('../dev/demo-seed');
       const progress = await progressReporter('rows');
       try {
-        const result = await withClickhouse((ch) => seedDemo({ db, ch, database: config.clickhouse.database }, { days, impressions, onProgress: progress.update }));
+        const { createTemporalClient } = await import('../lib/temporal');
+        const { startCampaignReview } = await import('../workflows/clients/campaign-review');
+        const temporal = createTemporalClient();
+        const result = await withClickhouse((ch) => seedDemo({ db, ch, database: config.clickhouse.database }, {
+          days, impressions, onProgress: progress.update, startReview: (campaign) => startCampaignReview(temporal, campaign),
+        })).finally(() => temporal.connection.close());
         return { organizations: result.organizations, campaigns: result.campaigns, rows: result.rows };
       } finally {
         progress.stop();

@@ -28,6 +28,12 @@ export interface DemoSeedOptions {
   /** Rows per INSERT ... SELECT (progress is reported after each). */
   chunkRows?: number;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Starts the review workflow of a campaign waiting for review (adctl passes the
+   * Temporal client's); with it, each organization also gets one campaign in review,
+   * so the reviewer queue has work on demo data.
+   */
+  startReview?: (campaign: { id: string; name: string; organizationId: string }) => Promise<unknown>;
 }
 
 export interface DemoSeedResult {
@@ -64,7 +70,24 @@ async function createTree(db: Db, runId: string, o: number, options: Required<Pi
       }
     }
   }
-  return { apiKey: org.api_key, ads };
+  return { apiKey: org.api_key, organizationId, adAccountId: org.ad_account_id!, ads };
+}
+
+/** A campaign as POST /v1/campaigns leaves it (paused, in review): a card and a poll, and its review workflow started. */
+async function createCampaignInReview(db: Db, runId: string, tree: { organizationId: string; adAccountId: string }, startReview: NonNullable<DemoSeedOptions['startReview']>) {
+  const campaign = await db.campaign.create({
+    data: {
+      organizationId: tree.organizationId, adAccountId: tree.adAccountId, name: `Demo campaign in review ${runId} ${randomBytes(2).toString('hex')}`,
+      startTime: new Date(Date.now() + 2 * DAY * 1000), lifetimeSpendLimitMicros: 50_000_000n, recurringFrequency: 'daily', pricingModel: 'cpm', targetCountries: ['US'],
+      adGroups: {
+        create: [
+          { name: 'Cards', contextHints: ['running shoes'], creativeType: 'chat_card', ads: { create: { name: 'Card', creativeType: 'chat_card', title: 'Run lighter', body: 'Demo shoes, 30% off', cta: 'Shop', targetUrl: 'https://demo.example/shoes' } } },
+          { name: 'Polls', contextHints: ['marathon'], creativeType: 'poll', ads: { create: { name: 'Poll', creativeType: 'poll', title: 'How far do you run?', options: ['5 km', '10 km', 'Marathon'], targetUrl: 'https://demo.example/poll' } } },
+        ],
+      },
+    },
+  });
+  await startReview({ id: campaign.id, name: campaign.name, organizationId: tree.organizationId });
 }
 
 /** `INSERT ... SELECT` of `count` delivery rows numbered from `offset`, spread evenly over [start, start + span). */
@@ -138,10 +161,11 @@ export async function seedDemo(deps: { db: Db; ch: ClickHouseClient; database: s
   }
   await importExternalReport(deps, `demo-${runId}`, external);
   await recordDemoSpend(deps, [...new Set(ads.map((a) => a.organization_id))]);
+  if (options.startReview) for (const tree of trees) await createCampaignInReview(deps.db, runId, tree, options.startReview);
 
   return {
     organizations,
-    campaigns: organizations * shape.campaignsPerOrganization,
+    campaigns: organizations * (shape.campaignsPerOrganization + (options.startReview ? 1 : 0)),
     rows: total,
     api_keys: trees.map((t) => t.apiKey),
     ad_ids: ads.map((a) => a.ad_id),

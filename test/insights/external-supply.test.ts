@@ -140,9 +140,19 @@ test('the import workflow fetches a partner report (JSON) over HTTP, by hand and
 });
 
 test('adctl demo seed: organizations, campaigns and rows, with plain progress lines off a terminal', async () => {
+  const startedAt = new Date();
   const res = await adctl('demo', 'seed', '--days', '3', '--impressions', '3000');
   expect(res.code).toBe(0);
-  expect(JSON.parse(res.stdout)).toEqual({ organizations: 3, campaigns: 12, rows: 3000 });
+  // Four live campaigns per organization, and one waiting for review.
+  expect(JSON.parse(res.stdout)).toEqual({ organizations: 3, campaigns: 15, rows: 3000 });
+  const inReview = await h.db.campaign.findMany({ where: { createdAt: { gte: startedAt }, name: { startsWith: 'Demo campaign in review' } } });
+  expect(inReview).toHaveLength(3);
+  for (const campaign of inReview) {
+    expect(campaign.reviewStatus).toBe('in_review');
+    const review = await temporal.workflow.getHandle(`campaign-review-${campaign.id}`).describe();
+    expect(review.status.name).toBe('RUNNING');
+    expect(review.searchAttributes).toMatchObject({ CampaignName: [campaign.name], OrganizationId: [campaign.organizationId] });
+  }
   expect(res.stderr).toMatch(/^progress 0\/3000 rows\n(.|\n)*progress 3000\/3000 rows\n$/);
   const bad = await adctl('demo', 'seed', '--days', '0');
   expect(bad.code).toBe(2);

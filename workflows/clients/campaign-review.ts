@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Db } from '../../lib/db';
-import { campaignReviewWorkflowId, reviewSignal, type ReviewStatus } from '../campaign-review';
+import { campaignReview, campaignReviewWorkflowId, reviewSignal, type ReviewStatus } from '../campaign-review';
+import { temporalConfig } from '../../temporal.config';
 import { isUuid } from '../../domain/ids';
 
 /**
@@ -25,4 +26,17 @@ export async function reviewCampaign(db: Db, temporal: Client, campaignId: strin
   }
   const reviewStatus = await handle.result();
   return { campaign_id: campaign.id, review_status: reviewStatus };
+}
+
+/**
+ * Starts a campaign's review workflow outside the creation saga (demo data), with
+ * the search attributes the saga gives it.
+ */
+export function startCampaignReview(temporal: Client, campaign: { id: string; name: string; organizationId: string }) {
+  return temporal.workflow.start(campaignReview, {
+    taskQueue: temporalConfig.taskQueues.main,
+    workflowId: campaignReviewWorkflowId(campaign.id),
+    args: [{ campaignId: campaign.id }],
+    searchAttributes: { CampaignName: [campaign.name], OrganizationId: [campaign.organizationId] },
+  });
 }
