@@ -1,0 +1,37 @@
+/**
+ * The control channel of bench:auction's child processes (auction, floor,
+ * DSPs): each announces what it serves once ready, then answers the parent's
+ * IPC messages: 'cpu' (its CPU time so far), 'profile-start' / 'profile-stop'
+ * (a V8 CPU profile of exactly the measured steps, written to BENCH_CPU_PROF)
+ * and 'stop'.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Session } from 'node:inspector';
+
+export function serveBenchControl(ready: Record<string, unknown>, name: string, stop: () => Promise<void> | void, more: Record<string, () => unknown> = {}) {
+  let profiler: Session | null = null;
+  const post = (method: string) => new Promise<any>((resolve, reject) => { profiler!.post(method, (err, result) => (err ? reject(err) : resolve(result))); });
+  process.on('message', async (m: string) => {
+    if (m === 'cpu') return void process.send!({ cpu: process.cpuUsage() });
+    if (more[m]) return void process.send!({ [m]: more[m]() });
+    if (m === 'profile-start' && process.env.BENCH_CPU_PROF) {
+      profiler = new Session();
+      profiler.connect();
+      await post('Profiler.enable');
+      await post('Profiler.start');
+      return void process.send!({ profiling: true });
+    }
+    if (m === 'profile-stop' && profiler) {
+      const { profile } = await post('Profiler.stop');
+      const file = path.join(process.env.BENCH_CPU_PROF!, `${name}-${Date.now()}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      profiler.disconnect();
+      profiler = null;
+      return void process.send!({ profile: file });
+    }
+    if (m === 'profile-start' || m === 'profile-stop') return void process.send!({});
+    if (m === 'stop') { await stop(); process.exit(0); }
+  });
+  process.send!(ready);
+}
