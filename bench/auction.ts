@@ -104,7 +104,10 @@ async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<s
   };
 }
 
-const cpuMsOf = async (c: Child) => { const { cpu } = await c.ask<{ cpu: NodeJS.CpuUsage }>('cpu'); return (cpu.user + cpu.system) / 1000; };
+const cpuOf = async (c: Child) => {
+  const { cpu, loopP99Ms, loopMaxMs } = await c.ask<{ cpu: NodeJS.CpuUsage; loopP99Ms: number; loopMaxMs: number }>('cpu');
+  return { ms: (cpu.user + cpu.system) / 1000, loopP99Ms, loopMaxMs };
+};
 
 async function ramp(label: string, service: Child & { ready: { port: number } }, dsps: Child, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string) {
   const pool = new Pool(`http://127.0.0.1:${service.ready.port}`, { connections: 256, keepAliveTimeout: 30_000 });
@@ -114,14 +117,18 @@ async function ramp(label: string, service: Child & { ready: { port: number } },
   const results: StepResult[] = [];
   const { profiling } = await service.ask<{ profiling?: boolean }>('profile-start');
   for (const rate of RATES) {
-    const cpuBefore = await cpuMsOf(service);
-    const dspCpuBefore = await cpuMsOf(dsps);
+    const before = await cpuOf(service);
+    const dspBefore = await cpuOf(dsps);
     const r = await step(pool, dsps, pathName, headers, makeBody, rate);
     const requests = Math.round(rate * STEP_SECONDS);
-    r.cpuMsPerRequest = round(((await cpuMsOf(service)) - cpuBefore) / requests);
-    const dspCpu = round(((await cpuMsOf(dsps)) - dspCpuBefore) / requests);
+    const after = await cpuOf(service);
+    const dspAfter = await cpuOf(dsps);
+    r.cpuMsPerRequest = round((after.ms - before.ms) / requests);
+    const dspCpu = round((dspAfter.ms - dspBefore.ms) / requests);
     results.push(r);
-    console.log(`${label.padEnd(8)} rate=${rate}/s achieved=${r.achieved}/s p50=${r.p50}ms p99=${r.p99}ms overhead p50=${r.overheadP50}ms p99=${r.overheadP99}ms cpu=${r.cpuMsPerRequest}ms/req (dsps ${dspCpu}) errors=${r.errors}${r.ok ? '' : '  (not sustained)'}`);
+    console.log(`${label.padEnd(8)} rate=${rate}/s achieved=${r.achieved}/s p50=${r.p50}ms p99=${r.p99}ms overhead p50=${r.overheadP50}ms p99=${r.overheadP99}ms`
+      + ` cpu=${r.cpuMsPerRequest}ms/req event-loop delay p99=${round(after.loopP99Ms)}ms max=${round(after.loopMaxMs)}ms`
+      + ` (dsps cpu=${dspCpu}ms/req delay p99=${round(dspAfter.loopP99Ms)}ms) errors=${r.errors}${r.ok ? '' : '  (not sustained)'}`);
     if (!r.ok) break;
   }
   if (profiling) console.log(`${label.padEnd(8)} cpu profile of the steps: ${(await service.ask<{ profile: string }>('profile-stop')).profile}`);

@@ -1,19 +1,26 @@
 /**
  * The control channel of bench:auction's child processes (auction, floor,
  * DSPs): each announces what it serves once ready, then answers the parent's
- * IPC messages: 'cpu' (its CPU time so far), 'profile-start' / 'profile-stop'
+ * IPC messages: 'cpu' (its CPU time so far, and its event-loop delay p99 and
+ * max since the last 'cpu': how long a ready callback waited), 'profile-start' / 'profile-stop'
  * (a V8 CPU profile of exactly the measured steps, written to BENCH_CPU_PROF)
  * and 'stop'.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Session } from 'node:inspector';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export function serveBenchControl(ready: Record<string, unknown>, name: string, stop: () => Promise<void> | void, more: Record<string, () => unknown> = {}) {
   let profiler: Session | null = null;
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
   const post = (method: string) => new Promise<any>((resolve, reject) => { profiler!.post(method, (err, result) => (err ? reject(err) : resolve(result))); });
   process.on('message', async (m: string) => {
-    if (m === 'cpu') return void process.send!({ cpu: process.cpuUsage() });
+    if (m === 'cpu') {
+      process.send!({ cpu: process.cpuUsage(), loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 });
+      return void loop.reset();
+    }
     if (more[m]) return void process.send!({ [m]: more[m]() });
     if (m === 'profile-start' && process.env.BENCH_CPU_PROF) {
       profiler = new Session();
