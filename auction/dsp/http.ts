@@ -1,6 +1,8 @@
 import { Agent, request } from 'undici';
 import type { NonBidReason } from '../non-bid';
 
+const MAX_BODY_BYTES = 256 * 1024;
+
 /**
  * Outgoing DSP calls: one undici Agent with pooled keep-alive connections per
  * origin, each call cut off at its own deadline (the connection is aborted, the
@@ -8,6 +10,8 @@ import type { NonBidReason } from '../non-bid';
  */
 export const dspAgent = new Agent({
   keepAliveTimeout: 30_000,
+  // A longer answer fails the call (UND_ERR_RES_EXCEEDED_MAX_SIZE) before it is buffered.
+  maxResponseSize: MAX_BODY_BYTES,
   keepAliveMaxTimeout: 60_000,
   connections: 64,
   pipelining: 1,
@@ -21,25 +25,17 @@ export class CallFailure extends Error {
   constructor(readonly reason: NonBidReason, detail: string, readonly latencyMs: number) { super(detail); }
 }
 
-const MAX_BODY_BYTES = 256 * 1024;
-
 export async function postJson(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<HttpAnswer> {
   const started = performance.now();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const res = await request(url, { method: 'POST', headers, body, dispatcher: dspAgent, signal: controller.signal });
-    let size = 0;
-    const chunks: Buffer[] = [];
-    for await (const chunk of res.body) {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) { controller.abort(); throw new CallFailure('invalid_response', 'response body too large', performance.now() - started); }
-      chunks.push(chunk as Buffer);
-    }
-    return { status: res.statusCode, body: Buffer.concat(chunks).toString('utf8'), latencyMs: performance.now() - started };
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text, latencyMs: performance.now() - started };
   } catch (err) {
-    if (err instanceof CallFailure) throw err;
     const latencyMs = performance.now() - started;
+    if ((err as { code?: string }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') throw new CallFailure('invalid_response', 'response body too large', latencyMs);
     if (controller.signal.aborted) throw new CallFailure('timeout', `no answer within ${timeoutMs} ms`, latencyMs);
     throw new CallFailure('unreachable', (err as Error).message, latencyMs);
   } finally {
