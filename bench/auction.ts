@@ -56,7 +56,9 @@ interface Child { proc: ChildProcess; ask<T = any>(message: string): Promise<T> 
 async function child(script: string, env: Record<string, string> = {}): Promise<Child & { ready: any }> {
   const tsx = process.env.BENCH_TSX === '1';
   const file = tsx ? path.join(__dirname, `${script}.ts`) : path.join(BUILD_DIR, 'bench', `${script}.js`);
-  const proc = fork(file, [], { execArgv: tsx ? ['--import', 'tsx'] : [], env: { ...process.env, ...env }, stdio: 'inherit' });
+  // BENCH_NODE_ARGS: extra node flags for the children (e.g. --trace-gc).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = fork(file, [], { execArgv: [...(tsx ? ['--import', 'tsx'] : []), ...nodeArgs], env: { ...process.env, ...env }, stdio: 'inherit' });
   // Each message the parent sends gets exactly one answer, in order.
   const ask = <T>(message: string) => new Promise<T>((resolve) => { proc.once('message', (m) => resolve(m as T)); proc.send(message); });
   const ready = await new Promise((resolve, reject) => {

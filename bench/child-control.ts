@@ -15,7 +15,7 @@ export function serveBenchControl(ready: Record<string, unknown>, name: string, 
   let profiler: Session | null = null;
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
-  const post = (method: string) => new Promise<any>((resolve, reject) => { profiler!.post(method, (err, result) => (err ? reject(err) : resolve(result))); });
+  const post = (method: string, params: object = {}) => new Promise<any>((resolve, reject) => { profiler!.post(method, params, (err, result) => (err ? reject(err) : resolve(result))); });
   process.on('message', async (m: string) => {
     if (m === 'cpu') {
       process.send!({ cpu: process.cpuUsage(), loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 });
@@ -27,12 +27,15 @@ export function serveBenchControl(ready: Record<string, unknown>, name: string, 
       profiler.connect();
       await post('Profiler.enable');
       await post('Profiler.start');
+      // BENCH_HEAP_PROF=1: also sample allocations that survive young-generation GCs (what gets promoted).
+      if (process.env.BENCH_HEAP_PROF) await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true });
       return void process.send!({ profiling: true });
     }
     if (m === 'profile-stop' && profiler) {
       const { profile } = await post('Profiler.stop');
       const file = path.join(process.env.BENCH_CPU_PROF!, `${name}-${Date.now()}.cpuprofile`);
       writeFileSync(file, JSON.stringify(profile));
+      if (process.env.BENCH_HEAP_PROF) writeFileSync(file.replace(/cpuprofile$/, 'heapprofile'), JSON.stringify((await post('HeapProfiler.stopSampling')).profile));
       profiler.disconnect();
       profiler = null;
       return void process.send!({ profile: file });

@@ -25,21 +25,38 @@ export class CallFailure extends Error {
   constructor(readonly reason: NonBidReason, detail: string, readonly latencyMs: number) { super(detail); }
 }
 
-export async function postJson(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<HttpAnswer> {
+/**
+ * The moment calls are cut off: one timer and one abort signal, shared by all
+ * the calls of an auction that end at the same moment (its DSP bid calls),
+ * rather than one controller and one timer per call.
+ */
+export class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  constructor(readonly timeoutMs: number) {
+    this.timer = setTimeout(() => this.controller.abort(), timeoutMs);
+  }
+  get signal(): AbortSignal { return this.controller.signal; }
+  get passed(): boolean { return this.controller.signal.aborted; }
+  clear() { clearTimeout(this.timer); }
+}
+
+/** POST `body`, cut off at `deadline` (a shared Deadline, or a timeout in ms for this call alone). */
+export async function postJson(url: string, headers: Record<string, string>, body: string, deadline: Deadline | number): Promise<HttpAnswer> {
   const started = performance.now();
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const own = typeof deadline === 'number' ? new Deadline(deadline) : null;
+  const cutoff = own ?? (deadline as Deadline);
   try {
-    const res = await request(url, { method: 'POST', headers, body, dispatcher: dspAgent, signal: controller.signal });
+    const res = await request(url, { method: 'POST', headers, body, dispatcher: dspAgent, signal: cutoff.signal });
     const text = await res.body.text();
     return { status: res.statusCode, body: text, latencyMs: performance.now() - started };
   } catch (err) {
     const latencyMs = performance.now() - started;
     if ((err as { code?: string }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') throw new CallFailure('invalid_response', 'response body too large', latencyMs);
-    if (controller.signal.aborted) throw new CallFailure('timeout', `no answer within ${timeoutMs} ms`, latencyMs);
+    if (cutoff.passed) throw new CallFailure('timeout', `no answer within ${cutoff.timeoutMs} ms`, latencyMs);
     throw new CallFailure('unreachable', (err as Error).message, latencyMs);
   } finally {
-    clearTimeout(timer);
+    own?.clear();
   }
 }
 
