@@ -9,11 +9,11 @@ import type { AuctionContext, BidRecord, ValidBid } from '../types';
  * everything (SIGTERM). A failed insert keeps its rows for the next flush
  * (bounded: the oldest are dropped past maxQueued).
  *
- * Each row is encoded (one JSONEachRow line) when it is recorded: a few
- * microseconds per auction, where encoding a whole batch at flush time (what
- * the client does with an array of objects) stalled the event loop for
- * milliseconds once per batch, and kept thousands of objects alive long
- * enough to reach the old generation.
+ * Each row is encoded (one JSONEachRow line) when it is recorded, straight
+ * into Buffers outside the JS heap: encoding a whole batch of row objects at
+ * flush time (what the client does with an array) stalled the event loop for
+ * milliseconds once per batch, and rows held in the heap for up to a second
+ * were all copied and promoted by the young-generation GC.
  */
 /** 'YYYY-MM-DD hh:mm:ss' (UTC) of the current second, computed once per second. */
 let clockSecond = -1;
@@ -28,12 +28,55 @@ function nowDateTime(): string {
   return clockText;
 }
 
+interface Batch { chunks: Buffer[]; rows: number }
+const CHUNK_BYTES = 256 * 1024;
+
+/** Newline-terminated rows in off-heap Buffers, oldest first. */
+export class RowQueue {
+  private sealed: Batch[] = [];
+  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+  private chunkRows = 0;
+  constructor(private readonly maxRows: number) {}
+
+  push(line: string) {
+    const bytes = Buffer.byteLength(line) + 1;
+    if (this.used + bytes > this.chunk.length) this.seal(Math.max(CHUNK_BYTES, bytes));
+    this.used += this.chunk.write(line, this.used);
+    this.chunk[this.used++] = 0x0a;
+    this.chunkRows += 1;
+  }
+
+  get rows(): number { return this.sealed.reduce((n, b) => n + b.rows, this.chunkRows); }
+
+  /** Everything queued, as one batch (null when empty); the queue is left empty. */
+  take(): Batch | null {
+    this.seal(CHUNK_BYTES);
+    const batches = this.sealed.splice(0);
+    if (batches.length === 0) return null;
+    return { chunks: batches.flatMap((b) => b.chunks), rows: batches.reduce((n, b) => n + b.rows, 0) };
+  }
+
+  /** A batch that failed goes back in front; past maxRows the oldest batches are dropped. */
+  putBack(batch: Batch) {
+    this.sealed.unshift(batch);
+    while (this.rows > this.maxRows && this.sealed.length > 0) this.sealed.shift();
+  }
+
+  private seal(nextBytes: number) {
+    if (this.chunkRows > 0) this.sealed.push({ chunks: [this.chunk.subarray(0, this.used)], rows: this.chunkRows });
+    if (this.chunkRows > 0 || nextBytes > this.chunk.length) this.chunk = Buffer.allocUnsafe(nextBytes);
+    this.used = 0;
+    this.chunkRows = 0;
+  }
+}
+
 export class AuctionLog {
-  private auctions: string[] = [];
-  private bids: string[] = [];
+  private readonly maxQueued = 200_000;
+  private readonly auctions = new RowQueue(this.maxQueued);
+  private readonly bids = new RowQueue(this.maxQueued * 4);
   private timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
-  private readonly maxQueued = 200_000;
 
   constructor(private readonly clickhouse: ClickHouseClient, private readonly opts: { batchSize: number; flushMs: number }) {
     this.timer = setInterval(() => { void this.flush(); }, opts.flushMs);
@@ -57,34 +100,33 @@ export class AuctionLog {
         ad_id: r.adId ?? '', campaign_id: r.campaignId ?? '',
       }));
     }
-    if (this.auctions.length >= this.opts.batchSize) void this.flush();
+    if (this.auctions.rows >= this.opts.batchSize) void this.flush();
   }
 
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
-      const auctions = this.auctions.splice(0);
-      const bids = this.bids.splice(0);
+      const auctions = this.auctions.take();
+      const bids = this.bids.take();
       try {
-        if (auctions.length) await this.insert('auctions', auctions);
+        if (auctions) await this.insert('auctions', auctions);
       } catch (err) {
         this.requeue(auctions, bids, err);
         return;
       }
       try {
-        if (bids.length) await this.insert('auction_bids', bids);
+        if (bids) await this.insert('auction_bids', bids);
       } catch (err) {
-        this.requeue([], bids, err);
+        this.requeue(null, bids, err);
       }
     });
     return this.flushing;
   }
 
   /** One immediate retry: a pooled keep-alive socket the server already closed fails the first attempt. */
-  private async insert(table: 'auctions' | 'auction_bids', lines: string[]) {
-    const body = `${lines.join('\n')}\n`;
+  private async insert(table: 'auctions' | 'auction_bids', batch: Batch) {
     const send = async () => {
       // The rows are already JSONEachRow text: sent as the body of the (value-free) INSERT.
-      const { stream } = await this.clickhouse.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([body], { objectMode: false }) });
+      const { stream } = await this.clickhouse.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from(batch.chunks, { objectMode: false }) });
       stream.resume();
       await new Promise((resolve, reject) => { stream.once('end', resolve); stream.once('error', reject); });
     };
@@ -95,13 +137,13 @@ export class AuctionLog {
     }
   }
 
-  private requeue(auctions: string[], bids: string[], err: unknown) {
+  private requeue(auctions: Batch | null, bids: Batch | null, err: unknown) {
     console.error(`auction: log insert failed, will retry: ${(err as Error).message}`);
-    this.auctions = [...auctions, ...this.auctions].slice(-this.maxQueued);
-    this.bids = [...bids, ...this.bids].slice(-this.maxQueued * 4);
+    if (auctions) this.auctions.putBack(auctions);
+    if (bids) this.bids.putBack(bids);
   }
 
-  get queued() { return this.auctions.length + this.bids.length; }
+  get queued() { return this.auctions.rows + this.bids.rows; }
 
   /** Flushes until the queue is empty (or a flush fails twice in a row). */
   async drain(): Promise<void> {
