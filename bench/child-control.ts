@@ -13,7 +13,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export function serveBenchControl(ready: Record<string, unknown>, name: string, stop: () => Promise<void> | void, more: Record<string, () => unknown> = {}) {
   let profiler: Session | null = null;
-  const loop = monitorEventLoopDelay({ resolution: 1 });
+  const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const post = (method: string, params: object = {}) => new Promise<any>((resolve, reject) => { profiler!.post(method, params, (err, result) => (err ? reject(err) : resolve(result))); });
   process.on('message', async (m: string) => {
