@@ -10,6 +10,8 @@ import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from '
 import { AuctionLog } from './log/writer';
 import { createAuctionMetrics } from './metrics';
 import { adRequestOperation, auctionOpenApi } from './openapi';
+import { directAdRequestRoute } from './ad-request-route';
+import type { AdRequest } from './request-schema';
 import { runAuction, type PipelineDeps } from './pipeline';
 import { auctionSettings, type AuctionSettings } from './settings';
 import { authenticatePublisher, intake } from './stages/1-intake';
@@ -61,12 +63,16 @@ export function createAuction(input: AuctionDeps): Auction {
     res.set('content-type', deps.metrics.registry.contentType);
     res.send(await deps.metrics.registry.metrics());
   });
-  const adRequest = adRequestOperation(async ({ body }, req) => runAuction(intake(req, body, publisherOf(req), settings.floorMicros), deps));
+  const run = (req: express.Request, body: AdRequest, publisher: PublisherRecord) => runAuction(intake(req, body, publisher, settings.floorMicros), deps);
+  const authenticate = (req: express.Request) => authenticatePublisher(req.get('authorization'), catalog.publishers);
+  const adRequest = adRequestOperation(async ({ body }, req) => run(req, body, publisherOf(req)));
+  // The hot route first: the ordinary ad request never walks the generic chain below.
+  app.use(directAdRequestRoute({ authenticate, run }));
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => { res.json((openApi ??= auctionOpenApi([adRequest]))); });
   // The publisher key is checked before the body is read: an unknown caller costs no parsing.
   app.use('/v1/ad_requests', (req, _res, next) => {
-    (req as AuthedRequest).publisher = authenticatePublisher(req.get('authorization'), catalog.publishers);
+    (req as AuthedRequest).publisher = authenticate(req);
     next();
   });
   app.use(mountOperations([adRequest]));

@@ -1,14 +1,16 @@
 /**
  * The bare fan-out floor for bench:auction: a minimal Node HTTP service that
- * forwards the request body to the same DSPs (native protocol, pooled
- * keep-alive connections) and answers with the highest bid. Nothing else: no
- * validation, no auth, no index, no logging.
+ * forwards the request body to the same DSPs (native protocol, through the
+ * auction's own pooled keep-alive agent, auction/dsp/http.ts) and answers with
+ * the highest bid. Nothing else: no validation, no auth, no index, no logging.
  */
 import http from 'node:http';
-import { Agent, request } from 'undici';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { dspAgent } from '../auction/dsp/http';
+import { serveBenchControl } from './child-control';
 
 const dsps = (process.env.FLOOR_DSPS ?? '').split(',').filter(Boolean);
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 
 const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -17,7 +19,7 @@ const server = http.createServer((req, res) => {
     const body = Buffer.concat(chunks);
     const answers = await Promise.all(dsps.map(async (url) => {
       try {
-        const r = await request(url, { method: 'POST', body, dispatcher: agent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } });
+        const r = await request(url, { method: 'POST', body, dispatcher: dspAgent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } });
         return (await r.body.json()) as { data?: { bid?: number } };
       } catch { return null; }
     }));
@@ -29,10 +31,5 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
-});
-process.on('message', (m) => {
-  if (m === 'cpu') { process.send!({ cpu: process.cpuUsage() }); return; }
-  server.closeAllConnections(); server.close(() => process.exit(0));
+  serveBenchControl({ port: (server.address() as AddressInfo).port }, 'floor', () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
 });

@@ -6,58 +6,76 @@
  * every request answered 200 and p99 < 50 ms.
  *
  * overhead = end-to-end latency minus the slowest DSP's answer time for that
- * request (each reference DSP records, by request_id, how long it held it).
+ * request (each reference DSP records, by request_id, how long it really held
+ * it). Three processes besides this load generator: the DSPs
+ * (bench/auction-dsps.ts), then the service under test, then the floor, the
+ * last two as ahead-of-time compiled JS with the same keep-alive DSP agent.
+ * BENCH_CPU_PROF=<dir> writes a CPU profile of each service's measured steps
+ * (summarize it with `npx tsx bench/profile-top.ts <file>`).
  *
  *   npm run bench:auction        (BENCH_RATES=100,200,... BENCH_STEP_SECONDS=3)
  *
  * Last line: auction rps=... overhead_p50_ms=... overhead_p99_ms=... at_rps=... floor_rps=... floor_overhead_p99_ms=...
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { build } from 'esbuild';
 import { Pool } from 'undici';
 import { createDb } from '../lib/db';
 import { createPublisher } from '../domain/publishers';
 import { addDsp } from '../domain/dsps';
-import { startReferenceDsp, type ReferenceDsp } from '../dev/reference-dsp/server';
 
-const RATES = (process.env.BENCH_RATES ?? '100,200,300,400,500,600,800,1000,1200,1500').split(',').map(Number);
+const RATES = (process.env.BENCH_RATES ?? '100,200,300,400,500,600,800,1000,1200,1500,1800,2100,2500').split(',').map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 3);
 const TARGET_RPS = 500;
+const ROOT = path.resolve(__dirname, '..');
+const BUILD_DIR = path.join(ROOT, 'node_modules/.cache/bench-auction');
 
 interface StepResult { cpuMsPerRequest?: number; rate: number; achieved: number; ok: boolean; p50: number; p99: number; overheadP50: number; overheadP99: number; errors: number }
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 const round = (n: number) => Math.round(n * 100) / 100;
 
-/** DSP hold time per request_id, the max over the three DSPs. */
-const dspHold = new Map<string, number>();
-
-async function startDsps(): Promise<ReferenceDsp[]> {
-  const dsps: ReferenceDsp[] = [];
-  for (const price of [1.1, 1.7, 2.3]) {
-    dsps.push(await startReferenceDsp({ latencyMs: 10, price, key: null }));
-  }
-  return dsps;
+/**
+ * The children (auction, floor, DSPs) run as plain JS compiled ahead of time
+ * with esbuild, one file per module as tsc would emit them (BENCH_TSX=1 runs
+ * them under tsx instead), so neither side pays for a loader the other does not.
+ */
+async function compileChildren() {
+  const sources = ['auction', 'bench', 'dev', 'domain', 'generated', 'lib'].flatMap((dir) =>
+    (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
+      .map((f) => path.join(ROOT, dir, f)));
+  await build({ entryPoints: sources, outdir: BUILD_DIR, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' });
 }
 
-function child(script: string, env: Record<string, string>): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = fork(path.join(__dirname, script), [], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])], env: { ...process.env, ...env }, stdio: 'inherit' });
-  return new Promise((resolve, reject) => {
-    proc.once('message', (m: any) => resolve({ proc, port: m.port }));
+interface Child { proc: ChildProcess; ask<T = any>(message: string): Promise<T> }
+
+async function child(script: string, env: Record<string, string> = {}): Promise<Child & { ready: any }> {
+  const tsx = process.env.BENCH_TSX === '1';
+  const file = tsx ? path.join(__dirname, `${script}.ts`) : path.join(BUILD_DIR, 'bench', `${script}.js`);
+  // BENCH_NODE_ARGS: extra node flags for the children (e.g. --trace-gc).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = fork(file, [], { execArgv: [...(tsx ? ['--import', 'tsx'] : []), ...nodeArgs], env: { ...process.env, ...env }, stdio: 'inherit' });
+  // Each message the parent sends gets exactly one answer, in order.
+  const ask = <T>(message: string) => new Promise<T>((resolve) => { proc.once('message', (m) => resolve(m as T)); proc.send(message); });
+  const ready = await new Promise((resolve, reject) => {
+    proc.once('message', resolve);
     proc.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
   });
+  return { proc, ask, ready };
 }
 
-async function stop(proc: ChildProcess) {
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.send('stop');
+async function stop(c: Child) {
+  const exited = new Promise((r) => c.proc.once('exit', r));
+  c.proc.send('stop');
   await exited;
 }
 
-async function step(pool: Pool, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string, rate: number): Promise<StepResult> {
-  const latencies: number[] = [];
-  const overheads: number[] = [];
+async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string, rate: number): Promise<StepResult> {
+  const answered: [id: string, ms: number][] = [];
   let errors = 0;
   const total = Math.round(rate * STEP_SECONDS);
   const started = performance.now();
@@ -72,15 +90,15 @@ async function step(pool: Pool, pathName: string, headers: Record<string, string
       await res.body.text();
       const ms = performance.now() - sent;
       if (res.statusCode !== 200) { errors += 1; return; }
-      latencies.push(ms);
-      overheads.push(ms - (dspHold.get(id) ?? 0));
-      dspHold.delete(id);
+      answered.push([id, ms]);
     }, () => { errors += 1; }));
   }
   await Promise.all(inflight);
   const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  overheads.sort((a, b) => a - b);
+  // Every DSP answer was written before its auction answered: the DSPs know all holds by now.
+  const holds = new Map((await dsps.ask<{ holds: [string, number][] }>('holds')).holds);
+  const latencies = answered.map(([, ms]) => ms).sort((a, b) => a - b);
+  const overheads = answered.map(([id, ms]) => ms - (holds.get(id) ?? 0)).sort((a, b) => a - b);
   const p99 = pct(latencies, 99);
   return {
     rate, achieved: round(total / elapsed), ok: errors === 0 && p99 < 50 && total / elapsed >= rate * 0.95,
@@ -88,49 +106,47 @@ async function step(pool: Pool, pathName: string, headers: Record<string, string
   };
 }
 
-function cpuOf(proc: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    proc.once('message', (m: any) => resolve((m.cpu.user + m.cpu.system) / 1000));
-    proc.send('cpu');
-  });
-}
+const cpuOf = async (c: Child) => {
+  const { cpu, loopP99Ms, loopMaxMs } = await c.ask<{ cpu: NodeJS.CpuUsage; loopP99Ms: number; loopMaxMs: number }>('cpu');
+  return { ms: (cpu.user + cpu.system) / 1000, loopP99Ms, loopMaxMs };
+};
 
-async function ramp(label: string, proc: ChildProcess, port: number, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string) {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 256, keepAliveTimeout: 30_000 });
+async function ramp(label: string, service: Child & { ready: { port: number } }, dsps: Child, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string) {
+  const pool = new Pool(`http://127.0.0.1:${service.ready.port}`, { connections: 256, keepAliveTimeout: 30_000 });
   // Warm-up: JIT, connection pools, the index.
-  await step(pool, pathName, headers, makeBody, 100);
+  await step(pool, dsps, pathName, headers, makeBody, 100);
+  await step(pool, dsps, pathName, headers, makeBody, 300);
   const results: StepResult[] = [];
+  const { profiling } = await service.ask<{ profiling?: boolean }>('profile-start');
   for (const rate of RATES) {
-    const cpuBefore = await cpuOf(proc);
-    const r = await step(pool, pathName, headers, makeBody, rate);
-    r.cpuMsPerRequest = round(((await cpuOf(proc)) - cpuBefore) / Math.round(rate * STEP_SECONDS));
+    const before = await cpuOf(service);
+    const dspBefore = await cpuOf(dsps);
+    const r = await step(pool, dsps, pathName, headers, makeBody, rate);
+    const requests = Math.round(rate * STEP_SECONDS);
+    const after = await cpuOf(service);
+    const dspAfter = await cpuOf(dsps);
+    r.cpuMsPerRequest = round((after.ms - before.ms) / requests);
+    const dspCpu = round((dspAfter.ms - dspBefore.ms) / requests);
     results.push(r);
-    console.log(`${label.padEnd(8)} rate=${rate}/s achieved=${r.achieved}/s p50=${r.p50}ms p99=${r.p99}ms overhead p50=${r.overheadP50}ms p99=${r.overheadP99}ms cpu=${r.cpuMsPerRequest}ms/req errors=${r.errors}${r.ok ? '' : '  (not sustained)'}`);
+    console.log(`${label.padEnd(8)} rate=${rate}/s achieved=${r.achieved}/s p50=${r.p50}ms p99=${r.p99}ms overhead p50=${r.overheadP50}ms p99=${r.overheadP99}ms`
+      + ` cpu=${r.cpuMsPerRequest}ms/req event-loop delay p99=${round(after.loopP99Ms)}ms max=${round(after.loopMaxMs)}ms`
+      + ` (dsps cpu=${dspCpu}ms/req delay p99=${round(dspAfter.loopP99Ms)}ms) errors=${r.errors}${r.ok ? '' : '  (not sustained)'}`);
     if (!r.ok) break;
   }
+  if (profiling) console.log(`${label.padEnd(8)} cpu profile of the steps: ${(await service.ask<{ profile: string }>('profile-stop')).profile}`);
   await pool.close();
   return results;
 }
 
 async function main() {
+  if (process.env.BENCH_TSX !== '1') await compileChildren();
   const db = createDb(undefined, 2);
-  const dsps = await startDsps();
-  // Each DSP holds a request for its simulated latency (its own work is negligible): record, per
-  // request_id, the slowest DSP's answer time, which overhead subtracts.
-  for (const dsp of dsps) {
-    const previous = dsp.options.respond;
-    dsp.set({
-      respond: (p, body) => {
-        const id = body?.request_id as string | undefined;
-        if (id) dspHold.set(id, Math.max(dspHold.get(id) ?? 0, dsp.options.latencyMs));
-        return previous?.(p, body);
-      },
-    });
-  }
+  const dsps = await child('auction-dsps');
+  const dspUrls: string[] = dsps.ready.urls;
   const publisher = await createPublisher(db, { name: `bench ${Date.now()}` });
   const dspIds: string[] = [];
-  for (const dsp of dsps) {
-    const { dsp_id } = await addDsp(db, { name: `bench-${randomUUID().slice(0, 8)}`, protocol: 'native', bidUrl: `${dsp.url}/native/bid`, renderUrl: `${dsp.url}/native/render`, key: 'bench' });
+  for (const url of dspUrls) {
+    const { dsp_id } = await addDsp(db, { name: `bench-${randomUUID().slice(0, 8)}`, protocol: 'native', bidUrl: `${url}/native/bid`, renderUrl: `${url}/native/render`, key: 'bench' });
     dspIds.push(dsp_id);
   }
   const body = (id: string) => JSON.stringify({
@@ -139,13 +155,16 @@ async function main() {
   });
 
   try {
-    const auction = await child('auction-server.ts', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' });
-    const auctionResults = await ramp('auction', auction.proc, auction.port, '/v1/ad_requests', { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' }, body);
-    await stop(auction.proc);
+    const auction = await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' });
+    const auctionResults = await ramp('auction', auction, dsps, '/v1/ad_requests', { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' }, body);
+    // What the auctions did (a bench that measured skipped DSP calls would measure nothing).
+    const metrics = await (await fetch(`http://127.0.0.1:${auction.ready.port}/metrics`)).text();
+    console.log(metrics.split('\n').filter((l) => /^auction_(requests|bids|non_bids|dsp_timeouts|dsp_errors)_total\{/.test(l)).map((l) => `auction  ${l}`).join('\n'));
+    await stop(auction);
 
-    const floor = await child('auction-floor.ts', { FLOOR_DSPS: dsps.map((d) => `${d.url}/native/bid`).join(',') });
-    const floorResults = await ramp('floor', floor.proc, floor.port, '/', { 'content-type': 'application/json' }, body);
-    await stop(floor.proc);
+    const floor = await child('auction-floor', { FLOOR_DSPS: dspUrls.map((u) => `${u}/native/bid`).join(',') });
+    const floorResults = await ramp('floor', floor, dsps, '/', { 'content-type': 'application/json' }, body);
+    await stop(floor);
 
     const best = (rs: StepResult[]) => rs.filter((r) => r.ok).pop();
     const a = best(auctionResults);
@@ -156,7 +175,7 @@ async function main() {
   } finally {
     await db.dsp.updateMany({ where: { id: { in: dspIds } }, data: { enabled: false } });
     await db.publisher.updateMany({ where: { publicId: publisher.publisher_id }, data: { enabled: false } });
-    for (const dsp of dsps) await dsp.close();
+    await stop(dsps);
     await db.$disconnect();
   }
 }

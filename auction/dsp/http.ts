@@ -1,6 +1,8 @@
 import { Agent, request } from 'undici';
 import type { NonBidReason } from '../non-bid';
 
+const MAX_BODY_BYTES = 256 * 1024;
+
 /**
  * Outgoing DSP calls: one undici Agent with pooled keep-alive connections per
  * origin, each call cut off at its own deadline (the connection is aborted, the
@@ -8,6 +10,8 @@ import type { NonBidReason } from '../non-bid';
  */
 export const dspAgent = new Agent({
   keepAliveTimeout: 30_000,
+  // A longer answer fails the call (UND_ERR_RES_EXCEEDED_MAX_SIZE) before it is buffered.
+  maxResponseSize: MAX_BODY_BYTES,
   keepAliveMaxTimeout: 60_000,
   connections: 64,
   pipelining: 1,
@@ -21,29 +25,38 @@ export class CallFailure extends Error {
   constructor(readonly reason: NonBidReason, detail: string, readonly latencyMs: number) { super(detail); }
 }
 
-const MAX_BODY_BYTES = 256 * 1024;
+/**
+ * The moment calls are cut off: one timer and one abort signal, shared by all
+ * the calls of an auction that end at the same moment (its DSP bid calls),
+ * rather than one controller and one timer per call.
+ */
+export class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  constructor(readonly timeoutMs: number) {
+    this.timer = setTimeout(() => this.controller.abort(), timeoutMs);
+  }
+  get signal(): AbortSignal { return this.controller.signal; }
+  get passed(): boolean { return this.controller.signal.aborted; }
+  clear() { clearTimeout(this.timer); }
+}
 
-export async function postJson(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<HttpAnswer> {
+/** POST `body`, cut off at `deadline` (a shared Deadline, or a timeout in ms for this call alone). */
+export async function postJson(url: string, headers: Record<string, string>, body: string, deadline: Deadline | number): Promise<HttpAnswer> {
   const started = performance.now();
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const own = typeof deadline === 'number' ? new Deadline(deadline) : null;
+  const cutoff = own ?? (deadline as Deadline);
   try {
-    const res = await request(url, { method: 'POST', headers, body, dispatcher: dspAgent, signal: controller.signal });
-    let size = 0;
-    const chunks: Buffer[] = [];
-    for await (const chunk of res.body) {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) { controller.abort(); throw new CallFailure('invalid_response', 'response body too large', performance.now() - started); }
-      chunks.push(chunk as Buffer);
-    }
-    return { status: res.statusCode, body: Buffer.concat(chunks).toString('utf8'), latencyMs: performance.now() - started };
+    const res = await request(url, { method: 'POST', headers, body, dispatcher: dspAgent, signal: cutoff.signal });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text, latencyMs: performance.now() - started };
   } catch (err) {
-    if (err instanceof CallFailure) throw err;
     const latencyMs = performance.now() - started;
-    if (controller.signal.aborted) throw new CallFailure('timeout', `no answer within ${timeoutMs} ms`, latencyMs);
+    if ((err as { code?: string }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') throw new CallFailure('invalid_response', 'response body too large', latencyMs);
+    if (cutoff.passed) throw new CallFailure('timeout', `no answer within ${cutoff.timeoutMs} ms`, latencyMs);
     throw new CallFailure('unreachable', (err as Error).message, latencyMs);
   } finally {
-    clearTimeout(timer);
+    own?.clear();
   }
 }
 

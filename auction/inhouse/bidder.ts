@@ -63,13 +63,15 @@ export const INHOUSE_BIDDER = { id: 'inhouse', name: 'inhouse' } as const;
 
 export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps: InhouseDeps, now = Date.now()): ValidBid | null {
   const req = ctx.request;
-  const conversation = req.request_type === 'opener' ? null : conversationTerms(req.messages ?? []);
+  // The conversation's terms, computed once and only when an ad gets as far as relevance.
+  let conversation: Map<string, number> | undefined;
+  const terms = () => (conversation ??= conversationTerms(req.messages ?? []));
   let best: ValidBid | null = null;
   let ties = 0;
   for (const ad of ads) {
     if (!isServable(ad, now) || !deps.budget.mayServe(ad.campaignId)) continue;
     if (ad.countries && !ad.countries.has(req.country_code)) continue;
-    if (conversation && relevance(ad.hints, conversation) < RELEVANCE_THRESHOLD) continue;
+    if (req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD) continue;
     const price = bidCpmMicros(ad.pricingModel, ad.maxBidMicros, deps.ctr.ctr(ad.adGroupId));
     if (best && price < best.priceMicros) continue;
     const creative = creativeFor(ad, ctx);

@@ -1,21 +1,82 @@
+import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { seatNonBidCode } from '../non-bid';
 import type { AuctionContext, BidRecord, ValidBid } from '../types';
 
 /**
- * The auction log: rows are queued in memory (the hot path only pushes to an
- * array) and inserted in batches every `flushMs` or `batchSize` rows, off the
- * request. `drain()` flushes everything (SIGTERM). A failed insert keeps its
- * rows for the next flush (bounded: the oldest are dropped past maxQueued).
+ * The auction log: rows are queued in memory and inserted in batches every
+ * `flushMs` or `batchSize` auctions, off the request. `drain()` flushes
+ * everything (SIGTERM). A failed insert keeps its rows for the next flush
+ * (bounded: the oldest are dropped past maxQueued).
+ *
+ * Each row is encoded (one JSONEachRow line) when it is recorded, straight
+ * into Buffers outside the JS heap: encoding a whole batch of row objects at
+ * flush time (what the client does with an array) stalled the event loop for
+ * milliseconds once per batch, and rows held in the heap for up to a second
+ * were all copied and promoted by the young-generation GC.
  */
-const toDateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+/** 'YYYY-MM-DD hh:mm:ss' (UTC) of the current second, computed once per second. */
+let clockSecond = -1;
+let clockText = '';
+function nowDateTime(): string {
+  const ms = Date.now();
+  const second = Math.floor(ms / 1000);
+  if (second !== clockSecond) {
+    clockSecond = second;
+    clockText = new Date(second * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  }
+  return clockText;
+}
+
+interface Batch { chunks: Buffer[]; rows: number }
+const CHUNK_BYTES = 256 * 1024;
+
+/** Newline-terminated rows in off-heap Buffers, oldest first. */
+export class RowQueue {
+  private sealed: Batch[] = [];
+  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+  private chunkRows = 0;
+  constructor(private readonly maxRows: number) {}
+
+  push(line: string) {
+    const bytes = Buffer.byteLength(line) + 1;
+    if (this.used + bytes > this.chunk.length) this.seal(Math.max(CHUNK_BYTES, bytes));
+    this.used += this.chunk.write(line, this.used);
+    this.chunk[this.used++] = 0x0a;
+    this.chunkRows += 1;
+  }
+
+  get rows(): number { return this.sealed.reduce((n, b) => n + b.rows, this.chunkRows); }
+
+  /** Everything queued, as one batch (null when empty); the queue is left empty. */
+  take(): Batch | null {
+    this.seal(CHUNK_BYTES);
+    const batches = this.sealed.splice(0);
+    if (batches.length === 0) return null;
+    return { chunks: batches.flatMap((b) => b.chunks), rows: batches.reduce((n, b) => n + b.rows, 0) };
+  }
+
+  /** A batch that failed goes back in front; past maxRows the oldest batches are dropped. */
+  putBack(batch: Batch) {
+    this.sealed.unshift(batch);
+    while (this.rows > this.maxRows && this.sealed.length > 0) this.sealed.shift();
+  }
+
+  private seal(nextBytes: number) {
+    if (this.chunkRows > 0) this.sealed.push({ chunks: [this.chunk.subarray(0, this.used)], rows: this.chunkRows });
+    if (this.chunkRows > 0 || nextBytes > this.chunk.length) this.chunk = Buffer.allocUnsafe(nextBytes);
+    this.used = 0;
+    this.chunkRows = 0;
+  }
+}
 
 export class AuctionLog {
-  private auctions: Record<string, unknown>[] = [];
-  private bids: Record<string, unknown>[] = [];
+  private readonly maxQueued = 200_000;
+  private readonly auctions = new RowQueue(this.maxQueued);
+  private readonly bids = new RowQueue(this.maxQueued * 4);
   private timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
-  private readonly maxQueued = 200_000;
 
   constructor(private readonly clickhouse: ClickHouseClient, private readonly opts: { batchSize: number; flushMs: number }) {
     this.timer = setInterval(() => { void this.flush(); }, opts.flushMs);
@@ -23,60 +84,66 @@ export class AuctionLog {
   }
 
   record(ctx: AuctionContext, winner: ValidBid | null, records: BidRecord[], latencyMs: number, format: string | null) {
-    const time = toDateTime(Date.now());
-    this.auctions.push({
+    const time = nowDateTime();
+    this.auctions.push(JSON.stringify({
       auction_id: ctx.auctionId, event_time: time, publisher_id: ctx.publisher.publicId, request_type: ctx.request.request_type,
       country: ctx.request.country_code, device: ctx.request.device, ad_formats: ctx.request.ad_formats, tmax_ms: ctx.tmaxMs,
       bidders: records.length, valid_bids: records.filter((r) => r.outcome !== 'rejected').length, filled: winner ? 1 : 0,
       winner_bidder: winner?.bidderId ?? '', winner_bid_id: winner?.bidId ?? '', winner_ad_id: winner?.inhouse?.adId ?? '',
       winner_campaign_id: winner?.inhouse?.campaignId ?? '', format: format ?? '', price_micros: winner?.priceMicros ?? 0, latency_ms: latencyMs,
-    });
+    }));
     for (const r of records) {
-      this.bids.push({
+      this.bids.push(JSON.stringify({
         auction_id: ctx.auctionId, event_time: time, bidder_id: r.bidderId, bidder_name: r.bidderName, bidder_kind: r.kind,
         bid_id: r.bidId ?? '', price_micros: r.priceMicros ?? 0, outcome: r.outcome, reason: r.reason ?? '',
         seat_non_bid_code: r.reason ? seatNonBidCode(r.reason) : -1, detail: (r.detail ?? '').slice(0, 500), latency_ms: r.latencyMs,
         ad_id: r.adId ?? '', campaign_id: r.campaignId ?? '',
-      });
+      }));
     }
-    if (this.auctions.length >= this.opts.batchSize) void this.flush();
+    if (this.auctions.rows >= this.opts.batchSize) void this.flush();
   }
 
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
-      const auctions = this.auctions.splice(0);
-      const bids = this.bids.splice(0);
+      const auctions = this.auctions.take();
+      const bids = this.bids.take();
       try {
-        if (auctions.length) await this.insert('auctions', auctions);
+        if (auctions) await this.insert('auctions', auctions);
       } catch (err) {
         this.requeue(auctions, bids, err);
         return;
       }
       try {
-        if (bids.length) await this.insert('auction_bids', bids);
+        if (bids) await this.insert('auction_bids', bids);
       } catch (err) {
-        this.requeue([], bids, err);
+        this.requeue(null, bids, err);
       }
     });
     return this.flushing;
   }
 
   /** One immediate retry: a pooled keep-alive socket the server already closed fails the first attempt. */
-  private async insert(table: string, values: Record<string, unknown>[]) {
+  private async insert(table: 'auctions' | 'auction_bids', batch: Batch) {
+    const send = async () => {
+      // The rows are already JSONEachRow text: sent as the body of the (value-free) INSERT.
+      const { stream } = await this.clickhouse.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from(batch.chunks, { objectMode: false }) });
+      stream.resume();
+      await new Promise((resolve, reject) => { stream.once('end', resolve); stream.once('error', reject); });
+    };
     try {
-      await this.clickhouse.insert({ table, values, format: 'JSONEachRow' });
+      await send();
     } catch {
-      await this.clickhouse.insert({ table, values, format: 'JSONEachRow' });
+      await send();
     }
   }
 
-  private requeue(auctions: Record<string, unknown>[], bids: Record<string, unknown>[], err: unknown) {
+  private requeue(auctions: Batch | null, bids: Batch | null, err: unknown) {
     console.error(`auction: log insert failed, will retry: ${(err as Error).message}`);
-    this.auctions = [...auctions, ...this.auctions].slice(-this.maxQueued);
-    this.bids = [...bids, ...this.bids].slice(-this.maxQueued * 4);
+    if (auctions) this.auctions.putBack(auctions);
+    if (bids) this.bids.putBack(bids);
   }
 
-  get queued() { return this.auctions.length + this.bids.length; }
+  get queued() { return this.auctions.rows + this.bids.rows; }
 
   /** Flushes until the queue is empty (or a flush fails twice in a row). */
   async drain(): Promise<void> {

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { CallFailure, parseJson, postJson } from '../dsp/http';
+import { CallFailure, Deadline, parseJson, postJson } from '../dsp/http';
 import { nativeBidBody, nativeBidHeaders, parseNativeBid, type ParsedNativeBid } from '../dsp/native';
 import { buildBidRequest, openrtbHeaders, tagIdFor } from '../dsp/openrtb';
 import { parseBidResponse, type ParsedOpenRtb } from '../dsp/openrtb-response';
@@ -20,8 +20,8 @@ export type DspAnswer = { call: DspCall; latencyMs: number } & (
   | { status: 'openrtb'; bid: Extract<ParsedOpenRtb, { kind: 'bid' }>; tagid: string; titleLen: number }
 );
 
-async function callNative(ctx: AuctionContext, call: DspCall, body: string): Promise<DspAnswer> {
-  const answer = await postJson(call.dsp.bidUrl, nativeBidHeaders(ctx, call.dsp), body, call.timeoutMs);
+async function callNative(ctx: AuctionContext, call: DspCall, deadline: Deadline, body: string): Promise<DspAnswer> {
+  const answer = await postJson(call.dsp.bidUrl, nativeBidHeaders(ctx, call.dsp), body, deadline);
   if (answer.status === 204) return { call, latencyMs: answer.latencyMs, status: 'no_bid', detail: 'HTTP 204' };
   if (answer.status !== 200) return { call, latencyMs: answer.latencyMs, status: 'failed', reason: 'dsp_http_error', detail: `HTTP ${answer.status}` };
   const parsed = parseNativeBid(parseJson(answer));
@@ -30,9 +30,9 @@ async function callNative(ctx: AuctionContext, call: DspCall, body: string): Pro
     : { call, latencyMs: answer.latencyMs, status: 'native', bid: parsed };
 }
 
-async function callOpenRtb(ctx: AuctionContext, call: DspCall): Promise<DspAnswer> {
+async function callOpenRtb(ctx: AuctionContext, call: DspCall, deadline: Deadline): Promise<DspAnswer> {
   const request = buildBidRequest(ctx, call.dsp);
-  const answer = await postJson(call.dsp.bidUrl, openrtbHeaders(call.dsp), JSON.stringify(request), call.timeoutMs);
+  const answer = await postJson(call.dsp.bidUrl, openrtbHeaders(call.dsp), JSON.stringify(request), deadline);
   if (answer.status === 204) return { call, latencyMs: answer.latencyMs, status: 'no_bid', detail: 'HTTP 204' };
   if (answer.status !== 200) return { call, latencyMs: answer.latencyMs, status: 'failed', reason: 'dsp_http_error', detail: `HTTP ${answer.status}` };
   const parsed = parseBidResponse(answer.body.trim() === '' ? undefined : parseJson(answer), ctx.auctionId);
@@ -42,22 +42,34 @@ async function callOpenRtb(ctx: AuctionContext, call: DspCall): Promise<DspAnswe
 
 export async function callDsps(ctx: AuctionContext, calls: readonly DspCall[], concurrency: number): Promise<DspAnswer[]> {
   if (calls.length === 0) return [];
-  const limit = pLimit(concurrency);
+  // p-limit bounds the fan-out; with no more calls than the bound it would only queue them through promises.
+  const limit: (run: () => Promise<DspAnswer>) => Promise<DspAnswer> = calls.length > concurrency ? pLimit(concurrency) : (run) => run();
   // The native body is the same for every native DSP: serialize it once.
   const nativeBody = calls.some((c) => c.dsp.protocol === 'native') ? JSON.stringify(nativeBidBody(ctx)) : '';
-  const enqueued = performance.now();
-  return Promise.all(calls.map((call) => limit(async (): Promise<DspAnswer> => {
-    const started = performance.now();
-    // Time spent queued in p-limit counts against the call's own deadline.
-    const queued = started - enqueued;
-    const timed = { ...call, timeoutMs: Math.max(1, call.timeoutMs - queued) };
-    try {
-      return call.dsp.protocol === 'native' ? await callNative(ctx, timed, nativeBody) : await callOpenRtb(ctx, timed);
-    } catch (err) {
-      const latencyMs = performance.now() - started;
-      if (err instanceof CallFailure) return { call, latencyMs: err.latencyMs, status: 'failed', reason: err.reason, detail: err.message };
-      if (err instanceof BidRejection) return { call, latencyMs, status: 'failed', reason: err.reason, detail: err.message };
-      return { call, latencyMs, status: 'failed', reason: 'invalid_response', detail: (err as Error).message };
-    }
-  })));
+  // Calls that end at the same moment (every native DSP, every OpenRTB DSP) share one
+  // deadline, counted from now: time spent queued in p-limit counts against it.
+  const deadlines = new Map<number, Deadline>();
+  const deadlineOf = (timeoutMs: number) => {
+    let deadline = deadlines.get(timeoutMs);
+    if (!deadline) deadlines.set(timeoutMs, (deadline = new Deadline(timeoutMs)));
+    return deadline;
+  };
+  try {
+    return await Promise.all(calls.map((call) => {
+      const deadline = deadlineOf(call.timeoutMs);
+      return limit(async (): Promise<DspAnswer> => {
+        const started = performance.now();
+        try {
+          return call.dsp.protocol === 'native' ? await callNative(ctx, call, deadline, nativeBody) : await callOpenRtb(ctx, call, deadline);
+        } catch (err) {
+          const latencyMs = performance.now() - started;
+          if (err instanceof CallFailure) return { call, latencyMs: err.latencyMs, status: 'failed', reason: err.reason, detail: err.message };
+          if (err instanceof BidRejection) return { call, latencyMs, status: 'failed', reason: err.reason, detail: err.message };
+          return { call, latencyMs, status: 'failed', reason: 'invalid_response', detail: (err as Error).message };
+        }
+      });
+    }));
+  } finally {
+    for (const deadline of deadlines.values()) deadline.clear();
+  }
 }

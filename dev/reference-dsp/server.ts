@@ -30,6 +30,8 @@ export interface ReferenceDspOptions {
   brand: string;
   /** Scripted answer (tests of the SSP's validation): when it returns something, that is the answer, verbatim. */
   respond?: (path: string, body: any) => { status: number; body?: unknown } | undefined;
+  /** Called once each answer is written, with how long this DSP held the request (the bench subtracts it). */
+  onAnswered?: (path: string, body: any, heldMs: number) => void;
 }
 
 export const DEFAULT_OPTIONS: ReferenceDspOptions = {
@@ -127,6 +129,7 @@ export function startReferenceDsp(initial: Partial<ReferenceDspOptions> = {}, po
   };
 
   const server = http.createServer((req, res) => {
+    const arrived = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -135,6 +138,7 @@ export function startReferenceDsp(initial: Partial<ReferenceDspOptions> = {}, po
       const path = (req.url ?? '').split('?')[0];
       if (received.length < 10_000) received.push({ path, headers: req.headers, body });
       const o = options;
+      if (o.onAnswered) res.once('finish', () => o.onAnswered?.(path, body, performance.now() - arrived));
       if (o.latencyMs > 0) await sleep(o.latencyMs);
       const scripted = o.respond?.(path, body);
       if (scripted) return send(res, scripted.status, scripted.body);

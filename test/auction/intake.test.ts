@@ -119,6 +119,26 @@ describe('request validation', () => {
     expect(((await res.json()) as any).error.code).toBe('unsupported_media_type');
   });
 
+  test('the direct route (plain JSON with a Content-Length) and the general chain (here: a chunked body) answer alike', async () => {
+    const send = async (body: string, token: string | null, chunked: boolean) => {
+      const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(body)); c.close(); } });
+      const res = await fetch(`${h.url}/v1/ad_requests`, {
+        method: 'POST', duplex: 'half', body: chunked ? stream : body,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      } as RequestInit);
+      return { status: res.status, type: res.headers.get('content-type'), body: (await res.text()).replace(/"auction_id":"[^"]+"/, '"auction_id":"?"') };
+    };
+    const valid = JSON.stringify(contextualRequest({ country_code: 'AQ' }));
+    const bodies = [valid, `\uFEFF${valid}`, ` \n${valid}`, '[1]', '"x"', '   ', '{bad', '{}', valid.replace('"AQ"', '"ZZ"')];
+    for (const token of [h.publisherKey, `pk_${'A'.repeat(43)}`, null]) {
+      for (const body of bodies) {
+        const direct = await send(body, token, false);
+        expect({ sent: body, token, ...(await send(body, token, true)) }).toEqual({ sent: body, token, ...direct });
+      }
+    }
+    expect((await send(valid, h.publisherKey, false)).status).toBe(200);
+  });
+
   test('other methods on the path: 405 with Allow', async () => {
     const res = await fetch(`${h.url}/v1/ad_requests`, { headers: { authorization: `Bearer ${h.publisherKey}` } });
     expect(res.status).toBe(405);

@@ -1,0 +1,66 @@
+import type { Request, RequestHandler } from 'express';
+import type { PublisherRecord } from '../domain/publishers';
+import { bodyObject, parseOrThrow } from '../lib/validation';
+import { adRequestSchema, type AdRequest } from './request-schema';
+
+/**
+ * POST /v1/ad_requests on its direct route: the hot path of a service that
+ * answers within milliseconds, so the ordinary request (a plain JSON body
+ * with a Content-Length) skips Express's generic pipeline (nested routers,
+ * body-parser's content negotiation and decoding, res.json) and runs the very
+ * same steps itself: the publisher key first (before the body is read), then
+ * strict JSON, the operation's schema, the auction, the JSON answer.
+ *
+ * Anything else (another method or path, chunked, compressed or non-UTF-8
+ * bodies, large ones, an empty one) goes down the general chain
+ * (auction/openapi.ts's operation), which answers it as before; every error
+ * here goes to the same error handler.
+ */
+const DIRECT_MAX_BYTES = 256 * 1024;
+const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
+
+/** body-parser's rules for a JSON body, errors included (lib/http/errors.ts maps them). */
+const bodyError = (type: 'entity.parse.failed' | 'request.size.invalid') => Object.assign(new Error(type), { type, status: 400, expose: true });
+
+function parseStrictJson(text: string): unknown {
+  // Like body-parser's `strict` JSON: an object or an array at the top, a leading BOM ignored.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(body)?.[1];
+  if (first !== '{' && first !== '[') throw bodyError('entity.parse.failed');
+  try { return JSON.parse(body); } catch { throw bodyError('entity.parse.failed'); }
+}
+
+export function directAdRequestRoute(deps: {
+  authenticate(req: Request): PublisherRecord;
+  run(req: Request, body: AdRequest, publisher: PublisherRecord): Promise<unknown>;
+}): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'POST' || req.url !== '/v1/ad_requests') return next();
+    const type = req.headers['content-type'];
+    const length = Number(req.headers['content-length']);
+    if (!type || !PLAIN_JSON.test(type) || !(length > 0 && length <= DIRECT_MAX_BYTES)
+      || req.headers['transfer-encoding'] !== undefined || (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity') return next();
+
+    let publisher: PublisherRecord;
+    try { publisher = deps.authenticate(req); } catch (err) { return next(err); }
+
+    const chunks: Buffer[] = [];
+    let received = 0;
+    req.on('data', (chunk: Buffer) => { received += chunk.length; chunks.push(chunk); });
+    req.once('error', next);
+    req.once('end', () => {
+      if (received !== length) return next(bodyError('request.size.invalid'));
+      let body: AdRequest;
+      try {
+        body = parseOrThrow(adRequestSchema, bodyObject(parseStrictJson(Buffer.concat(chunks, received).toString('utf8'))));
+      } catch (err) {
+        return next(err);
+      }
+      deps.run(req, body, publisher).then((result) => {
+        const text = JSON.stringify(result);
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+      }, next);
+    });
+  };
+}
