@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import type { Db } from '../../lib/db';
+import type { Harness } from '../support/harness';
+import { until } from '../auction/support';
 import { signDeliveryToken, TRACKING_PATHS, type DeliveryClaims, type DeliveryTokenKind } from '../../domain/delivery/tracking-token';
 import { insertTree } from '../support/fixtures';
 
@@ -71,3 +73,13 @@ export async function clickhouseTotals(campaignId: string) {
 }
 
 export const get = (url: string, method = 'GET') => fetch(url, { method, redirect: 'manual' });
+
+/**
+ * Exports the campaign's committed deliveries and waits until they are all
+ * marked exported: another api's exporter (another test file's, same database)
+ * may hold some of them mid-batch, and ours skips locked rows.
+ */
+export async function exportedToClickhouse(h: Harness, campaignId: string) {
+  await h.delivery.exporter.runNow();
+  await until(async () => (await h.db.deliveryLedger.count({ where: { campaignId, exportedAt: null } })) === 0, 'every delivery exported', 30_000);
+}

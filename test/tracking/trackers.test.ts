@@ -12,7 +12,7 @@ import { addDsp } from '../../domain/dsps';
 import { withViewUrl } from '../../domain/delivery/tracking-token';
 import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
 import { until } from '../auction/support';
-import { clickhouseTotals, deliverableCampaign, get, ledgerRows, spendOf, tampered, trackerUrl, type Claims } from './support';
+import { clickhouseTotals, deliverableCampaign, exportedToClickhouse, get, ledgerRows, spendOf, tampered, trackerUrl, type Claims } from './support';
 
 let h: Harness;
 const exhausted: string[] = [];
@@ -53,11 +53,11 @@ describe('impression pixel', () => {
       priceMicros: 1500n, chargedMicros: 1500n,
     });
 
-    await h.delivery.exporter.runNow();
+    await exportedToClickhouse(h, c.campaign.id);
     expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 1, impressions: 1, clicks: 0, spend: 1500n });
     // Exporting again (a retried batch) never counts twice.
     await h.db.deliveryLedger.updateMany({ where: { campaignId: c.campaign.id }, data: { exportedAt: null } });
-    await h.delivery.exporter.runNow();
+    await exportedToClickhouse(h, c.campaign.id);
     expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 1, impressions: 1, clicks: 0, spend: 1500n });
   });
 
@@ -100,7 +100,7 @@ describe('click redirect', () => {
     expect((await get(trackerUrl(h.url, 'view', claims))).status).toBe(200);
 
     expect(await spendOf(h.db, c.campaign.id)).toMatchObject({ spent: 700_000n, impressions: 1n, clicks: 1n });
-    await h.delivery.exporter.runNow();
+    await exportedToClickhouse(h, c.campaign.id);
     expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 2, impressions: 1, clicks: 1, spend: 700_000n });
   });
 
