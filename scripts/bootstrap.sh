@@ -98,9 +98,12 @@ if [[ -z "${CLICKHOUSE_URL:-}" ]]; then
       -e "s#@HTTP_PORT@#$CH_HTTP_PORT#g" -e "s#@TCP_PORT@#$CH_TCP_PORT#g" \
       scripts/clickhouse/config.xml > "$CH_DIR/config.xml"
   cp /etc/clickhouse-server/users.xml "$CH_DIR/users.xml"
-  chown -R clickhouse:clickhouse "$CH_DIR"
+  chown clickhouse:clickhouse "$CH_DIR" "$CH_DIR"/config.xml "$CH_DIR"/users.xml
   touch "$LOG_DIR/clickhouse.log" "$LOG_DIR/clickhouse.err.log" && chown clickhouse:clickhouse "$LOG_DIR"/clickhouse*.log
   if ! curl -sf "http://127.0.0.1:$CH_HTTP_PORT/ping" >/dev/null; then
+    # Only while it is stopped: a running server's merges delete parts under a recursive
+    # chown, which then fails on a vanished file (seen on a second `npm test`).
+    chown -R clickhouse:clickhouse "$CH_DIR"
     log "starting ClickHouse"
     # setsid -f: detached from this shell, so no pipe of the caller is held open.
     (cd "$CH_DIR" && setsid -f setpriv --reuid=clickhouse --regid=clickhouse --init-groups \
