@@ -158,6 +158,8 @@ if [[ ! -f generated/prisma/client.ts || prisma/schema.prisma -nt generated/pris
 fi
 log "prisma migrate deploy ($MODE)"
 node_modules/.bin/prisma migrate deploy >/dev/null
+log "postgres routines ($MODE)"
+node_modules/.bin/tsx scripts/pg-routines.ts
 log "clickhouse schema ($MODE)"
 node_modules/.bin/tsx scripts/clickhouse-migrate.ts
 log "dashboard build"

@@ -1,0 +1,98 @@
+-- record_deliveries: one group-commit flush of the delivery ledger
+-- (domain/delivery/ledger.ts) in a single round trip. Called as one statement
+-- outside any explicit transaction, so the call is its own transaction and the
+-- spend rows stay locked only while it runs and commits.
+--
+-- Inputs are parallel arrays, one element per tracked event, in arrival order
+-- (price and chargeable are decided by the caller). It returns, per input
+-- element, whether it was recorded (false for a repeat, in the ledger or earlier
+-- in the batch) and what it charged, plus the campaigns this call exhausted.
+--
+-- Budgets: the spend rows of the batch's in-house campaigns are locked first
+-- (created when missing, in id order so two flushes never deadlock), and the
+-- statement after the lock takes a fresh snapshot (a VOLATILE function), so its
+-- repeat check and the spend it reads are exact. A chargeable event is charged
+-- while the spend before it is under the limit: the charges of a campaign are a
+-- prefix of its chargeable events, so the limit is exceeded by at most the one
+-- charge that crossed it.
+CREATE OR REPLACE FUNCTION record_deliveries(
+    p_event_id text[], p_event_type text[], p_event_time timestamp[], p_auction_id text[], p_source text[],
+    p_organization_id text[], p_ad_account_id text[], p_campaign_id text[], p_ad_group_id text[], p_ad_id text[],
+    p_dsp_id text[], p_bid_id text[], p_publisher_id text[], p_country text[], p_device text[], p_detail text[],
+    p_price_micros bigint[], p_chargeable boolean[],
+    p_callback_dsp_id text[], p_callback_url text[], p_callback_body text[],
+    OUT recorded boolean[], OUT charged_micros bigint[], OUT exhausted_campaign_ids text[])
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_campaigns uuid[];
+BEGIN
+    SELECT array_agg(DISTINCT c::uuid ORDER BY c::uuid) INTO v_campaigns
+      FROM unnest(p_campaign_id, p_source) AS x(c, s) WHERE s = 'inhouse' AND c <> '';
+    IF v_campaigns IS NOT NULL THEN
+        -- DO UPDATE (not DO NOTHING) locks existing rows too, and a deleted campaign gets none.
+        INSERT INTO campaign_spend (campaign_id)
+             SELECT id FROM campaigns WHERE id = ANY (v_campaigns) ORDER BY id
+        ON CONFLICT (campaign_id) DO UPDATE SET campaign_id = EXCLUDED.campaign_id;
+    END IF;
+
+    WITH input AS (
+        SELECT * FROM unnest(p_event_id, p_event_type, p_event_time, p_auction_id, p_source, p_organization_id, p_ad_account_id,
+                             p_campaign_id, p_ad_group_id, p_ad_id, p_dsp_id, p_bid_id, p_publisher_id, p_country, p_device, p_detail,
+                             p_price_micros, p_chargeable, p_callback_dsp_id, p_callback_url, p_callback_body) WITH ORDINALITY
+          AS e(event_id, event_type, event_time, auction_id, source, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
+               dsp_id, bid_id, publisher_id, country, device, detail, price_micros, chargeable, callback_dsp_id, callback_url, callback_body, ord)
+    ), fresh AS (
+        -- The first copy of each event not yet in the ledger.
+        SELECT DISTINCT ON (i.event_id) i.* FROM input i
+         WHERE NOT EXISTS (SELECT 1 FROM delivery_ledger d WHERE d.event_id = i.event_id)
+         ORDER BY i.event_id, i.ord
+    ), priced AS (
+        SELECT f.*, s.spent_micros AS spent_before_batch, c.lifetime_spend_limit_micros AS limit_micros,
+               coalesce(sum(f.price_micros) FILTER (WHERE f.chargeable)
+                   OVER (PARTITION BY f.campaign_id ORDER BY f.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS earlier_in_batch
+          FROM fresh f
+          LEFT JOIN campaign_spend s ON f.source = 'inhouse' AND s.campaign_id = nullif(f.campaign_id, '')::uuid
+          LEFT JOIN campaigns c ON c.id = s.campaign_id
+    ), charged AS (
+        SELECT p.*, CASE WHEN p.chargeable AND p.spent_before_batch + p.earlier_in_batch < p.limit_micros THEN p.price_micros ELSE 0 END AS charge
+          FROM priced p
+    ), inserted AS (
+        -- DSP events take no spend lock: ON CONFLICT settles a race between two processes.
+        INSERT INTO delivery_ledger (event_id, event_type, event_time, auction_id, source, organization_id, ad_account_id, campaign_id,
+                                     ad_group_id, ad_id, dsp_id, bid_id, publisher_id, country, device, detail, price_micros, charged_micros)
+        SELECT event_id, event_type, event_time, auction_id, source, organization_id, ad_account_id, campaign_id,
+               ad_group_id, ad_id, dsp_id, bid_id, publisher_id, country, device, detail, price_micros, charge
+          FROM charged
+        ON CONFLICT (event_id) DO NOTHING
+        RETURNING event_id
+    ), done AS (
+        SELECT c.* FROM charged c JOIN inserted USING (event_id)
+    ), totals AS (
+        SELECT nullif(campaign_id, '')::uuid AS campaign_id, sum(charge) AS charge,
+               count(*) FILTER (WHERE event_type = 'impression') AS impressions, count(*) FILTER (WHERE event_type = 'click') AS clicks
+          FROM done WHERE spent_before_batch IS NOT NULL GROUP BY 1
+    ), spent AS (
+        UPDATE campaign_spend s
+           SET spent_micros = s.spent_micros + t.charge, impressions = s.impressions + t.impressions, clicks = s.clicks + t.clicks,
+               exhausted_at = CASE WHEN s.spent_micros + t.charge >= c.lifetime_spend_limit_micros AND s.exhausted_at IS NULL THEN now() ELSE s.exhausted_at END,
+               updated_at = now()
+          FROM totals t JOIN campaigns c ON c.id = t.campaign_id
+         WHERE s.campaign_id = t.campaign_id
+        RETURNING s.campaign_id, t.charge > 0 AND s.spent_micros >= c.lifetime_spend_limit_micros
+                  AND s.spent_micros - t.charge < c.lifetime_spend_limit_micros AS exhausted_now
+    ), callbacks AS (
+        -- Feedback owed to a DSP, forwarded in the background (domain/delivery/dsp-callbacks.ts).
+        INSERT INTO dsp_callbacks (dsp_id, url, body)
+        SELECT callback_dsp_id, callback_url, callback_body FROM done WHERE callback_url IS NOT NULL
+    )
+    SELECT array_agg(d.ord IS NOT NULL ORDER BY i.ord), array_agg(coalesce(d.charge, 0) ORDER BY i.ord),
+           (SELECT array_agg(campaign_id::text ORDER BY campaign_id) FROM spent WHERE exhausted_now)
+      INTO recorded, charged_micros, exhausted_campaign_ids
+      FROM input i LEFT JOIN done d ON d.ord = i.ord;
+
+    -- The auction's index drops exhausted campaigns on this notification (auction/catalog.ts).
+    IF exhausted_campaign_ids IS NOT NULL THEN
+        PERFORM pg_notify('auction_index', 'campaign_spend');
+    END IF;
+END
+$$;

@@ -1,0 +1,76 @@
+/**
+ * One group-commit flush of the delivery ledger (record_deliveries): what a
+ * single batch decides when it holds repeats, several campaigns, the charge
+ * that crosses a budget, DSP events and feedback owed to a DSP. The trackers'
+ * tests drive it one request at a time; these give it whole batches.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { createDb, createPgPool, type Db } from '../../lib/db';
+import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/ledger';
+import { feedbackCallbackOf } from '../../domain/delivery/dsp-callbacks';
+import { newOrg } from '../support/harness';
+import { deliverableCampaign, spendOf, type Claims } from './support';
+
+let db: Db;
+let pool: Pool;
+beforeAll(() => { db = createDb(); pool = createPgPool(); });
+afterAll(async () => { await pool.end(); await db.$disconnect(); });
+
+const PRICE = 1_000_000; // CPM 1 USD: 1,000 micros an impression
+const at = (type: TrackedDelivery['type'], claims: Claims): TrackedDelivery => ({ type, claims: { ...claims, kind: 'view' } as never, time: new Date() });
+
+test('a batch: repeats count nothing, charges stop at the one that crosses the limit, each campaign on its own', async () => {
+  const org = await newOrg(db);
+  const a = await deliverableCampaign(db, org, { limitMicros: 2_500n }); // the third impression crosses it
+  const b = await deliverableCampaign(db, org, { limitMicros: 1_000_000n });
+  const a1 = a.claims(PRICE);
+  const batch = [
+    at('impression', a1), at('impression', b.claims(PRICE)), at('impression', a.claims(PRICE)), at('impression', a1),
+    at('impression', a.claims(PRICE)), at('impression', a.claims(PRICE)), at('click', a1), at('impression', b.claims(PRICE)),
+  ];
+  const exhausted: string[][] = [];
+  const outcomes = await recordDeliveries(pool, batch, { onBudgetExhausted: (ids) => exhausted.push(ids) });
+
+  expect(outcomes).toEqual([
+    { recorded: true, chargedMicros: 1000 }, { recorded: true, chargedMicros: 1000 }, { recorded: true, chargedMicros: 1000 },
+    { recorded: false, chargedMicros: 0 }, // the same auction's impression again, in the same batch
+    { recorded: true, chargedMicros: 1000 }, // spend was 2,000 < 2,500: charged, and now over
+    { recorded: true, chargedMicros: 0 }, // recorded free once the budget is spent
+    { recorded: true, chargedMicros: 0 }, // a CPM campaign's click costs nothing
+    { recorded: true, chargedMicros: 1000 },
+  ]);
+  expect(exhausted).toEqual([[a.campaign.id]]);
+  expect(await spendOf(db, a.campaign.id)).toMatchObject({ spent: 3000n, impressions: 4n, clicks: 1n });
+  expect((await spendOf(db, a.campaign.id)).exhaustedAt).not.toBeNull();
+  expect(await spendOf(db, b.campaign.id)).toMatchObject({ spent: 2000n, impressions: 2n, clicks: 0n, exhaustedAt: null });
+  const ledger = await db.deliveryLedger.findMany({ where: { campaignId: a.campaign.id } });
+  expect(ledger.reduce((sum, r) => sum + r.chargedMicros, 0n)).toBe(3000n);
+  expect(ledger).toHaveLength(5);
+
+  // The whole batch again: every event is a repeat, nothing is charged, nobody is told twice.
+  const again = await recordDeliveries(pool, batch, { onBudgetExhausted: (ids) => exhausted.push(ids) });
+  expect(again.every((o) => !o.recorded && o.chargedMicros === 0)).toBe(true);
+  expect(exhausted).toHaveLength(1);
+  expect(await spendOf(db, a.campaign.id)).toMatchObject({ spent: 3000n, impressions: 4n, clicks: 1n });
+});
+
+test("DSP events are recorded uncharged; the first feedback of an auction queues the DSP's callback, a second verdict nothing", async () => {
+  const auctionId = randomUUID();
+  const callbackUrl = `http://127.0.0.1:9/feedback/${auctionId}`;
+  const dsp: Claims = {
+    auction_id: auctionId, publisher_id: randomUUID(), price_micros: 2_000_000, source: 'dsp', dsp_id: randomUUID(), bid_id: 'b1', dsp_feedback_url: callbackUrl,
+  };
+
+  const outcomes = await recordDeliveries(pool, [at('impression', dsp), at('thumbs_up', dsp), at('thumbs_down', dsp)], { feedbackCallback: feedbackCallbackOf });
+  expect(outcomes).toEqual([{ recorded: true, chargedMicros: 0 }, { recorded: true, chargedMicros: 0 }, { recorded: false, chargedMicros: 0 }]);
+  const rows = await db.deliveryLedger.findMany({ where: { auctionId }, orderBy: { eventType: 'asc' } });
+  expect(rows.map((r) => [r.eventId, r.eventType, r.priceMicros, r.chargedMicros])).toEqual([
+    [`${auctionId}:impression`, 'impression', 2000n, 0n],
+    [`${auctionId}:feedback`, 'thumbs_up', 0n, 0n],
+  ]);
+  const callbacks = await db.$queryRaw<{ dsp_id: string; body: string }[]>`SELECT dsp_id, body FROM dsp_callbacks WHERE url = ${callbackUrl}`;
+  expect(callbacks.map((c) => ({ dsp_id: c.dsp_id, ...JSON.parse(c.body) }))).toEqual([
+    { dsp_id: dsp.dsp_id, feedback: 'thumbs_up', auction_id: auctionId, bid_id: 'b1', timestamp: expect.any(Number) },
+  ]);
+});
