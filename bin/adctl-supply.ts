@@ -54,6 +54,22 @@ export async function runSupplyCommand(db: Db, command: string, rest: string[], 
       const { dspReport } = await import('../auction/log/report');
       return dspReport({ dspId: str(values.dsp), since });
     }
+    case 'dsp callbacks': {
+      // Feedback calls owed to DSPs that ran out of attempts: list them, or put them back in line.
+      const { values, positionals } = options(rest, { dsp: { type: 'string' }, all: { type: 'boolean' } });
+      const { listParkedCallbacks, retryParkedCallbacks } = await import('../domain/delivery/dsp-callbacks');
+      const dspId = str(values.dsp);
+      if (positionals.length === 0) {
+        if (values.all) throw usage('--all goes with retry');
+        return { parked: await listParkedCallbacks(db, dspId) };
+      }
+      if (positionals[0] !== 'retry') throw usage(`unknown dsp callbacks action: ${positionals[0]}`);
+      const ids = positionals.slice(1);
+      if (values.all ? ids.length > 0 : ids.length === 0) throw usage('retry takes CALLBACK_ID... or --all [--dsp ID]');
+      if (!values.all && dspId) throw usage('--dsp goes with --all');
+      if (ids.some((id) => !/^[1-9][0-9]{0,18}$/.test(id))) throw usage('a CALLBACK_ID is a positive integer');
+      return retryParkedCallbacks(db, values.all ? { all: true, dspId } : { ids: ids.map(BigInt) });
+    }
     default:
       throw usage(`unknown command: ${command}`);
   }

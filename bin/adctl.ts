@@ -26,6 +26,7 @@ const USAGE = `usage:
   adctl dsp disable DSP_ID
   adctl dsp check URL --protocol native|openrtb [--key K] [--render-url U]
   adctl dsp report [--dsp ID] [--since ISO-8601]
+  adctl dsp callbacks [--dsp ID] | adctl dsp callbacks retry (CALLBACK_ID... | --all [--dsp ID])
   adctl external import --file F [--partner P]
   adctl external schedule --partner P --url U [--cron "0 6 * * *"]
   adctl demo seed --days D --impressions N
@@ -162,7 +163,8 @@ async function run(db: Db, argv: string[]): Promise<object> {
     case 'dsp list':
     case 'dsp disable':
     case 'dsp check':
-    case 'dsp report': {
+    case 'dsp report':
+    case 'dsp callbacks': {
       // The supply-side commands live beside the auction's domain (bin/adctl-supply.ts).
       const { runSupplyCommand } = await import('./adctl-supply');
       return runSupplyCommand(db, command, rest, (args, spec) => options(args, spec), (m) => new UsageError(m));

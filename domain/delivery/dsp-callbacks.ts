@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { Db } from '../../lib/db';
 import { startBackgroundLoop, type BackgroundLoop } from '../../lib/background-loop';
 import type { FeedbackCallback, TrackedDelivery } from './ledger';
 
@@ -76,9 +77,9 @@ export async function forwardDueCallbacks(pool: Pool, opts: { maxAttempts: numbe
     const parked = attempts >= opts.maxAttempts || !target;
     await pool.query(
       `UPDATE dsp_callbacks SET attempts = $2, last_error = $3,
-              next_attempt_at = CASE WHEN $4 THEN '9999-12-31'::timestamp ELSE now() + make_interval(secs => $5) END
+              next_attempt_at = CASE WHEN $4 THEN $6::timestamp ELSE now() + make_interval(secs => $5) END
         WHERE id = $1`,
-      [call.id, attempts, error.slice(0, 500), parked, retryDelayMs(attempts) / 1000],
+      [call.id, attempts, error.slice(0, 500), parked, retryDelayMs(attempts) / 1000, PARKED_AT.toISOString().replace('Z', '')],
     );
   }));
   return due.length;
@@ -95,6 +96,37 @@ async function post(target: URL, body: string, timeoutMs: number): Promise<strin
   } catch (err) {
     return (err as Error).name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : (err as Error).message;
   }
+}
+
+/** When a parked call is due: never, until an operator retries it. */
+const PARKED_AT = new Date('9999-12-31T00:00:00Z');
+
+/** Calls that ran out of attempts (or aim at a host not configured for their DSP), oldest first: `adctl dsp callbacks`. */
+export async function listParkedCallbacks(db: Db, dspId?: string) {
+  const rows = await db.dspCallback.findMany({
+    where: { nextAttemptAt: { gte: PARKED_AT }, ...(dspId ? { dspId } : {}) },
+    orderBy: { id: 'asc' },
+    take: 1000,
+  });
+  return rows.map((r) => ({
+    id: r.id.toString(), dsp_id: r.dspId, url: r.url, body: r.body, attempts: r.attempts, last_error: r.lastError, created_at: r.createdAt.toISOString(),
+  }));
+}
+
+/**
+ * Puts parked calls back in line (`adctl dsp callbacks retry`): due now with a
+ * fresh run of attempts, e.g. once a DSP's endpoint or configured host is fixed.
+ * Only parked calls move; a call still being retried keeps its backoff.
+ */
+export async function retryParkedCallbacks(db: Db, which: { ids: bigint[] } | { all: true; dspId?: string }): Promise<{ retried: number }> {
+  const { count } = await db.dspCallback.updateMany({
+    where: {
+      nextAttemptAt: { gte: PARKED_AT },
+      ...('ids' in which ? { id: { in: which.ids } } : which.dspId ? { dspId: which.dspId } : {}),
+    },
+    data: { attempts: 0, nextAttemptAt: new Date() },
+  });
+  return { retried: count };
 }
 
 /** The forwarder loop of an api process. */

@@ -12,6 +12,7 @@ import { addDsp } from '../../domain/dsps';
 import { withViewUrl } from '../../domain/delivery/tracking-token';
 import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
 import { until } from '../auction/support';
+import { adctl } from '../support/cli';
 import { clickhouseTotals, deliverableCampaign, exportedToClickhouse, get, ledgerRows, spendOf, tampered, trackerUrl, type Claims } from './support';
 
 let h: Harness;
@@ -209,6 +210,38 @@ describe('feedback', () => {
     const parked = await h.db.dspCallback.findFirstOrThrow({ where: { dspId: claims.dsp_id } });
     expect(parked.lastError).toMatch(/not on a host configured/);
     expect(parked.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 86_400_000);
+  });
+
+  test('parked calls: adctl dsp callbacks lists them, retry puts one back in line with fresh attempts', async () => {
+    const claims = await dspWin('http://127.0.0.2:9/steal');
+    expect((await sendFeedback(claims, { feedback: 'thumbs_up' })).status).toBe(204);
+    const parkedRow = async () => h.db.dspCallback.findFirst({ where: { dspId: claims.dsp_id, nextAttemptAt: { gt: new Date(Date.now() + 86_400_000) } } });
+    await until(async () => (await parkedRow()) !== null, 'the call parked');
+
+    const listed = await adctl('dsp', 'callbacks', '--dsp', claims.dsp_id!);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    const { parked } = JSON.parse(listed.stdout);
+    expect(parked).toEqual([{
+      id: expect.stringMatching(/^[0-9]+$/), dsp_id: claims.dsp_id, url: 'http://127.0.0.2:9/steal', body: expect.stringContaining(claims.auction_id),
+      attempts: 1, last_error: expect.stringMatching(/not on a host configured/), created_at: expect.any(String),
+    }]);
+
+    // A marker in place of its error: only a new attempt can replace it (no forwarder touches a parked call).
+    const id = BigInt(parked[0].id);
+    await h.db.dspCallback.update({ where: { id }, data: { lastError: 'before the retry' } });
+    const retried = await adctl('dsp', 'callbacks', 'retry', parked[0].id);
+    expect({ code: retried.code, out: JSON.parse(retried.stdout) }).toEqual({ code: 0, out: { retried: 1 } });
+    // Back in line: a forwarder takes it again and, the host still not configured, parks it again.
+    await until(async () => {
+      const row = await h.db.dspCallback.findUniqueOrThrow({ where: { id } });
+      return row.attempts === 1 && /not on a host configured/.test(row.lastError ?? '') && row.nextAttemptAt.getTime() > Date.now() + 86_400_000;
+    }, 'attempted again and parked again');
+
+    // Nothing that is not parked moves; bad arguments are usage errors.
+    expect(JSON.parse((await adctl('dsp', 'callbacks', 'retry', '999999999999')).stdout)).toEqual({ retried: 0 });
+    for (const args of [['retry'], ['retry', 'abc'], ['retry', '1', '--all']]) {
+      expect((await adctl('dsp', 'callbacks', ...args)).code).toBe(2);
+    }
   });
 
   test('bad input: 400 in the error format; a forged or expired link 404', async () => {
