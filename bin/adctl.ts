@@ -19,6 +19,7 @@ const USAGE = `usage:
   adctl login-link --org ORG [--role owner|admin|member] | --staff [--name N]
   adctl review approve|reject CAMPAIGN_ID [--reason R]
   adctl review block CAMPAIGN_ID --reason R
+  adctl lifecycle backfill [--org ORG]
   adctl publisher create --name N [--domain D] [--tmax MS]
   adctl publisher list
   adctl dsp add --name N --protocol native|openrtb --bid-url U [--render-url U] [--key K] [--auth bearer|url] [--site-id ID] [--publisher-id ID]
@@ -153,6 +154,18 @@ async function run(db: Db, argv: string[]): Promise<object> {
       const temporal = createTemporalClient();
       try {
         return await blockCampaign(db, temporal, campaignId, values.reason.trim());
+      } finally {
+        await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
+      }
+    }
+    case 'lifecycle backfill': {
+      const { values } = options(rest, { org: { type: 'string' } } as const);
+      const organizationId = values.org === undefined ? undefined : (await organizationOf(db, values.org)).id;
+      const { createTemporalClient } = await import('../lib/temporal');
+      const { backfillCampaignLifecycles } = await import('../workflows/clients/campaign-lifecycle');
+      const temporal = createTemporalClient();
+      try {
+        return await backfillCampaignLifecycles(db, temporal, organizationId);
       } finally {
         await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
       }
