@@ -24,7 +24,7 @@ import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
 import { pollOperations, pollRoutes } from './tracking/polls';
 import { collectEndpoint, collectRoutes } from './events/collect';
-import { deliveryTrackingOperations, deliveryTrackingRoutes } from './tracking/delivery';
+import { deliveryTrackingOperations, deliveryTrackingRoutes, viewPixelFastLane } from './tracking/delivery';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
 import { dashboardRoutes } from './dashboard/routes';
 import { DASHBOARD_PREFIX } from './dashboard/session-cookie';
@@ -58,6 +58,9 @@ export function createApp(deps: AppDeps) {
   // Event collection's steady stream skips the routers below (api/events/collect.ts).
   const collect = collectEndpoint(db);
   app.use(collect.fastLane);
+  // So does the impression pixel's (api/tracking/delivery.ts).
+  const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
+  app.use(viewPixelFastLane(ledger));
   app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
   // Every `/v1` operation, declared once: mounted below and documented from the same list.
   const v1Operations = [
@@ -70,7 +73,6 @@ export function createApp(deps: AppDeps) {
     ...insightsOperations(db),
   ];
   // {tracking_url}: the signed token is the auth; {events_url}: the organization's ak_ key.
-  const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
   const deliveryOperations = deliveryTrackingOperations(ledger);
   const trackingOperations = pollOperations(db);
   const collectOperations = [collect.operation];

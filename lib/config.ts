@@ -113,6 +113,8 @@ export const config = {
     trustedProxies: new Set((process.env.EVENTS_TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
     /** Pipeline batch size (inbox rows per ClickHouse insert). */
     pipelineBatch: intFromEnv('EVENT_PIPELINE_BATCH', 10_000),
+    /** How long an accepted event may wait in the inbox for its batch to fill (the pipeline lag's main part). */
+    pipelineGatherMs: intFromEnv('EVENT_PIPELINE_GATHER_MS', 1_000),
   },
   insights: {
     /** Budget of one report query in whole seconds (ClickHouse's max_execution_time); past it, 504 analytics_timeout. */
@@ -123,8 +125,10 @@ export const config = {
     trackingTokenTtlSeconds: intFromEnv('TRACKING_TOKEN_TTL_SECONDS', 7 * 86_400),
     /** Ledger rows per ClickHouse export batch (domain/delivery/exporter.ts). */
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
-    /** How often an idle exporter looks for new ledger rows. */
-    exportIntervalMs: intFromEnv('DELIVERY_EXPORT_INTERVAL_MS', 250),
+    /** How often an exporter looks for new ledger rows: about one ClickHouse insert a second per api process (each insert feeds four rollups; more frequent small inserts cost ClickHouse far more CPU). */
+    exportIntervalMs: intFromEnv('DELIVERY_EXPORT_INTERVAL_MS', 1_000),
+    /** Ledger flushes start at most this often (ms): under load each carries more trackers' events, at most this much later. */
+    ledgerFlushIntervalMs: intFromEnv('DELIVERY_LEDGER_FLUSH_INTERVAL_MS', 2),
     /** Forwarded DSP feedback: attempts before giving up (exponential backoff from 1 s, capped at 10 min). */
     callbackMaxAttempts: intFromEnv('DSP_CALLBACK_MAX_ATTEMPTS', 10),
   },

@@ -18,7 +18,7 @@ export async function startEventPipeline(client: Client, taskQueue: string): Pro
   await client.workflow.start('eventPipeline', {
     workflowId: eventPipelineWorkflowId(taskQueue),
     taskQueue,
-    args: [{ waitMs: 5_000, batchSize: config.events.pipelineBatch }],
+    args: [{ waitMs: 5_000, batchSize: config.events.pipelineBatch, gatherMs: config.events.pipelineGatherMs }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }

@@ -2,9 +2,15 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 /**
- * Closed-loop HTTP load on loopback: `concurrency` keep-alive clients, each
- * sending its next request as soon as the previous one is answered, for
- * `durationS` after `warmupS` (warm-up requests are not measured).
+ * HTTP load on loopback for the benchmarks.
+ *
+ * Open loop (`openLoopLoad`): requests are due at a fixed rate whether or not
+ * earlier ones were answered, as independent users arrive, and each latency is
+ * measured from the moment its request was due (not from when a free
+ * connection sent it), so a server that falls behind shows it in its tail
+ * instead of slowing the load down ("coordinated omission").
+ * `sustainedRate` steps the rate up and reports the highest one the server
+ * kept up with inside a latency bound.
  */
 export interface LoadRequest { method: string; path: string; headers?: Record<string, string>; body?: string }
 export interface LoadResult { ok: number; failed: number; perSecond: number; latencies: number[] }
@@ -12,40 +18,94 @@ export interface LoadResult { ok: number; failed: number; perSecond: number; lat
 export const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
-export async function closedLoopLoad(options: {
+function sender(port: number, connections: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const send = (r: LoadRequest) => new Promise<number>((resolve) => {
+    const headers = { ...r.headers, ...(r.body !== undefined ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) };
+    const req = http.request({ host: '127.0.0.1', port, path: r.path, method: r.method, agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', () => resolve(0));
+    });
+    req.on('error', () => resolve(0));
+    req.end(r.body);
+  });
+  return { send, close: () => agent.destroy() };
+}
+
+export interface OpenLoopOptions {
   port: number;
-  concurrency: number;
+  /** Requests per second. */
+  rate: number;
   durationS: number;
   warmupS: number;
   next: () => LoadRequest;
   ok: (status: number) => boolean;
-}): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
-  const send = (r: LoadRequest) => new Promise<number>((resolve, reject) => {
-    const headers = { ...r.headers, ...(r.body !== undefined ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) };
-    const req = http.request({ host: '127.0.0.1', port: options.port, path: r.path, method: r.method, agent, headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(r.body);
-  });
+  /** Keep-alive connections at most (default 256); requests beyond wait for one, and that wait counts. */
+  connections?: number;
+}
+
+export async function openLoopLoad(o: OpenLoopOptions): Promise<LoadResult> {
+  const { send, close } = sender(o.port, o.connections ?? 256);
   const latencies: number[] = [];
   let ok = 0;
   let failed = 0;
-  const warmupEnd = performance.now() + options.warmupS * 1000;
-  const end = warmupEnd + options.durationS * 1000;
-  await Promise.all(Array.from({ length: options.concurrency }, async () => {
-    while (performance.now() < end) {
-      const request = options.next();
-      const started = performance.now();
-      const status = await send(request).catch(() => 0);
-      const finished = performance.now();
-      if (started < warmupEnd) continue;
-      if (options.ok(status)) { ok += 1; latencies.push(finished - started); } else failed += 1;
-    }
-  }));
-  agent.destroy();
+  const start = performance.now();
+  const measureFrom = start + o.warmupS * 1000;
+  const total = Math.round(o.rate * (o.warmupS + o.durationS));
+  const inFlight: Promise<void>[] = [];
+  let sent = 0;
+  await new Promise<void>((done) => {
+    const tick = () => {
+      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * o.rate) + 1);
+      for (; sent < due; sent += 1) {
+        const dueAt = start + (sent / o.rate) * 1000;
+        inFlight.push(send(o.next()).then((status) => {
+          if (dueAt < measureFrom) return;
+          if (o.ok(status)) { ok += 1; latencies.push(performance.now() - dueAt); } else failed += 1;
+        }));
+      }
+      if (sent < total) setTimeout(tick, 1); else done();
+    };
+    tick();
+  });
+  await Promise.all(inFlight);
+  close();
   latencies.sort((a, b) => a - b);
-  return { ok, failed, perSecond: ok / options.durationS, latencies };
+  return { ok, failed, perSecond: o.durationS > 0 ? ok / o.durationS : 0, latencies };
+}
+
+export interface RateStep extends LoadResult { rate: number; p50: number; p99: number; sustained: boolean }
+
+/**
+ * Open-loop steps at rising `rates`: a step is sustained when every request
+ * succeeded, at least 97% of the offered rate was answered in the window and
+ * p99 stayed under `p99LimitMs`. Stops after the first step that is not.
+ * Returns every step and the highest sustained one (undefined if none).
+ */
+export async function sustainedRate(o: Omit<OpenLoopOptions, 'rate'> & {
+  rates: number[];
+  p99LimitMs: number;
+  onStep?: (s: RateStep) => void;
+  /** Called before each step with how many requests it will send (e.g. to build them ahead, off the clock). */
+  prepare?: (requests: number) => void;
+  /** Seconds of unmeasured load at the first rate before the steps: a just-started server warms up (JIT, caches, pools). */
+  serverWarmupS?: number;
+}) {
+  const steps: RateStep[] = [];
+  if (o.serverWarmupS) {
+    o.prepare?.(Math.round(o.rates[0] * o.serverWarmupS));
+    await openLoopLoad({ ...o, rate: o.rates[0], warmupS: o.serverWarmupS, durationS: 0 });
+  }
+  for (const rate of o.rates) {
+    o.prepare?.(Math.round(rate * (o.warmupS + o.durationS)));
+    const r = await openLoopLoad({ ...o, rate });
+    const step = { ...r, rate, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), sustained: false };
+    step.sustained = r.failed === 0 && r.perSecond >= rate * 0.97 && step.p99 < o.p99LimitMs;
+    steps.push(step);
+    o.onStep?.(step);
+    if (!step.sustained) break;
+  }
+  const best = [...steps].reverse().find((s) => s.sustained);
+  return { steps, best };
 }

@@ -39,6 +39,8 @@ export interface LedgerOptions {
   feedbackCallback?: (delivery: TrackedDelivery) => FeedbackCallback | null;
   maxBatch?: number;
   maxConcurrentFlushes?: number;
+  /** Flushes start at most this often (GroupCommit's minIntervalMs). */
+  minFlushIntervalMs?: number;
 }
 
 /** Feedback of either direction shares one dedupe key: the first thumbs per auction counts. */
@@ -59,7 +61,8 @@ const chargeable = (type: DeliveryEventType, claims: DeliveryClaims) =>
 export function createDeliveryLedger(pool: Pool, options: LedgerOptions = {}) {
   const writer = new GroupCommit<TrackedDelivery, DeliveryOutcome>(
     (batch) => recordDeliveries(pool, batch, options),
-    { maxBatch: options.maxBatch ?? 500, maxConcurrentFlushes: options.maxConcurrentFlushes ?? 2 },
+    // One flush at a time: flushes of a hot campaign would only queue on its spend row anyway.
+    { maxBatch: options.maxBatch ?? 500, maxConcurrentFlushes: options.maxConcurrentFlushes ?? 1, minIntervalMs: options.minFlushIntervalMs ?? 0 },
   );
   return { record: (delivery: TrackedDelivery) => writer.submit(delivery) };
 }

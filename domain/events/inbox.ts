@@ -74,7 +74,11 @@ export function createInboxWriter<V extends { allowed: boolean }>(
 async function budgetsOf<V extends { allowed: boolean }>(submissions: InboxSubmission[], budget: EventBudget<V>): Promise<V[]> {
   const verdicts: V[] = new Array(submissions.length);
   const byKey = new Map<string, number[]>();
-  submissions.forEach((s, i) => byKey.set(s.apiKeyId, [...(byKey.get(s.apiKeyId) ?? []), i]));
+  submissions.forEach((s, i) => {
+    const indexes = byKey.get(s.apiKeyId);
+    // Appended in place: copying the list per request made a flush quadratic in its size.
+    if (indexes) indexes.push(i); else byKey.set(s.apiKeyId, [i]);
+  });
   for (const [key, indexes] of byKey) {
     const cost = indexes.reduce((n, i) => n + submissions[i].events.length, 0);
     const group = await budget(key, cost);

@@ -29,10 +29,14 @@ BEGIN
     SELECT array_agg(DISTINCT c::uuid ORDER BY c::uuid) INTO v_campaigns
       FROM unnest(p_campaign_id, p_source) AS x(c, s) WHERE s = 'inhouse' AND c <> '';
     IF v_campaigns IS NOT NULL THEN
-        -- DO UPDATE (not DO NOTHING) locks existing rows too, and a deleted campaign gets none.
+        -- A campaign's first charge creates its row (a deleted campaign gets none). Existing rows
+        -- are only locked, not rewritten: a hot campaign's row gets one new version a flush.
         INSERT INTO campaign_spend (campaign_id)
-             SELECT id FROM campaigns WHERE id = ANY (v_campaigns) ORDER BY id
-        ON CONFLICT (campaign_id) DO UPDATE SET campaign_id = EXCLUDED.campaign_id;
+             SELECT c.id FROM campaigns c
+              WHERE c.id = ANY (v_campaigns) AND NOT EXISTS (SELECT 1 FROM campaign_spend s WHERE s.campaign_id = c.id)
+              ORDER BY c.id
+        ON CONFLICT (campaign_id) DO NOTHING;
+        PERFORM 1 FROM campaign_spend WHERE campaign_id = ANY (v_campaigns) ORDER BY campaign_id FOR UPDATE;
     END IF;
 
     WITH input AS (
