@@ -127,8 +127,6 @@ export const config = {
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
     /** How often an exporter looks for new ledger rows: about one ClickHouse insert a second per api process (each insert feeds four rollups; more frequent small inserts cost ClickHouse far more CPU). */
     exportIntervalMs: intFromEnv('DELIVERY_EXPORT_INTERVAL_MS', 1_000),
-    /** Ledger flushes start at most this often (ms): under load each carries more trackers' events, at most this much later. */
-    ledgerFlushIntervalMs: intFromEnv('DELIVERY_LEDGER_FLUSH_INTERVAL_MS', 2),
     /** Forwarded DSP feedback: attempts before giving up (exponential backoff from 1 s, capped at 10 min). */
     callbackMaxAttempts: intFromEnv('DSP_CALLBACK_MAX_ATTEMPTS', 10),
   },

@@ -39,8 +39,6 @@ export interface LedgerOptions {
   feedbackCallback?: (delivery: TrackedDelivery) => FeedbackCallback | null;
   maxBatch?: number;
   maxConcurrentFlushes?: number;
-  /** Flushes start at most this often (GroupCommit's minIntervalMs). */
-  minFlushIntervalMs?: number;
 }
 
 /** Feedback of either direction shares one dedupe key: the first thumbs per auction counts. */
@@ -62,7 +60,7 @@ export function createDeliveryLedger(pool: Pool, options: LedgerOptions = {}) {
   const writer = new GroupCommit<TrackedDelivery, DeliveryOutcome>(
     (batch) => recordDeliveries(pool, batch, options),
     // One flush at a time: flushes of a hot campaign would only queue on its spend row anyway.
-    { maxBatch: options.maxBatch ?? 500, maxConcurrentFlushes: options.maxConcurrentFlushes ?? 1, minIntervalMs: options.minFlushIntervalMs ?? 0 },
+    { maxBatch: options.maxBatch ?? 500, maxConcurrentFlushes: options.maxConcurrentFlushes ?? 1 },
   );
   return { record: (delivery: TrackedDelivery) => writer.submit(delivery) };
 }

@@ -31,9 +31,7 @@ export function startDeliveryTracker(deps: {
   intervalMs?: number;
 }): DeliveryTracker {
   const d = config.delivery;
-  const ledger = createDeliveryLedger(deps.pool, {
-    onBudgetExhausted: deps.onBudgetExhausted, feedbackCallback: feedbackCallbackOf, minFlushIntervalMs: d.ledgerFlushIntervalMs,
-  });
+  const ledger = createDeliveryLedger(deps.pool, { onBudgetExhausted: deps.onBudgetExhausted, feedbackCallback: feedbackCallbackOf });
   const exporter = startLedgerExporter(deps.pool, deps.clickhouse, deps.clickhouseDatabase, {
     batch: d.exportBatch, intervalMs: deps.intervalMs ?? d.exportIntervalMs, tokenTtlSeconds: d.trackingTokenTtlSeconds,
   });

@@ -3,22 +3,15 @@
  * a flush is in flight wait for the next one, which then writes them all in one
  * statement. Under load a flush carries many requests (one commit, one fsync
  * for all of them); when idle an item is flushed at once (no timer delay).
- *
- * `minIntervalMs` (PostgreSQL's commit_delay, in the writer): flushes start at
- * most that often, so under load each carries more items and the store pays
- * its per-statement cost (a round trip, a function call, a commit) less often
- * per item. An item arriving after a quiet spell is still flushed at once.
  */
 export class GroupCommit<T, R> {
   private queue: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
   private inFlight = 0;
-  private lastFlushAt = -Infinity;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     /** Writes a batch and returns one result per item, in order. */
     private readonly flush: (items: T[]) => Promise<R[]>,
-    private readonly options: { maxBatch: number; maxConcurrentFlushes: number; minIntervalMs?: number },
+    private readonly options: { maxBatch: number; maxConcurrentFlushes: number },
   ) {}
 
   submit(item: T): Promise<R> {
@@ -29,13 +22,7 @@ export class GroupCommit<T, R> {
   }
 
   private pump(): void {
-    while (this.inFlight < this.options.maxConcurrentFlushes && this.queue.length > 0 && this.timer === undefined) {
-      const wait = this.lastFlushAt + (this.options.minIntervalMs ?? 0) - performance.now();
-      if (wait > 0) {
-        this.timer = setTimeout(() => { this.timer = undefined; this.pump(); }, wait);
-        return;
-      }
-      this.lastFlushAt = performance.now();
+    while (this.inFlight < this.options.maxConcurrentFlushes && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.options.maxBatch);
       this.inFlight += 1;
       this.flush(batch.map((b) => b.item))

@@ -35,26 +35,3 @@ describe('GroupCommit', () => {
     expect(failed.length).toBe(sizes[sizes.length - 1]); // the batch holding 13, all of it
   });
 });
-
-describe('GroupCommit with minIntervalMs', () => {
-  it('flushes an item at once after a quiet spell, then no more often than the interval, so batches grow', async () => {
-    const flushes: { at: number; size: number }[] = [];
-    const commit = new GroupCommit<number, number>(async (items) => {
-      flushes.push({ at: performance.now(), size: items.length });
-      return items;
-    }, { maxBatch: 1000, maxConcurrentFlushes: 1, minIntervalMs: 50 });
-
-    const started = performance.now();
-    await commit.submit(0);
-    expect(flushes).toEqual([{ at: expect.any(Number), size: 1 }]);
-    expect(flushes[0].at - started).toBeLessThan(50); // not held back: nothing was flushed before it
-
-    // Items arriving inside the interval wait for its end, then go together.
-    const waiting = Array.from({ length: 10 }, (_, i) => commit.submit(i + 1));
-    expect(flushes).toHaveLength(1);
-    expect(await Promise.all(waiting)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
-    expect(flushes).toHaveLength(2);
-    expect(flushes[1].size).toBe(10);
-    expect(flushes[1].at - flushes[0].at).toBeGreaterThanOrEqual(49);
-  });
-});
