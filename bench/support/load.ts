@@ -1,4 +1,4 @@
-import http from 'node:http';
+import { Pool } from 'undici';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -18,19 +18,19 @@ export interface LoadResult { ok: number; failed: number; perSecond: number; lat
 export const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
+/** undici's pool: about half the CPU of node:http's client per request, so the load generator leaves more of the machine to the server. */
 function sender(port: number, connections: number) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const send = (r: LoadRequest) => new Promise<number>((resolve) => {
-    const headers = { ...r.headers, ...(r.body !== undefined ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) };
-    const req = http.request({ host: '127.0.0.1', port, path: r.path, method: r.method, agent, headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', () => resolve(0));
-    });
-    req.on('error', () => resolve(0));
-    req.end(r.body);
-  });
-  return { send, close: () => agent.destroy() };
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+  const send = async (r: LoadRequest): Promise<number> => {
+    try {
+      const res = await pool.request({ method: r.method as 'GET', path: r.path, headers: r.headers, body: r.body });
+      await res.body.dump();
+      return res.statusCode;
+    } catch {
+      return 0;
+    }
+  };
+  return { send, close: () => pool.destroy() };
 }
 
 export interface OpenLoopOptions {
@@ -70,7 +70,7 @@ export async function openLoopLoad(o: OpenLoopOptions): Promise<LoadResult> {
     tick();
   });
   await Promise.all(inFlight);
-  close();
+  await close();
   latencies.sort((a, b) => a - b);
   return { ok, failed, perSecond: o.durationS > 0 ? ok / o.durationS : 0, latencies };
 }
