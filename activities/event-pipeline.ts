@@ -63,7 +63,28 @@ function heartbeat(): void {
   try { Context.current().heartbeat(); } catch { /* called outside an activity (tests, bench) */ }
 }
 
+/** Deletes per statement when pruning: short transactions beside the running pipeline. */
+const PRUNE_CHUNK = 10_000;
+
+/**
+ * Forgets event ids older than the dedupe window (config.events.dedupeWindowDays),
+ * in chunks; returns how many it deleted. Run hourly by the mover.
+ */
+export async function pruneCollectedEventIds(db: Db, windowDays = config.events.dedupeWindowDays): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const n = await db.$executeRaw`
+      DELETE FROM collected_event_ids WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM collected_event_ids WHERE created_at < now() - make_interval(days => ${windowDays}) LIMIT ${PRUNE_CHUNK}))`;
+    deleted += n;
+    if (n < PRUNE_CHUNK) return deleted;
+  }
+}
+
+const PRUNE_EVERY_MS = 3_600_000;
+
 export function eventPipelineActivities(db: Db, clickhouse: ClickHouseClient, geo: GeoLookup = geoLookup) {
+  let lastPrune = Date.now();
   /**
    * Waits up to `waitMs` for work; once there is some, gathers until a full
    * batch waits or the oldest row has waited `gatherMs` (one ClickHouse insert,
@@ -183,7 +204,12 @@ export function eventPipelineActivities(db: Db, clickhouse: ClickHouseClient, ge
         const { rows } = await lock.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [LOCK_KEY]);
         if (!rows[0].locked) return { moved: 0, stored: 0, busy: true };
         try {
-          return { ...(await moveLocked(input.batchSize)), busy: false };
+          const moved = await moveLocked(input.batchSize);
+          if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
+            lastPrune = Date.now();
+            await pruneCollectedEventIds(db);
+          }
+          return { ...moved, busy: false };
         } finally {
           await lock.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
         }

@@ -113,6 +113,8 @@ export const config = {
     trustedProxies: new Set((process.env.EVENTS_TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
     /** Pipeline batch size (inbox rows per ClickHouse insert). */
     pipelineBatch: intFromEnv('EVENT_PIPELINE_BATCH', 10_000),
+    /** How long an event_id is remembered for deduplication (then pruned; a later event with that id counts again). */
+    dedupeWindowDays: intFromEnv('EVENT_DEDUPE_WINDOW_DAYS', 7),
     /** How long an accepted event may wait in the inbox for its batch to fill (the pipeline lag's main part). */
     pipelineGatherMs: intFromEnv('EVENT_PIPELINE_GATHER_MS', 1_000),
   },

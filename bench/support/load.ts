@@ -80,7 +80,8 @@ export interface RateStep extends LoadResult { rate: number; p50: number; p99: n
 /**
  * Open-loop steps at rising `rates`: a step is sustained when every request
  * succeeded, at least 97% of the offered rate was answered in the window and
- * p99 stayed under `p99LimitMs`. Stops after the first step that is not.
+ * p99 stayed under `p99LimitMs`. Stops once the server is saturated (failures,
+ * or p99 past ten times the bound).
  * Returns every step and the highest sustained one (undefined if none).
  */
 export async function sustainedRate(o: Omit<OpenLoopOptions, 'rate'> & {
@@ -104,7 +105,8 @@ export async function sustainedRate(o: Omit<OpenLoopOptions, 'rate'> & {
     step.sustained = r.failed === 0 && r.perSecond >= rate * 0.97 && step.p99 < o.p99LimitMs;
     steps.push(step);
     o.onStep?.(step);
-    if (!step.sustained) break;
+    // Past saturation (failures, or a tail ten times the bound) higher rates tell nothing more.
+    if (r.failed > 0 || step.p99 > 10 * o.p99LimitMs) break;
   }
   const best = [...steps].reverse().find((s) => s.sustained);
   return { steps, best };

@@ -6,7 +6,7 @@
  */
 import { Client as PgClient } from 'pg';
 import { config } from '../../lib/config';
-import { eventPipelineActivities, geoLookup } from '../../activities/event-pipeline';
+import { eventPipelineActivities, geoLookup, pruneCollectedEventIds } from '../../activities/event-pipeline';
 import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
 import { enrich } from '../../domain/events/enrich';
 import { insertInboxRows } from '../../domain/events/inbox';
@@ -57,4 +57,19 @@ it('redoes an in-flight batch without doubling what ClickHouse already has', asy
   expect(rows.map((r) => r.event_name).sort()).toEqual(['r1', 'r2', 'r3']); // r4 repeats event_id "same"
   expect(await storedEvents(orgId)).toHaveLength(3);
   expect(await h.db.eventPipelineState.findUnique({ where: { id: 1 } })).toMatchObject({ inFlightFrom: null, inFlightTo: null });
+});
+
+it('forgets event ids older than the dedupe window (a later event with that id counts again), and only those', async () => {
+  const orgId = await organizationIdOf(h.db, await newOrg(h.db));
+  const day = 86_400_000;
+  await h.db.collectedEventId.createMany({
+    data: [
+      { organizationId: orgId, eventId: 'eight-days-old', inboxId: 1n, createdAt: new Date(Date.now() - 8 * day) },
+      { organizationId: orgId, eventId: 'six-days-old', inboxId: 2n, createdAt: new Date(Date.now() - 6 * day) },
+      { organizationId: orgId, eventId: 'new', inboxId: 3n },
+    ],
+  });
+  expect(await pruneCollectedEventIds(h.db, 7)).toBeGreaterThanOrEqual(1);
+  const left = await h.db.collectedEventId.findMany({ where: { organizationId: orgId }, orderBy: { inboxId: 'asc' } });
+  expect(left.map((r) => r.eventId)).toEqual(['six-days-old', 'new']);
 });
