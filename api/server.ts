@@ -7,9 +7,8 @@ import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
 import { temporalCreativeReviews } from '../workflows/clients/creative-review';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
-import { startDeliveryTracker } from '../domain/delivery/tracker';
+import { startDeliveryLedger } from '../domain/delivery/tracker';
 import { budgetExhaustionSignaller } from '../workflows/clients/campaign-lifecycle';
-import { createClickhouse } from '../lib/clickhouse/client';
 import { createPgPool } from '../lib/db';
 
 /** The api process. */
@@ -17,10 +16,8 @@ assertProductionConfig();
 const db = createDb();
 const temporal = createTemporalClient();
 // creativeReviews: changed creatives of approved campaigns go to the per-ad review workflow.
-const delivery = startDeliveryTracker({
-  pool: createPgPool(undefined, 8), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database,
-  onBudgetExhausted: budgetExhaustionSignaller(temporal),
-});
+// The trackers' ledger; its rows reach ClickHouse through the worker (domain/delivery/tracker.ts).
+const delivery = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: budgetExhaustionSignaller(temporal) });
 const deps = {
   db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal),
   deliveryLedger: delivery.ledger,
@@ -39,7 +36,7 @@ async function shutdown() {
   // Keep-alive sockets would hold close() open.
   server.closeAllConnections();
   await closeWithin(ms, 'http server close', () => closed);
-  // Answered deliveries are committed; what is not yet in ClickHouse goes there now.
+  // Answered deliveries are committed (the worker exports them).
   await delivery.close();
   await closeDb(db, ms);
   await closeWithin(ms, 'temporal connection close', () => temporal.connection.close());

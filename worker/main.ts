@@ -10,6 +10,8 @@ import { createCreativeGenerator } from '../domain/creatives/generator';
 import { createClickhouse } from '../lib/clickhouse/client';
 import { createTemporalClient } from '../lib/temporal';
 import { startEventPipeline } from './event-pipeline';
+import { startDeliveryBackground } from '../domain/delivery/tracker';
+import { createPgPool } from '../lib/db';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
@@ -30,9 +32,12 @@ async function main() {
   // The event pipeline runs on this worker's queue (it replaces a run left by a previous worker).
   const client = createTemporalClient();
   await startEventPipeline(client, temporalConfig.taskQueues.main);
+  // Delivery tracking's background: ledger rows to ClickHouse, feedback to DSPs.
+  const delivery = startDeliveryBackground({ pool: createPgPool(undefined, 3), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database });
   // SIGINT/SIGTERM: the SDK's runtime shuts the worker down itself (a second shutdown would throw).
   console.log(`worker ready on task queue ${temporalConfig.taskQueues.main}`);
   await worker.run();
+  await delivery.close();
   await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => connection.close());
   await closeDb(db);
 }

@@ -8,30 +8,52 @@ import { startLedgerExporter } from './exporter';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from './ledger';
 
 /**
- * Delivery tracking as one api process runs it: the ledger the trackers write
- * through, the exporter that moves committed rows to ClickHouse and the
- * forwarder that owes DSPs their feedback. `close()` (after the HTTP server
- * stopped taking requests) exports what is committed before the pool ends,
- * so a normal stop loses nothing; a killed process leaves it for the next.
+ * Delivery tracking's two halves, in the processes that run them:
+ *
+ * - the api's trackers write through the ledger (`startDeliveryLedger`), and
+ *   answer once their event is committed;
+ * - the worker moves committed rows to ClickHouse and owes DSPs their feedback
+ *   (`startDeliveryBackground`). Kept out of the api: turning a second's ledger
+ *   rows into a ClickHouse insert is synchronous work (result parsing, row
+ *   mapping, JSON) that held the api's event loop, and so its pixels, for tens
+ *   of milliseconds every second.
+ *
+ * Each `close()` (after the owner stopped taking work) lets what is in flight
+ * finish: the ledger's pool, or a last export of what is committed, so a normal
+ * stop loses nothing; a killed worker leaves the rows for the next one.
  */
-export interface DeliveryTracker {
+export interface DeliveryLedgerProcess {
   ledger: DeliveryLedgerWriter;
+  close(): Promise<void>;
+}
+
+/** Takes ownership of `pool`: close() ends it. */
+export function startDeliveryLedger(deps: {
+  pool: Pool;
+  /** Campaigns a charge just exhausted (the lifecycle workflow completes them). */
+  onBudgetExhausted?: (campaignIds: string[]) => void;
+}): DeliveryLedgerProcess {
+  const ledger = createDeliveryLedger(deps.pool, { onBudgetExhausted: deps.onBudgetExhausted, feedbackCallback: feedbackCallbackOf });
+  return {
+    ledger,
+    close: () => closeWithin(config.timeouts.closeMs, 'delivery ledger pool', () => deps.pool.end()),
+  };
+}
+
+export interface DeliveryBackground {
   exporter: BackgroundLoop;
   forwarder: BackgroundLoop;
   close(): Promise<void>;
 }
 
 /** Takes ownership of `pool` and `clickhouse`: close() ends both. */
-export function startDeliveryTracker(deps: {
+export function startDeliveryBackground(deps: {
   pool: Pool;
   clickhouse: ClickHouseClient;
   clickhouseDatabase: string;
-  /** Campaigns a charge just exhausted (the lifecycle workflow completes them). */
-  onBudgetExhausted?: (campaignIds: string[]) => void;
   intervalMs?: number;
-}): DeliveryTracker {
+}): DeliveryBackground {
   const d = config.delivery;
-  const ledger = createDeliveryLedger(deps.pool, { onBudgetExhausted: deps.onBudgetExhausted, feedbackCallback: feedbackCallbackOf });
   const exporter = startLedgerExporter(deps.pool, deps.clickhouse, deps.clickhouseDatabase, {
     batch: d.exportBatch, intervalMs: deps.intervalMs ?? d.exportIntervalMs, tokenTtlSeconds: d.trackingTokenTtlSeconds,
   });
@@ -39,7 +61,6 @@ export function startDeliveryTracker(deps: {
     maxAttempts: d.callbackMaxAttempts, timeoutMs: config.timeouts.dspCallbackMs, intervalMs: deps.intervalMs ?? 1000,
   });
   return {
-    ledger,
     exporter,
     forwarder,
     async close() {

@@ -15,27 +15,25 @@ import { closeWithin } from '../../lib/deadline';
 import { createTemporalClient } from '../../lib/temporal';
 import { temporalCreativeReviews } from '../../workflows/clients/creative-review';
 import { budgetExhaustionSignaller } from '../../workflows/clients/campaign-lifecycle';
-import { startDeliveryTracker, type DeliveryTracker } from '../../domain/delivery/tracker';
+import { startDeliveryBackground, startDeliveryLedger, type DeliveryBackground } from '../../domain/delivery/tracker';
 import { createClickhouse } from '../../lib/clickhouse/client';
 
 export interface Harness {
   url: string;
   db: Db;
-  /** Its delivery tracking: `delivery.exporter.runNow()` moves committed deliveries to ClickHouse. */
-  delivery: DeliveryTracker;
+  /** The worker's half of delivery tracking, run here too: `delivery.exporter.runNow()` moves committed deliveries to ClickHouse. */
+  delivery: DeliveryBackground;
   close(): Promise<void>;
 }
 
 export async function startHarness(options: { onBudgetExhausted?: (campaignIds: string[]) => void } = {}): Promise<Harness> {
   const db = createDb(undefined, 5);
   const temporal = createTemporalClient();
-  const delivery = startDeliveryTracker({
-    pool: createPgPool(undefined, 4), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database,
-    onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal),
-  });
+  const ledger = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal) });
+  const delivery = startDeliveryBackground({ pool: createPgPool(undefined, 2), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database });
   const server: Server = await new Promise((resolve) => {
     // creativeReviews reaches the ad services through the deps object (see api/server.ts).
-    const deps = { db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal), deliveryLedger: delivery.ledger };
+    const deps = { db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal), deliveryLedger: ledger.ledger };
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
@@ -49,6 +47,7 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
       const closed = new Promise((r) => server.close(r));
       server.closeAllConnections();
       await closeWithin(ms, 'http server close', () => closed);
+      await ledger.close();
       await delivery.close();
       await closeWithin(ms, 'temporal connection close', () => temporal.connection.close());
       await closeDb(db, ms);

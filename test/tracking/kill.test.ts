@@ -1,7 +1,7 @@
 /**
  * SIGKILL the api in the middle of an impression burst. An impression is
  * answered only once committed to the ledger, so after a restart every
- * answered impression is in ClickHouse (exported by the new process), none
+ * answered impression is in ClickHouse (the worker exports the ledger), none
  * twice, and replaying the whole burst counts only what was never recorded.
  */
 import pLimit from 'p-limit';
@@ -55,7 +55,7 @@ test('no answered impression is lost, none is counted twice', async () => {
   expect(recorded.length).toBe(recordedIds.size);
   for (const id of answered) expect(recordedIds.has(id)).toBe(true);
 
-  // A new process exports what the killed one committed but never exported; replaying the burst records only the rest.
+  // Restarted: replaying the burst records only what the killed process never committed; the worker exports it all.
   api = await startApiProcess(env);
   const second = api;
   await Promise.all(views.map((v) => limit(async () => expect((await fetch(`${second.url}${v.path}`)).status).toBe(200))));

@@ -167,6 +167,8 @@ describe('feedback', () => {
       let text = '';
       req.on('data', (d) => { text += d; });
       req.on('end', () => {
+        // Auctions of other test files (same database) may call it as a DSP: only feedback counts here.
+        if (!req.url?.startsWith('/feedback')) { res.writeHead(204).end(); return; }
         received.push({ body: JSON.parse(text), at: Date.now() });
         if (failuresLeft > 0) { failuresLeft -= 1; res.writeHead(500).end(); } else res.writeHead(204).end();
       });
