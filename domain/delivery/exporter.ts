@@ -80,7 +80,8 @@ export async function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, databa
 /** Ledger rows stay (as the dedupe of replays) until no token can name them any more. */
 export async function pruneLedger(pool: Pool, tokenTtlSeconds: number): Promise<number> {
   const { rowCount } = await pool.query(
-    `DELETE FROM delivery_ledger WHERE exported_at < now() - make_interval(secs => $1)`,
+    // event_time has a BRIN index; an unexported row is never pruned, however old.
+    `DELETE FROM delivery_ledger WHERE event_time < now() - make_interval(secs => $1) AND exported_at IS NOT NULL`,
     [tokenTtlSeconds + 86_400],
   );
   return rowCount ?? 0;

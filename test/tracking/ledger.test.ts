@@ -9,6 +9,7 @@ import type { Pool } from 'pg';
 import { createDb, createPgPool, type Db } from '../../lib/db';
 import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/ledger';
 import { feedbackCallbackOf } from '../../domain/delivery/dsp-callbacks';
+import { pruneLedger } from '../../domain/delivery/exporter';
 import { newOrg } from '../support/harness';
 import { deliverableCampaign, spendOf, type Claims } from './support';
 
@@ -73,4 +74,18 @@ test("DSP events are recorded uncharged; the first feedback of an auction queues
   expect(callbacks.map((c) => ({ dsp_id: c.dsp_id, ...JSON.parse(c.body) }))).toEqual([
     { dsp_id: dsp.dsp_id, feedback: 'thumbs_up', auction_id: auctionId, bid_id: 'b1', timestamp: expect.any(Number) },
   ]);
+});
+
+test('pruning forgets exported deliveries no token can name any more (token TTL + 1 day), and only those', async () => {
+  const org = await newOrg(db);
+  const c = await deliverableCampaign(db, org);
+  const day = 86_400_000;
+  const aged = (days: number) => ({ ...at('impression', c.claims(PRICE)), time: new Date(Date.now() - days * day) });
+  const batch = [aged(10), aged(7.5), aged(0)];
+  await recordDeliveries(pool, batch);
+  // Exported (the worker's exporter may have done it already; unexported rows are never pruned: exported_at IS NOT NULL).
+  await db.deliveryLedger.updateMany({ where: { campaignId: c.campaign.id }, data: { exportedAt: new Date() } });
+  await pruneLedger(pool, 7 * 86_400); // a week's tokens: rows older than 8 days go
+  const left = await db.deliveryLedger.findMany({ where: { campaignId: c.campaign.id } });
+  expect(left.map((r) => r.auctionId).sort()).toEqual([batch[1].claims.auction_id, batch[2].claims.auction_id].sort());
 });
