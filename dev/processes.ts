@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { SERVICE_NODE_FLAGS } from './node-flags';
 
 const root = path.resolve(__dirname, '..');
 
@@ -89,7 +90,7 @@ export function stopProcess(child: ChildProcess, graceMs = STOP_GRACE_MS): Promi
 
 /** The api process (`api/server.ts`) on a free port, over the databases of this environment. */
 export const startApiProcess = (env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) =>
-  startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env, nodeArgs });
+  startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env, nodeArgs: [...SERVICE_NODE_FLAGS.api, ...nodeArgs] });
 
 /** The auction process (`auction/server.ts`) on a free port, over the databases of this environment. */
 export const startAuctionProcess = (env: NodeJS.ProcessEnv = {}) =>
