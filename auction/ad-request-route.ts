@@ -65,7 +65,10 @@ export function directAdRequestRoute(deps: {
       deps.run(req, body, publisher).then((result) => {
         const text = JSON.stringify(result);
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-        res.end(text);
+        // write() then end(), not end(text): the same bytes in one direct socket write, without
+        // end()'s cork and buffered writev (whose socket-owned buffer list kept answers alive past GCs).
+        res.write(text);
+        res.end();
       }, next);
     });
   };
