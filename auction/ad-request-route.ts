@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PublisherRecord } from '../domain/publishers';
 import { bodyObject, parseOrThrow } from '../lib/validation';
 import { adRequestSchema, type AdRequest } from './request-schema';
@@ -11,11 +11,17 @@ import { adRequestSchema, type AdRequest } from './request-schema';
  * same steps itself: the publisher key first (before the body is read), then
  * strict JSON, the operation's schema, the auction, the JSON answer.
  *
- * Anything else (another method or path, chunked, compressed or non-UTF-8
- * bodies, large ones, an empty one) goes down the general chain
- * (auction/openapi.ts's operation), which answers it as before; every error
- * here goes to the same error handler.
+ * It runs on node's own request and response, before Express sees the
+ * request at all (auction/app.ts): no router closures, no prototype swap, no
+ * final handler per request, less for the young-generation GC to copy while
+ * the DSPs answer. Anything else (another method or path, chunked, compressed
+ * or non-UTF-8 bodies, large ones, an empty one) is handed to Express
+ * (`fallThrough()`), whose general chain (auction/openapi.ts's operation)
+ * answers it as before; every error here is handed over too
+ * (`fallThrough(err)`) and reaches the same error handler.
  */
+export type DirectRoute = (req: IncomingMessage, res: ServerResponse, fallThrough: (err?: unknown) => void) => void;
+
 const DIRECT_MAX_BYTES = 256 * 1024;
 const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 
@@ -31,9 +37,9 @@ function parseStrictJson(text: string): unknown {
 }
 
 export function directAdRequestRoute(deps: {
-  authenticate(req: Request): PublisherRecord;
-  run(req: Request, body: AdRequest, publisher: PublisherRecord): Promise<unknown>;
-}): RequestHandler {
+  authenticate(req: IncomingMessage): PublisherRecord;
+  run(req: IncomingMessage, body: AdRequest, publisher: PublisherRecord): Promise<unknown>;
+}): DirectRoute {
   return (req, res, next) => {
     if (req.method !== 'POST' || req.url !== '/v1/ad_requests') return next();
     const type = req.headers['content-type'];
@@ -59,7 +65,10 @@ export function directAdRequestRoute(deps: {
       deps.run(req, body, publisher).then((result) => {
         const text = JSON.stringify(result);
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-        res.end(text);
+        // write() then end(), not end(text): the same bytes in one direct socket write, without
+        // end()'s cork and buffered writev (whose socket-owned buffer list kept answers alive past GCs).
+        res.write(text);
+        res.end();
       }, next);
     });
   };

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Db } from '../lib/db';
@@ -58,16 +59,26 @@ export function createAuction(input: AuctionDeps): Auction {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  const run = (req: IncomingMessage, body: AdRequest, publisher: PublisherRecord) => runAuction(intake(req, body, publisher, settings.floorMicros), deps);
+  const authenticate = (req: IncomingMessage) => authenticatePublisher(req.headers.authorization, catalog.publishers);
+  const adRequest = adRequestOperation(async ({ body }, req) => run(req, body, publisherOf(req)));
+  // The hot route first, before Express handles the request at all: the ordinary
+  // ad request never walks the generic chain below. What it hands over (anything
+  // else, or its error) is handled by Express as usual, the error first.
+  const direct = directAdRequestRoute({ authenticate, run });
+  // Express calls app.handle(req, res, callback) for each request (app.listen's server): the direct route goes first.
+  const expressApp = app as unknown as { handle(req: IncomingMessage, res: ServerResponse, callback?: unknown): void };
+  const handle = expressApp.handle.bind(app);
+  expressApp.handle = (req, res, callback) => direct(req, res, (err) => {
+    if (err !== undefined) (req as DirectRequest)[DIRECT_ERROR] = err;
+    handle(req, res, callback);
+  });
+  app.use((req, _res, next) => next((req as DirectRequest)[DIRECT_ERROR]));
   app.get('/healthz', (_req, res) => { res.json({ ok: true, index_ads: catalog.ads.length }); });
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType);
     res.send(await deps.metrics.registry.metrics());
   });
-  const run = (req: express.Request, body: AdRequest, publisher: PublisherRecord) => runAuction(intake(req, body, publisher, settings.floorMicros), deps);
-  const authenticate = (req: express.Request) => authenticatePublisher(req.get('authorization'), catalog.publishers);
-  const adRequest = adRequestOperation(async ({ body }, req) => run(req, body, publisherOf(req)));
-  // The hot route first: the ordinary ad request never walks the generic chain below.
-  app.use(directAdRequestRoute({ authenticate, run }));
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => { res.json((openApi ??= auctionOpenApi([adRequest]))); });
   // The publisher key is checked before the body is read: an unknown caller costs no parsing.
@@ -91,5 +102,7 @@ export function createAuction(input: AuctionDeps): Auction {
   };
 }
 
+const DIRECT_ERROR = Symbol('direct route error');
+type DirectRequest = IncomingMessage & { [DIRECT_ERROR]?: unknown };
 type AuthedRequest = express.Request & { publisher?: PublisherRecord };
 const publisherOf = (req: express.Request) => (req as AuthedRequest).publisher!;

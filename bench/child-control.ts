@@ -27,8 +27,11 @@ export function serveBenchControl(ready: Record<string, unknown>, name: string, 
       profiler.connect();
       await post('Profiler.enable');
       await post('Profiler.start');
-      // BENCH_HEAP_PROF=1: also sample allocations that survive young-generation GCs (what gets promoted).
-      if (process.env.BENCH_HEAP_PROF) await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true });
+      // BENCH_HEAP_PROF=1: also sample allocations that survive young-generation GCs (what gets promoted);
+      // BENCH_HEAP_PROF=all: every allocation, short-lived ones included (where the bytes per request go).
+      if (process.env.BENCH_HEAP_PROF) {
+        await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.BENCH_HEAP_PROF === 'all' });
+      }
       return void process.send!({ profiling: true });
     }
     if (m === 'profile-stop' && profiler) {

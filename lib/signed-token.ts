@@ -39,7 +39,10 @@ const mac = (key: Buffer, data: string) => createHmac('sha256', key).update(data
 
 /** Signs `payload` (which must not carry `exp`) valid for `ttlSeconds`. */
 export function signToken(payload: Record<string, unknown>, ttlSeconds: number, keys: SigningKeys = configuredKeys(), now = Date.now()): string {
-  const body = Buffer.from(JSON.stringify({ ...payload, exp: Math.floor(now / 1000) + ttlSeconds })).toString('base64url');
+  // JSON.stringify({ ...payload, exp }) without copying the payload: `exp` appended as its last member.
+  const json = JSON.stringify(payload);
+  const exp = JSON.stringify(Math.floor(now / 1000) + ttlSeconds);
+  const body = Buffer.from(json === '{}' ? `{"exp":${exp}}` : `${json.slice(0, -1)},"exp":${exp}}`).toString('base64url');
   const signed = `${keys.currentKid}.${body}`;
   return `${signed}.${mac(keys.keys.get(keys.currentKid)!, signed).toString('base64url')}`;
 }

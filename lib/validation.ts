@@ -66,6 +66,8 @@ function issueToError(issue: z.core.$ZodIssue, input: unknown): DomainError {
  * exhaust the stack.
  */
 export function nulCharacterPath(input: unknown): PropertyKey[] | null {
+  // The common case (no NUL anywhere) is answered without building a path per value.
+  if (!hasNulCharacter(input)) return null;
   const pending: { value: unknown; path: PropertyKey[] }[] = [{ value: input, path: [] }];
   while (pending.length) {
     const { value, path } = pending.pop()!;
@@ -80,6 +82,25 @@ export function nulCharacterPath(input: unknown): PropertyKey[] | null {
     }
   }
   return null;
+}
+
+/** Whether any string (value or object key) in `input` holds a NUL character; iterative, like nulCharacterPath. */
+function hasNulCharacter(input: unknown): boolean {
+  const pending: unknown[] = [input];
+  while (pending.length) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (value.includes('\0')) return true;
+    } else if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) pending.push(value[i]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const key of Object.keys(value)) {
+        if (key.includes('\0')) return true;
+        pending.push((value as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
 }
 
 /**

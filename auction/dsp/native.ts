@@ -7,7 +7,12 @@ import type { AuctionContext } from '../types';
  * The native JSON protocol (spec 3): bid request body and headers, the bid
  * response's envelope, and the render request.
  */
-const compact = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+// A loop rather than Object.entries/fromEntries: no array per field on the hot path; same keys, same order.
+const compact = <T extends object>(o: T): T => {
+  const out: Record<string, unknown> = {};
+  for (const key in o) if (o[key] !== undefined) out[key] = o[key];
+  return out as T;
+};
 
 /** The formats a DSP can be offered (poll is our in-house format only). */
 export const dspFormats = (ctx: AuctionContext) => ctx.request.ad_formats.filter((f) => f !== 'poll') as ('sponsored_message' | 'sponsored_carousel')[];

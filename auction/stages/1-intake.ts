@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { DomainError } from '../../domain/errors';
 import type { PublisherRecord } from '../../domain/publishers';
 import { PUBLISHER_KEY_PATTERN } from '../../domain/publishers';
@@ -22,7 +22,7 @@ export function authenticatePublisher(authorization: string | undefined, publish
   return publisher;
 }
 
-export function intake(req: Request, request: AdRequest, publisher: PublisherRecord, floorMicros: number): AuctionContext {
+export function intake(req: IncomingMessage, request: AdRequest, publisher: PublisherRecord, floorMicros: number): AuctionContext {
   const tmaxMs = Math.min(publisher.tmaxMs, request.tmax ?? 2000, 2000);
   const startedAt = performance.now();
   return {
@@ -33,8 +33,8 @@ export function intake(req: Request, request: AdRequest, publisher: PublisherRec
     request,
     publisher,
     userIp: request.ip ?? (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
-    userAgent: request.user_agent ?? req.get('user-agent') ?? '',
-    headerLanguage: req.get('accept-language') ?? undefined,
+    userAgent: request.user_agent ?? req.headers['user-agent'] ?? '',
+    headerLanguage: req.headers['accept-language'] ?? undefined,
     floorMicros,
   };
 }
