@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PublisherRecord } from '../domain/publishers';
 import { bodyObject, parseOrThrow } from '../lib/validation';
 import { adRequestSchema, type AdRequest } from './request-schema';
+import { plainJsonLength, withoutBom } from '../lib/http/plain-json';
 
 /**
  * POST /v1/ad_requests on its direct route: the hot path of a service that
@@ -23,14 +24,13 @@ import { adRequestSchema, type AdRequest } from './request-schema';
 export type DirectRoute = (req: IncomingMessage, res: ServerResponse, fallThrough: (err?: unknown) => void) => void;
 
 const DIRECT_MAX_BYTES = 256 * 1024;
-const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 
 /** body-parser's rules for a JSON body, errors included (lib/http/errors.ts maps them). */
 const bodyError = (type: 'entity.parse.failed' | 'request.size.invalid') => Object.assign(new Error(type), { type, status: 400, expose: true });
 
 function parseStrictJson(text: string): unknown {
   // Like body-parser's `strict` JSON: an object or an array at the top, a leading BOM ignored.
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const body = withoutBom(text);
   const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(body)?.[1];
   if (first !== '{' && first !== '[') throw bodyError('entity.parse.failed');
   try { return JSON.parse(body); } catch { throw bodyError('entity.parse.failed'); }
@@ -42,10 +42,8 @@ export function directAdRequestRoute(deps: {
 }): DirectRoute {
   return (req, res, next) => {
     if (req.method !== 'POST' || req.url !== '/v1/ad_requests') return next();
-    const type = req.headers['content-type'];
-    const length = Number(req.headers['content-length']);
-    if (!type || !PLAIN_JSON.test(type) || !(length > 0 && length <= DIRECT_MAX_BYTES)
-      || req.headers['transfer-encoding'] !== undefined || (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity') return next();
+    const length = plainJsonLength(req.headers, DIRECT_MAX_BYTES);
+    if (length === null) return next();
 
     let publisher: PublisherRecord;
     try { publisher = deps.authenticate(req); } catch (err) { return next(err); }

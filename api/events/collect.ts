@@ -11,6 +11,7 @@ import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { hashSecret } from '../../lib/secrets';
 import { apiKeyAuth, apiKeyAuthOf, bearerToken, type ApiKeyAuth } from '../auth/api-key-auth';
 import { errorHandler } from '../../lib/http/errors';
+import { plainJsonLength, withoutBom } from '../../lib/http/plain-json';
 import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
 import { consume, type RateLimitVerdict } from '../../domain/rate-limits/sliding-window';
 
@@ -30,27 +31,12 @@ const parseJson = express.json({ limit: COLLECT_BODY_LIMIT, type: () => true, st
 function readJsonBody(req: Request, res: Response): Promise<unknown> {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (!hasBody) throw new DomainError('invalid_value', 'The body must be a JSON object (an event, or { "events": [...] })');
-  if (isPlainJson(req)) return readPlainJson(req);
+  if (plainJsonLength(req.headers, COLLECT_BODY_LIMIT_BYTES) !== null) return readPlainJson(req);
   if (!req.is('application/json')) throw new DomainError('unsupported_media_type', 'Request body must be application/json');
   return new Promise((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve(req.body))));
 }
 
-/**
- * What senders almost always send: `application/json` (UTF-8), uncompressed,
- * with a Content-Length within the limit. Such a body is read and parsed here
- * directly, as body-parser would (BOM dropped, same errors), for a fraction of
- * its cost; every other body (compressed, chunked, another charset, too large)
- * goes through body-parser.
- */
-function isPlainJson(req: Request): boolean {
-  const type = req.headers['content-type'];
-  if (type !== 'application/json' && !/^application\/json;\s*charset="?utf-8"?$/i.test(type ?? '')) return false;
-  const encoding = req.headers['content-encoding'];
-  if ((encoding !== undefined && encoding.toLowerCase() !== 'identity') || req.headers['transfer-encoding'] !== undefined) return false;
-  const length = Number(req.headers['content-length']);
-  return Number.isInteger(length) && length > 0 && length <= COLLECT_BODY_LIMIT_BYTES;
-}
-
+/** A plain JSON body (lib/http/plain-json.ts) read and parsed here, as body-parser would (same errors). */
 function readPlainJson(req: Request): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -60,7 +46,7 @@ function readPlainJson(req: Request): Promise<unknown> {
       ended = true;
       const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
       try {
-        resolve(JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text));
+        resolve(JSON.parse(withoutBom(text)));
       } catch {
         reject(new DomainError('invalid_json', 'Request body is not valid JSON'));
       }
