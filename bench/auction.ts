@@ -26,6 +26,7 @@ import { Pool } from 'undici';
 import { createDb } from '../lib/db';
 import { createPublisher } from '../domain/publishers';
 import { addDsp } from '../domain/dsps';
+import { percentile } from './support/load';
 
 const RATES = (process.env.BENCH_RATES ?? '100,200,300,400,500,600,800,1000,1200,1500,1800,2100,2500').split(',').map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 3);
@@ -35,7 +36,6 @@ const BUILD_DIR = path.join(ROOT, 'node_modules/.cache/bench-auction');
 
 interface StepResult { cpuMsPerRequest?: number; rate: number; achieved: number; ok: boolean; p50: number; p99: number; overheadP50: number; overheadP99: number; errors: number }
 
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /**
@@ -99,10 +99,10 @@ async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<s
   const holds = new Map((await dsps.ask<{ holds: [string, number][] }>('holds')).holds);
   const latencies = answered.map(([, ms]) => ms).sort((a, b) => a - b);
   const overheads = answered.map(([id, ms]) => ms - (holds.get(id) ?? 0)).sort((a, b) => a - b);
-  const p99 = pct(latencies, 99);
+  const p99 = percentile(latencies, 99);
   return {
     rate, achieved: round(total / elapsed), ok: errors === 0 && p99 < 50 && total / elapsed >= rate * 0.95,
-    p50: round(pct(latencies, 50)), p99: round(p99), overheadP50: round(pct(overheads, 50)), overheadP99: round(pct(overheads, 99)), errors,
+    p50: round(percentile(latencies, 50)), p99: round(p99), overheadP50: round(percentile(overheads, 50)), overheadP99: round(percentile(overheads, 99)), errors,
   };
 }
 

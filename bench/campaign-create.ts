@@ -7,6 +7,7 @@
  *   BENCH_CREATES=50 BENCH_CONCURRENCY=1 npm run bench:campaign-create
  */
 import { performance } from 'node:perf_hooks';
+import { percentile } from './support/load';
 
 async function main() {
   const total = Number(process.env.BENCH_CREATES ?? 40);
@@ -55,7 +56,7 @@ async function main() {
   const wall = (performance.now() - wallStart) / 1000;
 
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)];
+  const pct = (p: number) => percentile(latencies, p);
   console.log(`campaign create through the saga: ${total} requests, concurrency ${concurrency}`);
   console.log(`  p50 ${pct(50).toFixed(1)} ms   p95 ${pct(95).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms   throughput ${(total / wall).toFixed(1)}/s`);
   console.log(`campaign-create requests=${total} concurrency=${concurrency} p50_ms=${pct(50).toFixed(1)} p95_ms=${pct(95).toFixed(1)} throughput_per_s=${(total / wall).toFixed(1)}`);

@@ -18,14 +18,13 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { sustainedRate } from './support/load';
+import { percentile, sustainedRate } from './support/load';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rates = (process.env.BENCH_RATES ?? '2000,3000,4000,5000,6000,7000,8000,10000,12000,14000,16000').split(',').map(Number);
 const warmupSeconds = 1;
 const P99_LIMIT_MS = 50;
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 /** Open-loop steps at rising rates until one is not sustained (bench/support/load.ts). */
 function load(port: number, headers: Record<string, string>, body: () => string, label: string, onStepStart = () => {}) {
@@ -141,9 +140,9 @@ async function main() {
   const reported = durable.best ?? durable.steps[0];
   const floorRate = floor.best?.perSecond ?? 0;
   console.log(`api process CPU: ${apiCpuMsPerEvent.toFixed(3)} ms per request (user + system)`);
-  console.log(`pipeline lag (204 -> row in ClickHouse), ${lags.length} probes: p50 ${pct(lags, 50).toFixed(2)} s  p99 ${pct(lags, 99).toFixed(2)} s  max ${lags[lags.length - 1].toFixed(2)} s`);
+  console.log(`pipeline lag (204 -> row in ClickHouse), ${lags.length} probes: p50 ${percentile(lags, 50).toFixed(2)} s  p99 ${percentile(lags, 99).toFixed(2)} s  max ${lags[lags.length - 1].toFixed(2)} s`);
   if (floor.best === floor.steps[floor.steps.length - 1]) console.log(`  (the floor sustained every step: its figure is a lower bound, set by the load generator)`);
-  console.log(`events accepted_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} lag_p99_s=${pct(lags, 99).toFixed(2)} floor_per_s=${floorRate.toFixed(0)}`);
+  console.log(`events accepted_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} lag_p99_s=${percentile(lags, 99).toFixed(2)} floor_per_s=${floorRate.toFixed(0)}`);
 
   await api.stop();
   await stack.stop();

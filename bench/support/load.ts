@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 export interface LoadRequest { method: string; path: string; headers?: Record<string, string>; body?: string }
 export interface LoadResult { ok: number; failed: number; perSecond: number; latencies: number[] }
 
+/** Nearest-rank percentile of an ascending array (the one definition every bench uses). */
 export const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
