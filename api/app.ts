@@ -19,12 +19,13 @@ import { errorHandler, unknownRoute } from '../lib/http/errors';
 import { buildOpenApiDocument } from '../lib/http/openapi';
 import { mountOperations } from '../lib/http/operations';
 import { requestId } from '../lib/http/request-id';
+import { directRoutesFirst } from '../lib/http/direct-route';
 import { insightsOperations } from './insights/routes';
 import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
 import { pollOperations, pollRoutes } from './tracking/polls';
 import { collectEndpoint, collectRoutes } from './events/collect';
-import { deliveryTrackingOperations, deliveryTrackingRoutes, viewPixelFastLane } from './tracking/delivery';
+import { deliveryTrackingOperations, deliveryTrackingRoutes, viewPixelDirectRoute } from './tracking/delivery';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
 import { dashboardRoutes } from './dashboard/routes';
 import { DASHBOARD_PREFIX } from './dashboard/session-cookie';
@@ -48,19 +49,18 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const { db } = deps;
   const app = express();
+  const metrics = createHttpMetrics('api');
+  const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
+  // The impression pixel's plain request is answered before Express sees it (api/tracking/delivery.ts).
+  directRoutesFirst(app, [viewPixelDirectRoute(ledger, metrics)]);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
-
-  const metrics = createHttpMetrics('api');
   app.use(metrics.middleware);
   app.get('/metrics', metrics.handler);
   // Event collection's steady stream skips the routers below (api/events/collect.ts).
   const collect = collectEndpoint(db);
   app.use(collect.fastLane);
-  // So does the impression pixel's (api/tracking/delivery.ts).
-  const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
-  app.use(viewPixelFastLane(ledger));
   app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
   // Every `/v1` operation, declared once: mounted below and documented from the same list.
   const v1Operations = [

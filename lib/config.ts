@@ -127,6 +127,8 @@ export const config = {
     trackingTokenTtlSeconds: intFromEnv('TRACKING_TOKEN_TTL_SECONDS', 7 * 86_400),
     /** Ledger rows per ClickHouse export batch (domain/delivery/exporter.ts). */
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
+    /** Least time between the starts of two ledger flushes of one api process (domain/events/group-commit.ts): fuller, fewer flushes under load. */
+    ledgerFlushSpacingMs: intFromEnv('DELIVERY_LEDGER_FLUSH_SPACING_MS', 4),
     /** How often an exporter looks for new ledger rows: about one ClickHouse insert a second per api process (each insert feeds four rollups; more frequent small inserts cost ClickHouse far more CPU). */
     exportIntervalMs: intFromEnv('DELIVERY_EXPORT_INTERVAL_MS', 1_000),
     /** Forwarded DSP feedback: attempts before giving up (exponential backoff from 1 s, capped at 10 min). */

@@ -4,26 +4,35 @@ import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 /**
  * Prometheus metrics for an Express process (the api): process defaults and
  * one request-duration histogram in milliseconds, labelled by method, route
- * pattern and status. `metrics.middleware` times requests; `metrics.handler`
+ * pattern and status. `metrics.middleware` times requests; `metrics.observe` records
+ * a request answered outside Express (lib/http/direct-route.ts); `metrics.handler`
  * serves GET /metrics in the text format.
  */
+export interface HttpMetrics {
+  registry: Registry;
+  middleware: RequestHandler;
+  /** Records a request Express never saw (answered from `startedMs`, performance.now()), under its route pattern. */
+  observe(method: string, route: string, status: number, startedMs: number): void;
+  handler: RequestHandler;
+}
+
 const MS_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
 
-export function createHttpMetrics(prefix: string): { registry: Registry; middleware: RequestHandler; handler: RequestHandler } {
+export function createHttpMetrics(prefix: string): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: `${prefix}_` });
   const duration = new Histogram({
     name: `${prefix}_http_request_duration_ms`, help: 'HTTP request duration (ms)', labelNames: ['method', 'route', 'status'], buckets: MS_BUCKETS, registers: [registry],
   });
+  const observe = (method: string, route: string, status: number, startedMs: number) =>
+    duration.observe({ method, route, status: String(status) }, performance.now() - startedMs);
   return {
     registry,
+    observe,
     middleware(req: Request, res: Response, next: NextFunction) {
       const started = performance.now();
-      res.on('finish', () => {
-        // The matched route pattern, never the raw path: ids must not become label values.
-        const route = (req.route?.path as string | undefined) ?? 'unmatched';
-        duration.observe({ method: req.method, route: `${req.baseUrl}${route}`, status: String(res.statusCode) }, performance.now() - started);
-      });
+      // The matched route pattern, never the raw path: ids must not become label values.
+      res.on('finish', () => observe(req.method, `${req.baseUrl}${(req.route?.path as string | undefined) ?? 'unmatched'}`, res.statusCode, started));
       next();
     },
     async handler(_req: Request, res: Response) {

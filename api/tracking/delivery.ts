@@ -1,8 +1,12 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { DomainError } from '../../lib/errors';
 import { errorHandler } from '../../lib/http/errors';
 import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
+import type { DirectRoute } from '../../lib/http/direct-route';
+import { nextId } from '../../lib/http/request-id';
+import type { HttpMetrics } from '../../lib/http-metrics';
 import type { DeliveryLedgerWriter, DeliveryEventType } from '../../domain/delivery/ledger';
 import { readDeliveryToken, TRACKING_PATHS, type DeliveryClaims } from '../../domain/delivery/tracking-token';
 
@@ -39,38 +43,53 @@ function noStore(res: Response) {
 
 const counts = (req: Request) => req.method !== 'HEAD';
 
-/** The view pixel's work, shared by its operation and its fast lane. */
+/** The pixel's answer whenever it does not redirect, written directly (the same headers res.send would write): the busiest response there is. */
+function writePixel(res: ServerResponse): void {
+  res.writeHead(200, {
+    'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'Content-Type': 'image/gif', 'Content-Length': PIXEL.length,
+  });
+  res.end(PIXEL);
+}
+
+const recordView = (ledger: DeliveryLedgerWriter, claims: DeliveryClaims) => ledger.record({ type: 'impression', claims, time: new Date() });
+
+/** The view pixel's operation (any request form, any method the route takes). */
 function viewTracker(ledger: DeliveryLedgerWriter) {
   return async (tokenValue: unknown, req: Request, res: Response): Promise<void> => {
     const token = readDeliveryToken(tokenValue, 'view');
     if (token && !token.expired && counts(req)) {
-      const outcome = await ledger.record({ type: 'impression', claims: token.claims, time: new Date() });
+      const outcome = await recordView(ledger, token.claims);
       if (outcome.recorded && isHttpUrl(token.claims.dsp_view_url)) {
         noStore(res);
         return void res.redirect(302, token.claims.dsp_view_url);
       }
     }
-    // Written directly (the same headers res.send would write): the pixel is the busiest response there is.
-    res.writeHead(200, {
-      'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'Content-Type': 'image/gif', 'Content-Length': PIXEL.length,
-    });
-    res.end(PIXEL);
+    writePixel(res);
   };
 }
 
 /**
- * The view pixel's fast lane, mounted ahead of the routers: the plain request
- * (GET, one `token` parameter in the unencoded form the auction mints) goes
- * straight to the tracker; anything else takes the operation's route below.
+ * The view pixel's direct route (lib/http/direct-route.ts): the plain request
+ * (GET, one `token` parameter in the unencoded form the auction mints, for one
+ * of our own ads) is answered before Express sees it, with the same headers and
+ * effects as the operation below. Anything else takes the operation's route,
+ * a DSP's ad too (its first impression redirects, which is Express's to answer).
  */
 const PLAIN_VIEW = new RegExp(`^${TRACKING_PATHS.view}\\?token=([A-Za-z0-9_.-]+)$`);
-export function viewPixelFastLane(ledger: DeliveryLedgerWriter): RequestHandler {
-  const trackView = viewTracker(ledger);
-  return (req, res, next) => {
-    const plain = req.method === 'GET' ? PLAIN_VIEW.exec(req.url) : null;
-    if (!plain) return next();
-    req.route = { path: TRACKING_PATHS.view }; // the request-duration metric's route label
-    trackView(plain[1], req, res).catch(next);
+export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick<HttpMetrics, 'observe'>): DirectRoute {
+  return (req, res, fallThrough) => {
+    const plain = req.method === 'GET' ? PLAIN_VIEW.exec(req.url!) : null;
+    if (!plain) return fallThrough();
+    const started = performance.now();
+    const token = readDeliveryToken(plain[1], 'view');
+    if (token?.claims.dsp_view_url !== undefined) return fallThrough();
+    const answer = () => {
+      res.setHeader('Request-Id', nextId());
+      writePixel(res);
+      metrics.observe('GET', TRACKING_PATHS.view, 200, started);
+    };
+    if (!token || token.expired) return answer();
+    recordView(ledger, token.claims).then(answer, fallThrough);
   };
 }
 

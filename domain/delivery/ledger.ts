@@ -39,6 +39,7 @@ export interface LedgerOptions {
   feedbackCallback?: (delivery: TrackedDelivery) => FeedbackCallback | null;
   maxBatch?: number;
   maxConcurrentFlushes?: number;
+  minFlushSpacingMs?: number;
 }
 
 /** Feedback of either direction shares one dedupe key: the first thumbs per auction counts. */
@@ -60,7 +61,7 @@ export function createDeliveryLedger(pool: Pool, options: LedgerOptions = {}) {
   const writer = new GroupCommit<TrackedDelivery, DeliveryOutcome>(
     (batch) => recordDeliveries(pool, batch, options),
     // One flush at a time: flushes of a hot campaign would only queue on its spend row anyway.
-    { maxBatch: options.maxBatch ?? 500, maxConcurrentFlushes: options.maxConcurrentFlushes ?? 1 },
+    { maxBatch: options.maxBatch ?? 500, maxConcurrentFlushes: options.maxConcurrentFlushes ?? 1, minSpacingMs: options.minFlushSpacingMs },
   );
   return { record: (delivery: TrackedDelivery) => writer.submit(delivery) };
 }

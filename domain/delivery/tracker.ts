@@ -33,7 +33,9 @@ export function startDeliveryLedger(deps: {
   /** Campaigns a charge just exhausted (the lifecycle workflow completes them). */
   onBudgetExhausted?: (campaignIds: string[]) => void;
 }): DeliveryLedgerProcess {
-  const ledger = createDeliveryLedger(deps.pool, { onBudgetExhausted: deps.onBudgetExhausted, feedbackCallback: feedbackCallbackOf });
+  const ledger = createDeliveryLedger(deps.pool, {
+    onBudgetExhausted: deps.onBudgetExhausted, feedbackCallback: feedbackCallbackOf, minFlushSpacingMs: config.delivery.ledgerFlushSpacingMs,
+  });
   return {
     ledger,
     close: () => closeWithin(config.timeouts.closeMs, 'delivery ledger pool', () => deps.pool.end()),

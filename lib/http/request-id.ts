@@ -7,7 +7,7 @@ const POOL_IDS = 512;
 let pool = Buffer.alloc(0);
 let offset = 0;
 
-function nextId(): string {
+export function nextId(): string {
   if (offset + ID_BYTES > pool.length) {
     pool = randomBytes(ID_BYTES * POOL_IDS);
     offset = 0;

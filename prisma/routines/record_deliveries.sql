@@ -22,7 +22,12 @@ CREATE OR REPLACE FUNCTION record_deliveries(
     p_price_micros bigint[], p_chargeable boolean[],
     p_callback_dsp_id text[], p_callback_url text[], p_callback_body text[],
     OUT recorded boolean[], OUT charged_micros bigint[], OUT exhausted_campaign_ids text[])
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- Plan each statement once per connection: left to choose, the plan cache kept
+-- re-planning the big statement for every call (a custom plan per batch), which
+-- cost more CPU than running it (measured: 1.0 -> 0.63 ms of PostgreSQL CPU a flush).
+SET plan_cache_mode = force_generic_plan
+AS $$
 DECLARE
     v_campaigns uuid[];
 BEGIN
