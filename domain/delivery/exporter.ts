@@ -1,15 +1,28 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
+import type { Db } from '../../lib/db';
 import { startBackgroundLoop, type BackgroundLoop } from '../../lib/background-loop';
 import { insertDeliveryRows, insertDspDeliveryRows, type DeliveryRow, type DspDeliveryRow } from './rows';
 
 /**
  * Moves committed ledger rows (domain/delivery/ledger.ts) into ClickHouse in
- * batches, off the request path. A batch is claimed with FOR UPDATE SKIP LOCKED
- * (several api processes export side by side without sharing rows), written
- * (idempotent on event_id: a batch re-sent after a crash counts once), then
- * marked exported in the same transaction. Rows of a process killed mid-batch
- * are simply exported again by whoever runs next.
+ * batches, off the request path, by a cursor: rows are never touched after
+ * their insert (the migration 20261124010000 says why).
+ *
+ * Order and completeness: each row carries the id of the transaction that
+ * inserted it; a batch is the rows after the cursor (txid, seq), in that order,
+ * whose transaction ended before every transaction still running
+ * (`txid < pg_snapshot_xmin(...)`). Nothing can commit later among rows already
+ * passed, so the cursor never skips one. A long transaction anywhere in the
+ * cluster only delays the export until it ends.
+ *
+ * Exactly once: before sending, the batch's last row is recorded as pending;
+ * after ClickHouse took it, the cursor moves there. A process killed between the
+ * two leaves the mark, and whoever exports next looks up which of those rows
+ * ClickHouse holds already (rows.ts) instead of sending them twice. Without a
+ * mark no lookup is needed: ClickHouse cannot hold a row the cursor has not
+ * reached. One exporter at a time (a session advisory lock): the others skip
+ * their turn.
  */
 interface LedgerRow {
   event_id: string;
@@ -51,44 +64,81 @@ function dspRow(r: LedgerRow): DspDeliveryRow {
   };
 }
 
-/** Exports up to `limit` unexported ledger rows; returns how many it exported. */
+/** The advisory lock key of the export (any constant unique to it). */
+export const EXPORT_LOCK = 0x6c656467; // 'ledg'
+
+/** Ledger rows `l` after the export cursor `c`. */
+const AFTER_CURSOR = 'c.id = 1 AND (l.txid, l.seq) > (c.txid, c.seq)';
+
+/** Exports up to `limit` ledger rows after the cursor; returns how many it exported (0 when another exporter has the turn). */
 export async function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: string, limit: number): Promise<number> {
   const client = await pool.connect();
+  let locked = false;
   try {
-    await client.query('BEGIN');
-    const { rows } = await client.query<LedgerRow>(
-      `SELECT event_id, event_type, (extract(epoch FROM event_time) * 1000)::bigint::text AS event_ms, auction_id, source, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
-              dsp_id, bid_id, publisher_id, country, device, price_micros::text, charged_micros::text
-         FROM delivery_ledger WHERE exported_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit],
+    locked = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [EXPORT_LOCK])).rows[0].locked;
+    if (!locked) return 0;
+    const { rows: [cursor] } = await client.query<{ txid: string; seq: string; pending: boolean }>(
+      'SELECT txid::text, seq::text, pending_txid IS NOT NULL AS pending FROM delivery_export_cursor WHERE id = 1',
     );
-    if (rows.length > 0) {
-      await insertDeliveryRows(ch, database, rows.filter((r) => r.source === 'inhouse').map(ownRow));
-      await insertDspDeliveryRows(ch, database, rows.filter((r) => r.source === 'dsp').map(dspRow));
-      await client.query('UPDATE delivery_ledger SET exported_at = now() WHERE event_id = ANY($1::text[])', [rows.map((r) => r.event_id)]);
-    }
-    await client.query('COMMIT');
+    // The cursor as constants, so that the (txid, seq) index finds where to start. Only rows whose
+    // transaction has ended for good: every later commit sorts after them.
+    const { rows } = await client.query<LedgerRow & { txid: string; seq: string }>(
+      `SELECT event_id, event_type, (extract(epoch FROM event_time) * 1000)::bigint::text AS event_ms, auction_id, source, organization_id, ad_account_id,
+              campaign_id, ad_group_id, ad_id, dsp_id, bid_id, publisher_id, country, device, price_micros::text, charged_micros::text, txid::text, seq::text
+         FROM delivery_ledger
+        WHERE (txid, seq) > ($1::xid8, $2::bigint) AND txid < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY txid, seq LIMIT $3`,
+      [cursor.txid, cursor.seq, limit],
+    );
+    if (rows.length === 0) return 0;
+    const last = rows[rows.length - 1];
+    // Mark the batch pending (keeping an older, further mark), so that a crash mid-send leaves word of it.
+    await client.query(
+      `UPDATE delivery_export_cursor SET
+         pending_txid = CASE WHEN pending_txid IS NULL OR (pending_txid, pending_seq) < ($1::xid8, $2::bigint) THEN $1::xid8 ELSE pending_txid END,
+         pending_seq = CASE WHEN pending_txid IS NULL OR (pending_txid, pending_seq) < ($1::xid8, $2::bigint) THEN $2::bigint ELSE pending_seq END
+       WHERE id = 1`,
+      [last.txid, last.seq],
+    );
+    const lookUp = cursor.pending;
+    await insertDeliveryRows(ch, database, rows.filter((r) => r.source === 'inhouse').map(ownRow), { lookUpStored: lookUp });
+    await insertDspDeliveryRows(ch, database, rows.filter((r) => r.source === 'dsp').map(dspRow), { lookUpStored: lookUp });
+    // Sent: the cursor moves on; the mark goes once the cursor has passed it.
+    await client.query(
+      `UPDATE delivery_export_cursor SET txid = $1::xid8, seq = $2::bigint, updated_at = now(),
+         pending_txid = CASE WHEN (pending_txid, pending_seq) > ($1::xid8, $2::bigint) THEN pending_txid END,
+         pending_seq = CASE WHEN (pending_txid, pending_seq) > ($1::xid8, $2::bigint) THEN pending_seq END
+       WHERE id = 1`,
+      [last.txid, last.seq],
+    );
     return rows.length;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
   } finally {
+    if (locked) await client.query('SELECT pg_advisory_unlock($1)', [EXPORT_LOCK]).catch(() => undefined);
     client.release();
   }
+}
+
+/** How many of a campaign's ledger rows the export has not passed yet (tests wait for 0). */
+export async function awaitingExport(db: Db, campaignId: string): Promise<number> {
+  const [{ count }] = await db.$queryRawUnsafe<{ count: bigint }[]>(
+    `SELECT count(*) FROM delivery_ledger l, delivery_export_cursor c WHERE ${AFTER_CURSOR} AND l.campaign_id = $1`, campaignId,
+  );
+  return Number(count);
 }
 
 /** Ledger rows stay (as the dedupe of replays) until no token can name them any more. */
 export async function pruneLedger(pool: Pool, tokenTtlSeconds: number): Promise<number> {
   const { rowCount } = await pool.query(
-    // event_time has a BRIN index; an unexported row is never pruned, however old.
-    `DELETE FROM delivery_ledger WHERE event_time < now() - make_interval(secs => $1) AND exported_at IS NOT NULL`,
+    // event_time has a BRIN index; a row the export has not passed is never pruned, however old.
+    `DELETE FROM delivery_ledger l USING delivery_export_cursor c
+      WHERE l.event_time < now() - make_interval(secs => $1) AND c.id = 1 AND (l.txid, l.seq) <= (c.txid, c.seq)`,
     [tokenTtlSeconds + 86_400],
   );
   return rowCount ?? 0;
 }
 
 /**
- * The exporter loop of an api process: exports while there is work, then waits
+ * The exporter loop (of the worker): exports while there is work, then waits
  * `intervalMs`; prunes hourly. `runNow()` drains what is committed (tests,
  * shutdown after the server stopped taking requests).
  */

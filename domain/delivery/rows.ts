@@ -80,6 +80,13 @@ export async function storedEventIds<R extends IdempotentRow>(
 }
 
 /**
+ * Whether a write first looks up which of its rows ClickHouse holds already.
+ * Always, unless the caller knows none can be there (the ledger's export
+ * does: domain/delivery/exporter.ts); the lookup is one more query per insert, with every id in it.
+ */
+export interface InsertOptions { lookUpStored?: boolean }
+
+/**
  * Writes delivery rows in batches of DELIVERY_BATCH_SIZE. Idempotent on
  * `event_id`: duplicates within the call and ids already stored are skipped,
  * so the hourly rollups (fed by materialized views on every insert) never
@@ -87,12 +94,12 @@ export async function storedEventIds<R extends IdempotentRow>(
  * tracker retrying its own batch); ReplacingMergeTree still folds the raw
  * table if two writers race. Returns the number of rows written.
  */
-export async function insertDeliveryRows(ch: ClickHouseClient, database: string, rows: DeliveryRow[]): Promise<number> {
+export async function insertDeliveryRows(ch: ClickHouseClient, database: string, rows: DeliveryRow[], options: InsertOptions = {}): Promise<number> {
   let written = 0;
   for (let i = 0; i < rows.length; i += DELIVERY_BATCH_SIZE) {
     const batch = new Map<string, DeliveryRow>();
     for (const row of rows.slice(i, i + DELIVERY_BATCH_SIZE)) if (!batch.has(row.event_id)) batch.set(row.event_id, row);
-    const stored = await storedEventIds(ch, database, DELIVERY_TABLES.rows, 'organization_id', [...batch.values()]);
+    const stored = options.lookUpStored === false ? new Set<string>() : await storedEventIds(ch, database, DELIVERY_TABLES.rows, 'organization_id', [...batch.values()]);
     const fresh = [...batch.values()].filter((row) => !stored.has(row.event_id));
     if (fresh.length === 0) continue;
     await ch.insert({ table: `${identifier(database)}.${DELIVERY_TABLES.rows}`, values: fresh.map(toStored), format: 'JSONEachRow' });
@@ -119,10 +126,10 @@ export interface DspDeliveryRow {
 }
 
 /** Writes DSP delivery rows, idempotent on `event_id` like insertDeliveryRows. Returns the number written. */
-export async function insertDspDeliveryRows(ch: ClickHouseClient, database: string, rows: DspDeliveryRow[]): Promise<number> {
+export async function insertDspDeliveryRows(ch: ClickHouseClient, database: string, rows: DspDeliveryRow[], options: InsertOptions = {}): Promise<number> {
   const unique = [...new Map(rows.map((r) => [r.event_id, r])).values()];
   if (unique.length === 0) return 0;
-  const stored = await storedEventIds(ch, database, DELIVERY_TABLES.dspRows, 'dsp_id', unique);
+  const stored = options.lookUpStored === false ? new Set<string>() : await storedEventIds(ch, database, DELIVERY_TABLES.dspRows, 'dsp_id', unique);
   const fresh = unique.filter((r) => !stored.has(r.event_id));
   if (fresh.length === 0) return 0;
   await ch.insert({

@@ -13,7 +13,7 @@ import { createPublisher } from '../../domain/publishers';
 import { readDeliveryToken } from '../../domain/delivery/tracking-token';
 import { call, newOrg, startHarness, type Harness } from '../support/harness';
 import { until } from '../auction/support';
-import { clickhouseTotals, deliverableCampaign, spendOf } from './support';
+import { allExported, clickhouseTotals, deliverableCampaign, spendOf } from './support';
 
 let h: Harness;
 let apis: ServiceProcess[] = [];
@@ -82,7 +82,7 @@ test('two auctions and two apis under concurrent load: overspend within one impr
   await until(async () => !ours((await request(0)).ad?.view_url) && !ours((await request(1)).ad?.view_url), 'both auctions stopped serving', 10_000);
 
   // Reconciliation, once both apis exported what they committed.
-  await until(async () => (await h.db.deliveryLedger.count({ where: { campaignId: c.campaign.id, exportedAt: null } })) === 0, 'everything exported', 30_000);
+  await allExported(h.db, c.campaign.id);
   const ch = await clickhouseTotals(c.campaign.id);
   expect(ch).toEqual({ rows: Number(spend.impressions), impressions: Number(spend.impressions), clicks: 0, spend: spend.spent });
   const charged = await h.db.deliveryLedger.aggregate({ where: { campaignId: c.campaign.id }, _sum: { chargedMicros: true } });

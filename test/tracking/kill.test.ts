@@ -11,7 +11,7 @@ import { createClickhouse } from '../../lib/clickhouse/client';
 import { inList, sql } from '../../lib/clickhouse/sql';
 import { newOrg, startHarness, type Harness } from '../support/harness';
 import { until } from '../auction/support';
-import { clickhouseTotals, deliverableCampaign, spendOf, trackerUrl } from './support';
+import { allExported, clickhouseTotals, deliverableCampaign, spendOf, trackerUrl } from './support';
 
 let h: Harness;
 let api: ServiceProcess | undefined;
@@ -59,7 +59,7 @@ test('no answered impression is lost, none is counted twice', async () => {
   api = await startApiProcess(env);
   const second = api;
   await Promise.all(views.map((v) => limit(async () => expect((await fetch(`${second.url}${v.path}`)).status).toBe(200))));
-  await until(async () => (await h.db.deliveryLedger.count({ where: { campaignId: c.campaign.id, exportedAt: null } })) === 0, 'everything exported', 30_000);
+  await allExported(h.db, c.campaign.id);
 
   const spend = await spendOf(h.db, c.campaign.id);
   expect(spend.impressions).toBe(BigInt(views.length));

@@ -9,14 +9,25 @@ import type { Pool } from 'pg';
 import { createDb, createPgPool, type Db } from '../../lib/db';
 import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/ledger';
 import { feedbackCallbackOf } from '../../domain/delivery/dsp-callbacks';
-import { pruneLedger } from '../../domain/delivery/exporter';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { awaitingExport, EXPORT_LOCK, exportLedgerBatch, pruneLedger } from '../../domain/delivery/exporter';
+import { createClickhouse } from '../../lib/clickhouse/client';
+import { config } from '../../lib/config';
 import { newOrg } from '../support/harness';
-import { deliverableCampaign, spendOf, type Claims } from './support';
+import { until } from '../auction/support';
+import { clickhouseTotals, deliverableCampaign, spendOf, type Claims } from './support';
 
 let db: Db;
 let pool: Pool;
-beforeAll(() => { db = createDb(); pool = createPgPool(); });
-afterAll(async () => { await pool.end(); await db.$disconnect(); });
+let ch: ClickHouseClient;
+beforeAll(() => { db = createDb(); pool = createPgPool(); ch = createClickhouse(); });
+afterAll(async () => { await pool.end(); await db.$disconnect(); await ch.close(); });
+
+/** Exports (or lets whichever exporter has the turn export) until the campaign's rows are all passed. */
+const exportAll = (campaignId: string) => until(async () => {
+  await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000);
+  return (await awaitingExport(db, campaignId)) === 0;
+}, 'every delivery exported', 30_000);
 
 const PRICE = 1_000_000; // CPM 1 USD: 1,000 micros an impression
 const at = (type: TrackedDelivery['type'], claims: Claims): TrackedDelivery => ({ type, claims: { ...claims, kind: 'view' } as never, time: new Date() });
@@ -82,10 +93,42 @@ test('pruning forgets exported deliveries no token can name any more (token TTL 
   const day = 86_400_000;
   const aged = (days: number) => ({ ...at('impression', c.claims(PRICE)), time: new Date(Date.now() - days * day) });
   const batch = [aged(10), aged(7.5), aged(0)];
-  await recordDeliveries(pool, batch);
-  // Exported (the worker's exporter may have done it already; unexported rows are never pruned: exported_at IS NOT NULL).
-  await db.deliveryLedger.updateMany({ where: { campaignId: c.campaign.id }, data: { exportedAt: new Date() } });
+  // Holding the export's turn, so that no exporter passes them meanwhile: not exported yet, nothing goes, however old.
+  const turn = await pool.connect();
+  await turn.query('SELECT pg_advisory_lock($1)', [EXPORT_LOCK]);
+  try {
+    await recordDeliveries(pool, batch);
+    await pruneLedger(pool, 7 * 86_400);
+    expect(await db.deliveryLedger.count({ where: { campaignId: c.campaign.id } })).toBe(3);
+  } finally {
+    await turn.query('SELECT pg_advisory_unlock($1)', [EXPORT_LOCK]);
+    turn.release();
+  }
+  await exportAll(c.campaign.id);
   await pruneLedger(pool, 7 * 86_400); // a week's tokens: rows older than 8 days go
   const left = await db.deliveryLedger.findMany({ where: { campaignId: c.campaign.id } });
   expect(left.map((r) => r.auctionId).sort()).toEqual([batch[1].claims.auction_id, batch[2].claims.auction_id].sort());
+});
+
+test("the export never passes a row whose transaction may still commit: it waits, then sends each row once", async () => {
+  const org = await newOrg(db);
+  // Two campaigns: the open flush holds its campaign's spend row until it commits.
+  const early = await deliverableCampaign(db, org);
+  const late = await deliverableCampaign(db, org);
+  // A flush whose transaction stays open, then one that commits after it started (a later txid).
+  const open = await pool.connect();
+  try {
+    await open.query('BEGIN');
+    await recordDeliveries(open as unknown as Pool, [at('impression', early.claims(PRICE))]);
+    await recordDeliveries(pool, [at('impression', late.claims(PRICE))]);
+    await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000);
+    // The committed row is not passed while the earlier transaction may still commit before it.
+    expect(await awaitingExport(db, late.campaign.id)).toBe(1);
+    await open.query('COMMIT');
+  } finally {
+    open.release();
+  }
+  await exportAll(early.campaign.id);
+  await exportAll(late.campaign.id);
+  for (const c of [early, late]) expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 1, impressions: 1, clicks: 0, spend: 1_000n });
 });

@@ -11,6 +11,7 @@ import type { Harness } from '../support/harness';
 import { until } from '../auction/support';
 import { signDeliveryToken, TRACKING_PATHS, type DeliveryClaims, type DeliveryTokenKind } from '../../domain/delivery/tracking-token';
 import { insertTree } from '../support/fixtures';
+import { awaitingExport, EXPORT_LOCK } from '../../domain/delivery/exporter';
 
 export type Claims = Omit<DeliveryClaims, 'kind'>;
 
@@ -57,16 +58,20 @@ export async function ledgerRows(db: Db, auctionIds: string[]) {
 }
 
 /** delivery_events rows of one campaign, summed (FINAL: a re-sent row must not count twice). */
+/**
+ * A campaign's deliveries in ClickHouse: its distinct raw rows, and the counts
+ * and spend of the hourly rollup (what insights read), where an event sent
+ * twice would count twice.
+ */
 export async function clickhouseTotals(campaignId: string) {
   const ch = createClickhouse();
+  const one = async <T>(query: string) => (await (await ch.query({ query, format: 'JSONEachRow' })).json<T>())[0];
   try {
-    const rs = await ch.query({
-      query: sql`SELECT count() AS rows, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend
-                 FROM delivery_events FINAL WHERE campaign_id = ${campaignId}`,
-      format: 'JSONEachRow',
-    });
-    const [r] = await rs.json<{ rows: number; impressions: number; clicks: number; spend: number }>();
-    return { rows: Number(r.rows), impressions: Number(r.impressions), clicks: Number(r.clicks), spend: BigInt(r.spend) };
+    const raw = await one<{ rows: number }>(sql`SELECT count() AS rows FROM delivery_events FINAL WHERE campaign_id = ${campaignId}`);
+    const r = await one<{ impressions: number; clicks: number; spend: number }>(
+      sql`SELECT sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend FROM delivery_hourly WHERE campaign_id = ${campaignId}`,
+    );
+    return { rows: Number(raw.rows), impressions: Number(r.impressions), clicks: Number(r.clicks), spend: BigInt(r.spend) };
   } finally {
     await ch.close();
   }
@@ -75,11 +80,29 @@ export async function clickhouseTotals(campaignId: string) {
 export const get = (url: string, method = 'GET') => fetch(url, { method, redirect: 'manual' });
 
 /**
- * Exports the campaign's committed deliveries and waits until they are all
- * marked exported: another api's exporter (another test file's, same database)
- * may hold some of them mid-batch, and ours skips locked rows.
+ * Exports the campaign's committed deliveries and waits until the export has
+ * passed them all: another exporter (another test file's, same database) may
+ * have the turn, and ours then skips it.
  */
 export async function exportedToClickhouse(h: Harness, campaignId: string) {
   await h.delivery.exporter.runNow();
-  await until(async () => (await h.db.deliveryLedger.count({ where: { campaignId, exportedAt: null } })) === 0, 'every delivery exported', 30_000);
+  await allExported(h.db, campaignId);
+}
+
+/** Waits until the export (whichever process has the turn) has passed every ledger row of the campaign. */
+export const allExported = (db: Db, campaignId: string) =>
+  until(async () => (await awaitingExport(db, campaignId)) === 0, 'every delivery exported', 30_000);
+
+/**
+ * As if an exporter had been killed after sending the campaign's rows and
+ * before moving its cursor: the cursor goes back to just before them, and what
+ * it had passed is marked pending (taken under the export's lock, so no
+ * exporter is mid-batch meanwhile).
+ */
+export async function replayExport(db: Db, campaignId: string) {
+  await db.$transaction([
+    db.$queryRaw`SELECT pg_advisory_xact_lock(${EXPORT_LOCK})::text AS locked`,
+    db.$executeRaw`UPDATE delivery_export_cursor c SET pending_txid = c.txid, pending_seq = c.seq, txid = first.txid, seq = first.seq - 1
+      FROM (SELECT txid, seq FROM delivery_ledger WHERE campaign_id = ${campaignId} ORDER BY txid, seq LIMIT 1) first WHERE c.id = 1`,
+  ]);
 }

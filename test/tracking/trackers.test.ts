@@ -13,7 +13,7 @@ import { withViewUrl } from '../../domain/delivery/tracking-token';
 import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
 import { until } from '../auction/support';
 import { adctl } from '../support/cli';
-import { clickhouseTotals, deliverableCampaign, exportedToClickhouse, get, ledgerRows, spendOf, tampered, trackerUrl, type Claims } from './support';
+import { clickhouseTotals, deliverableCampaign, exportedToClickhouse, get, ledgerRows, replayExport, spendOf, tampered, trackerUrl, type Claims } from './support';
 
 let h: Harness;
 const exhausted: string[] = [];
@@ -57,7 +57,7 @@ describe('impression pixel', () => {
     await exportedToClickhouse(h, c.campaign.id);
     expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 1, impressions: 1, clicks: 0, spend: 1500n });
     // Exporting again (a retried batch) never counts twice.
-    await h.db.deliveryLedger.updateMany({ where: { campaignId: c.campaign.id }, data: { exportedAt: null } });
+    await replayExport(h.db, c.campaign.id);
     await exportedToClickhouse(h, c.campaign.id);
     expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 1, impressions: 1, clicks: 0, spend: 1500n });
   });
