@@ -31,13 +31,14 @@ export class GroupCommit<T, R> {
   }
 
   private pump(): void {
-    while (this.inFlight < this.options.maxConcurrentFlushes && this.queue.length > 0 && this.timer === null) {
+    while (this.inFlight < this.options.maxConcurrentFlushes && this.queue.length > 0) {
       const wait = this.lastStart + (this.options.minSpacingMs ?? 0) - performance.now();
       // A full batch goes at once: spacing exists to fill batches, not to hold full ones back.
       if (wait > 0 && this.queue.length < this.options.maxBatch) {
-        this.timer = setTimeout(() => { this.timer = null; this.pump(); }, wait);
+        this.timer ??= setTimeout(() => { this.timer = null; this.pump(); }, wait);
         return;
       }
+      if (this.timer) { clearTimeout(this.timer); this.timer = null; }
       this.lastStart = performance.now();
       const batch = this.queue.splice(0, this.options.maxBatch);
       this.inFlight += 1;

@@ -35,3 +35,32 @@ describe('GroupCommit', () => {
     expect(failed.length).toBe(sizes[sizes.length - 1]); // the batch holding 13, all of it
   });
 });
+
+describe('GroupCommit with minSpacingMs', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('flushes an idle item at once; what arrives within the spacing waits and shares one flush; a full batch goes at once', async () => {
+    const flushes: number[][] = [];
+    const commit = new GroupCommit<number, number>(async (items) => { flushes.push(items); return items; }, { maxBatch: 3, maxConcurrentFlushes: 1, minSpacingMs: 100 });
+
+    await expect(commit.submit(0)).resolves.toBe(0);
+    expect(flushes).toEqual([[0]]); // idle: at once
+
+    const waiting = [commit.submit(1), commit.submit(2)];
+    await jest.advanceTimersByTimeAsync(50);
+    expect(flushes).toEqual([[0]]); // within the spacing: held
+    await jest.advanceTimersByTimeAsync(50);
+    expect(await Promise.all(waiting)).toEqual([1, 2]);
+    expect(flushes).toEqual([[0], [1, 2]]); // together, one flush
+
+    const full = [commit.submit(3), commit.submit(4), commit.submit(5)];
+    await jest.advanceTimersByTimeAsync(0);
+    expect(await Promise.all(full)).toEqual([3, 4, 5]);
+    expect(flushes).toEqual([[0], [1, 2], [3, 4, 5]]); // a full batch is not held back
+
+    await jest.advanceTimersByTimeAsync(1000);
+    await expect(commit.submit(6)).resolves.toBe(6);
+    expect(flushes).toHaveLength(4); // idle again: at once
+  });
+});
