@@ -9,7 +9,7 @@
  * rate (a just-started api warms up), in steps at rising rates (BENCH_RATES;
  * each BENCH_SECONDS long, default 5, after a 1 s warm-up) until a step is not
  * sustained (a failure, or p99 of 50 ms or more); accepted_per_s is the highest
- * sustained rate, p99_ms its p99, floor_per_s the floor's highest. While the
+ * rate sustained with every step below it, p99_ms its p99, floor_per_s the floor's highest. While the
  * api is loaded, a probe event every 200 ms is timed from its 204 to its row
  * in ClickHouse (the lag).
  *

@@ -83,7 +83,9 @@ export interface RateStep extends LoadResult { rate: number; p50: number; p99: n
  * succeeded, at least 97% of the offered rate was answered in the window and
  * p99 stayed under `p99LimitMs`. Stops once the server is saturated (failures,
  * or p99 past ten times the bound).
- * Returns every step and the highest sustained one (undefined if none).
+ * Returns every step and `best`: the highest rate sustained along with every
+ * rate below it (undefined if the first step was not), so that a lucky step
+ * above an unsustained one never counts. Steps after that still run and print.
  */
 export async function sustainedRate(o: Omit<OpenLoopOptions, 'rate'> & {
   rates: number[];
@@ -109,6 +111,7 @@ export async function sustainedRate(o: Omit<OpenLoopOptions, 'rate'> & {
     // Past saturation (failures, or a tail ten times the bound) higher rates tell nothing more.
     if (r.failed > 0 || step.p99 > 10 * o.p99LimitMs) break;
   }
-  const best = [...steps].reverse().find((s) => s.sustained);
+  const firstMiss = steps.findIndex((s) => !s.sustained);
+  const best = firstMiss === 0 ? undefined : steps[(firstMiss === -1 ? steps.length : firstMiss) - 1];
   return { steps, best };
 }
