@@ -80,6 +80,36 @@ describe('impression pixel', () => {
   });
 });
 
+describe('impression pixel: its direct route and its Express route', () => {
+  // The plain request (GET, one token parameter) is answered before Express sees it; any other form takes the route.
+  const forms = (view: string) => ({ direct: view, routed: `${view}&utm=1` });
+  const headersOf = (res: Response) => Object.fromEntries(['cache-control', 'referrer-policy', 'content-type', 'content-length'].map((k) => [k, res.headers.get(k)]));
+  const viewCount = async () => {
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('api_http_request_duration_ms_count') && l.includes('route="/api/v1/tracking/view"') && l.includes('status="200"'));
+    return Number(line?.split(' ').pop() ?? 0);
+  };
+
+  test('answer alike, count one impression per auction between them, and both are timed under the route', async () => {
+    const org = await newOrg(h.db);
+    const c = await deliverableCampaign(h.db, org);
+    const a = forms(trackerUrl(h.url, 'view', c.claims(1_000_000)));
+    const b = forms(trackerUrl(h.url, 'view', c.claims(1_000_000)));
+    const timedBefore = await viewCount();
+
+    const answers = [];
+    for (const url of [a.direct, a.routed, b.routed, b.direct]) {
+      const res = await get(url);
+      answers.push({ status: res.status, headers: headersOf(res), body: Buffer.from(await res.arrayBuffer()).toString('base64'), requestId: /^req_/.test(res.headers.get('request-id') ?? '') });
+    }
+    expect(new Set(answers.map((x) => JSON.stringify(x))).size).toBe(1);
+    expect(answers[0]).toMatchObject({ status: 200, headers: { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-type': PIXEL_TYPE }, requestId: true });
+    // Two auctions: one impression each, whichever form came first.
+    expect(await spendOf(h.db, c.campaign.id)).toMatchObject({ spent: 2_000n, impressions: 2n });
+    expect((await viewCount()) - timedBefore).toBe(4);
+  });
+});
+
 describe('click redirect', () => {
   test("CPC: the click is charged once per auction and redirects to the signed destination", async () => {
     const org = await newOrg(h.db);
