@@ -51,16 +51,15 @@ export function createApp(deps: AppDeps) {
   const app = express();
   const metrics = createHttpMetrics('api');
   const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
-  // The impression pixel's plain request is answered before Express sees it (api/tracking/delivery.ts).
-  directRoutesFirst(app, [viewPixelDirectRoute(ledger, metrics)]);
+  // The hot requests' plain forms are answered before Express sees them: event collection's
+  // steady stream (api/events/collect.ts) and the impression pixel (api/tracking/delivery.ts).
+  const collect = collectEndpoint(db, metrics);
+  directRoutesFirst(app, [collect.directRoute, viewPixelDirectRoute(ledger, metrics)]);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
   app.use(metrics.middleware);
   app.get('/metrics', metrics.handler);
-  // Event collection's steady stream skips the routers below (api/events/collect.ts).
-  const collect = collectEndpoint(db);
-  app.use(collect.fastLane);
   app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
   // Every `/v1` operation, declared once: mounted below and documented from the same list.
   const v1Operations = [

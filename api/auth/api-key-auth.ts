@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Db } from '../../lib/db';
 import { API_KEY_PATTERN } from '../../lib/secrets';
@@ -18,7 +19,7 @@ const authRequired = () =>
 /** One error for every rejected key, so the response never tells why. */
 const invalidApiKey = () => new DomainError('invalid_api_key', 'Invalid API key provided');
 
-export function bearerToken(req: Request): string | null | undefined {
+export function bearerToken(req: Pick<IncomingMessage, 'headers'>): string | null | undefined {
   const header = req.headers.authorization;
   if (header === undefined) return undefined;
   const match = /^Bearer ([^\s]+)$/.exec(header);

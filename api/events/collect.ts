@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { Pool } from 'pg';
 import { z } from 'zod';
@@ -10,9 +11,12 @@ import { createInboxWriter } from '../../domain/events/inbox';
 import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { hashSecret } from '../../lib/secrets';
 import { apiKeyAuth, apiKeyAuthOf, bearerToken, type ApiKeyAuth } from '../auth/api-key-auth';
-import { errorHandler } from '../../lib/http/errors';
+import { errorHandler, writeError } from '../../lib/http/errors';
 import { plainJsonLength, withoutBom } from '../../lib/http/plain-json';
 import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
+import type { DirectRoute } from '../../lib/http/direct-route';
+import { nextId } from '../../lib/http/request-id';
+import type { HttpMetrics } from '../../lib/http-metrics';
 import { consume, type RateLimitVerdict } from '../../domain/rate-limits/sliding-window';
 
 /**
@@ -37,7 +41,7 @@ function readJsonBody(req: Request, res: Response): Promise<unknown> {
 }
 
 /** A plain JSON body (lib/http/plain-json.ts) read and parsed here, as body-parser would (same errors). */
-function readPlainJson(req: Request): Promise<unknown> {
+function readPlainJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let ended = false;
@@ -67,9 +71,18 @@ function rateLimitHeaders(verdict: RateLimitVerdict): Record<string, string> {
   };
 }
 
-function throttled(res: Response, verdict: RateLimitVerdict): DomainError {
-  res.set({ ...rateLimitHeaders(verdict), 'Retry-After': String(verdict.retryAfterSeconds) });
+const setHeaders = (res: ServerResponse, headers: Record<string, string>) => { for (const [name, value] of Object.entries(headers)) res.setHeader(name, value); };
+
+function throttled(res: ServerResponse, verdict: RateLimitVerdict): DomainError {
+  setHeaders(res, { ...rateLimitHeaders(verdict), 'Retry-After': String(verdict.retryAfterSeconds) });
   return new DomainError('rate_limit_exceeded', 'request was throttled');
+}
+
+/** What res.json writes, on node's own response (the direct route has no Express one). */
+function sendJson(res: ServerResponse, status: number, payload: unknown): void {
+  const text = JSON.stringify(payload);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
 }
 
 /**
@@ -88,7 +101,7 @@ function cachedApiKeyAuth(db: Db) {
     const hit = digest ? cache.get(digest) : undefined;
     return hit && hit.until > Date.now() ? hit.auth : undefined;
   };
-  const digestOf = (req: Request) => {
+  const digestOf = (req: IncomingMessage) => {
     const token = bearerToken(req);
     return token ? hashSecret(token) : undefined;
   };
@@ -107,14 +120,14 @@ function cachedApiKeyAuth(db: Db) {
       next(err);
     });
   };
-  return { middleware, lookup: (req: Request) => remembered(digestOf(req)) };
+  return { middleware, lookup: (req: IncomingMessage) => remembered(digestOf(req)) };
 }
 
 /**
  * `POST /api/collect`: the operation, declared once (mounted by collectRoutes,
- * documented in the OpenAPI document), and its fast lane (see below).
+ * documented in the OpenAPI document), and its direct route (see below).
  */
-export function collectEndpoint(db: Db): { operation: Operation; fastLane: RequestHandler } {
+export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): { operation: Operation; directRoute: DirectRoute } {
   const budget = leasedBudget(
     (apiKeyId: string, cost: number) => consume(db, `events:${apiKeyId}`, config.events.perKeyPerHour, Date.now(), cost),
     () => defaultChunk(config.events.perKeyPerHour),
@@ -123,9 +136,8 @@ export function collectEndpoint(db: Db): { operation: Operation; fastLane: Reque
   const inbox = createInboxWriter(new Pool({ connectionString: config.databaseUrl, max: 4, allowExitOnIdle: true }), budget, { maxBatch: 2000, maxConcurrentFlushes: 2 });
   const auth = cachedApiKeyAuth(db);
 
-  /** Reads, checks and stores the request's events (the key is checked), then answers. */
-  async function collect(req: Request, res: Response, validateOnly: boolean): Promise<void> {
-    const body = await readJsonBody(req, res);
+  /** Checks and stores the request's events (its key checked, its body read), then answers; errors are thrown. */
+  async function collect(req: IncomingMessage, res: ServerResponse, key: ApiKeyAuth, body: unknown, validateOnly: boolean): Promise<void> {
     const isBatch = typeof body === 'object' && body !== null && !Array.isArray(body) && 'events' in body && !('event_name' in body);
 
     let events: CollectedEvent[];
@@ -149,7 +161,7 @@ export function collectEndpoint(db: Db): { operation: Operation; fastLane: Reque
       });
     }
 
-    const { organizationId, apiKeyId } = apiKeyAuthOf(res);
+    const { organizationId, apiKeyId } = key;
     if (events.length > 0) {
       let verdict: RateLimitVerdict;
       if (validateOnly) {
@@ -163,14 +175,15 @@ export function collectEndpoint(db: Db): { operation: Operation; fastLane: Reque
         verdict = outcome.verdict;
       }
       if (!verdict.allowed) throw throttled(res, verdict);
-      res.set(rateLimitHeaders(verdict));
+      setHeaders(res, rateLimitHeaders(verdict));
     }
     if (!results) {
-      res.status(204).end();
+      res.writeHead(204);
+      res.end();
       return;
     }
     const rejected = results.filter((r) => r.status === 'rejected').length;
-    res.status(200).json({ validate_only: validateOnly, accepted: validateOnly ? 0 : results.length - rejected, rejected, results });
+    sendJson(res, 200, { validate_only: validateOnly, accepted: validateOnly ? 0 : results.length - rejected, rejected, results });
   }
 
   const operation = defineOperation({
@@ -182,27 +195,29 @@ export function collectEndpoint(db: Db): { operation: Operation; fastLane: Reque
     success: { status: 204, description: 'The event is durably stored (or, with validate_only, valid)' },
     moreResponses: { 200: { description: 'Batch form: one result per event (accepted events are durably stored)', schema: batchResultSchema } },
     errors: ['invalid_value', 'required', 'invalid_json', 'body_too_large', 'unsupported_media_type'],
-    handle: ({ query }, req, res) => collect(req, res, query.validate_only === 'true'),
+    handle: async ({ query }, req, res) => collect(req, res, apiKeyAuthOf(res), await readJsonBody(req, res), query.validate_only === 'true'),
   });
 
   /**
-   * The steady stream's lane, mounted ahead of the app's routers: a POST to
-   * exactly `/api/collect` (no query) with a key this process checked in the
-   * last AUTH_CACHE_MS is served here by the same `collect`, its errors by the
-   * same error handler. Everything else (a key's first request, bad or no auth,
-   * validate_only, other methods and spellings of the path) takes the route.
-   * It saves the routing through every surface's routers (bench:events).
+   * The steady stream's direct route (lib/http/direct-route.ts), answered
+   * before Express sees the request: a POST to exactly `/api/collect` (no
+   * query) with a plain JSON body and a key this process checked in the last
+   * AUTH_CACHE_MS is served here by the same `collect`, its errors in the
+   * same error object as the route's (`writeError`). Everything else (a
+   * key's first request, bad or no auth, validate_only, other methods, bodies
+   * and spellings of the path) takes the route.
    */
-  const fastLane: RequestHandler = (req, res, next) => {
-    if (req.method !== 'POST' || req.url !== PATH) return next();
-    const known = auth.lookup(req);
-    if (!known) return next();
-    res.locals.apiKeyAuth = known;
-    req.route = { path: PATH }; // the request-duration metric's route label
-    collect(req, res, false).catch((err: unknown) => errorHandler(err, req, res, next));
+  const directRoute: DirectRoute = (req, res, fallThrough) => {
+    if (req.method !== 'POST' || req.url !== PATH || plainJsonLength(req.headers, COLLECT_BODY_LIMIT_BYTES) === null) return fallThrough();
+    const key = auth.lookup(req);
+    if (!key) return fallThrough();
+    const started = performance.now();
+    res.setHeader('Request-Id', nextId());
+    res.once('finish', () => metrics.observe('POST', PATH, res.statusCode, started));
+    readPlainJson(req).then((body) => collect(req, res, key, body, false)).catch((err: unknown) => writeError(res, PATH, err));
   };
 
-  return { operation, fastLane };
+  return { operation, directRoute };
 }
 
 /** `{events_url}` routes: the operation, its errors in the `/v1` error object. */

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { DomainError, RateLimitError } from '../errors';
 import { ERROR_CODES, errorTypeOf, isKnownCode, type ErrorType } from './error-codes';
@@ -60,9 +61,9 @@ export function errorHeaders(err: unknown): Record<string, string> {
 }
 
 /** Logs what answers 5xx (with the stack, never sent to the client). */
-export function logServerError(res: Response, path: string, err: unknown): void {
+export function logServerError(res: ServerResponse, path: string, err: unknown): void {
   const unregistered = err instanceof DomainError && !isKnownCode(err.code) ? ` (unregistered error code ${err.code})` : '';
-  console.error(JSON.stringify({ level: 'error', request_id: res.get('Request-Id'), path, error: `${String((err as Error)?.stack ?? err)}${unregistered}` }));
+  console.error(JSON.stringify({ level: 'error', request_id: res.getHeader('Request-Id'), path, error: `${String((err as Error)?.stack ?? err)}${unregistered}` }));
 }
 
 export function sendError(res: Response, err: unknown): void {
@@ -71,12 +72,21 @@ export function sendError(res: Response, err: unknown): void {
 }
 
 /** Last middleware of a surface that answers with the spec's error object. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => writeError(res, req.path, err);
+
+/**
+ * The error answer, written on node's own response (the bytes and headers
+ * res.json would write), so that a request answered before Express saw it
+ * (lib/http/direct-route.ts) gets the very same answer.
+ */
+export function writeError(res: ServerResponse, path: string, err: unknown): void {
   const answer = toErrorResponse(err);
-  if (answer.status >= 500) logServerError(res, req.path, err);
+  if (answer.status >= 500) logServerError(res, path, err);
   if (res.headersSent) return;
-  res.set(errorHeaders(err)).status(answer.status).json(answer.body);
-};
+  const text = JSON.stringify(answer.body);
+  res.writeHead(answer.status, { ...errorHeaders(err), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
 
 /** Unknown routes answer 404 with the error object, never an HTML page. */
 export const unknownRoute: RequestHandler = (req, _res, next) => {
