@@ -1,8 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { PublisherRecord } from '../domain/publishers';
 import { bodyObject, parseOrThrow } from '../lib/validation';
 import { adRequestSchema, type AdRequest } from './request-schema';
 import { plainJsonLength, withoutBom } from '../lib/http/plain-json';
+import type { DirectRoute } from '../lib/http/direct-route';
 
 /**
  * POST /v1/ad_requests on its direct route: the hot path of a service that
@@ -21,7 +22,6 @@ import { plainJsonLength, withoutBom } from '../lib/http/plain-json';
  * answers it as before; every error here is handed over too
  * (`fallThrough(err)`) and reaches the same error handler.
  */
-export type DirectRoute = (req: IncomingMessage, res: ServerResponse, fallThrough: (err?: unknown) => void) => void;
 
 const DIRECT_MAX_BYTES = 256 * 1024;
 

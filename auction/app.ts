@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Db } from '../lib/db';
@@ -7,6 +7,7 @@ import { Catalog } from './catalog';
 import { DspHealth } from './dsp/health';
 import { errorHandler, unknownRoute } from '../lib/http/errors';
 import { mountOperations } from '../lib/http/operations';
+import { directRoutesFirst } from '../lib/http/direct-route';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
 import { AuctionLog } from './log/writer';
 import { createAuctionMetrics } from './metrics';
@@ -66,14 +67,7 @@ export function createAuction(input: AuctionDeps): Auction {
   // ad request never walks the generic chain below. What it hands over (anything
   // else, or its error) is handled by Express as usual, the error first.
   const direct = directAdRequestRoute({ authenticate, run });
-  // Express calls app.handle(req, res, callback) for each request (app.listen's server): the direct route goes first.
-  const expressApp = app as unknown as { handle(req: IncomingMessage, res: ServerResponse, callback?: unknown): void };
-  const handle = expressApp.handle.bind(app);
-  expressApp.handle = (req, res, callback) => direct(req, res, (err) => {
-    if (err !== undefined) (req as DirectRequest)[DIRECT_ERROR] = err;
-    handle(req, res, callback);
-  });
-  app.use((req, _res, next) => next((req as DirectRequest)[DIRECT_ERROR]));
+  directRoutesFirst(app, [direct]);
   app.get('/healthz', (_req, res) => { res.json({ ok: true, index_ads: catalog.ads.length }); });
   app.get('/metrics', async (_req, res) => {
     res.set('content-type', deps.metrics.registry.contentType);
@@ -102,7 +96,5 @@ export function createAuction(input: AuctionDeps): Auction {
   };
 }
 
-const DIRECT_ERROR = Symbol('direct route error');
-type DirectRequest = IncomingMessage & { [DIRECT_ERROR]?: unknown };
 type AuthedRequest = express.Request & { publisher?: PublisherRecord };
 const publisherOf = (req: express.Request) => (req as AuthedRequest).publisher!;

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { DomainError } from '../../lib/errors';
-import { errorHandler } from '../../lib/http/errors';
+import { errorHandler, writeError } from '../../lib/http/errors';
 import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
 import type { DirectRoute } from '../../lib/http/direct-route';
 import { nextId } from '../../lib/http/request-id';
@@ -83,13 +83,14 @@ export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick
     const started = performance.now();
     const token = readDeliveryToken(plain[1], 'view');
     if (token?.claims.dsp_view_url !== undefined) return fallThrough();
+    res.setHeader('Request-Id', nextId());
     const answer = () => {
-      res.setHeader('Request-Id', nextId());
       writePixel(res);
       metrics.observe('GET', TRACKING_PATHS.view, 200, started);
     };
     if (!token || token.expired) return answer();
-    recordView(ledger, token.claims).then(answer, fallThrough);
+    // A failed record answers as the route would (its error object, not the platform envelope Express would reach).
+    recordView(ledger, token.claims).then(answer, (err: unknown) => writeError(res, TRACKING_PATHS.view, err));
   };
 }
 

@@ -4,9 +4,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * Direct routes: a service's few hot requests answered on node's own request
  * and response, before Express handles them at all (no router walk, closures
  * or prototype swap per request). A direct route answers the plain form of its
- * request itself and calls `fallThrough()` for anything else, or
- * `fallThrough(err)` with an error: Express then handles the request as usual,
- * the error reaching its ordinary error handler, so both paths answer alike.
+ * request itself and calls `fallThrough()` for anything else: Express then
+ * handles the request as usual. `fallThrough(err)` hands Express an error,
+ * which goes to the app's own error handlers (routers, and error handlers
+ * inside them, are skipped); a route whose errors are answered inside its
+ * router writes them itself (lib/http/errors.ts `writeError`).
  */
 export type DirectRoute = (req: IncomingMessage, res: ServerResponse, fallThrough: (err?: unknown) => void) => void;
 
