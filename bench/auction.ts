@@ -11,7 +11,9 @@
  * (bench/auction-dsps.ts), then the service under test, then the floor, the
  * last two as ahead-of-time compiled JS with the same keep-alive DSP agent.
  * BENCH_CPU_PROF=<dir> writes a CPU profile of each service's measured steps
- * (summarize it with `npx tsx bench/profile-top.ts <file>`).
+ * (summarize it with `npx tsx bench/profile-top.ts <file>`). BENCH_GC_TRACE=1 prints, per
+ * step, how many of the slowest 2% of requests a GC pause of the service, the
+ * DSPs or the generator overlapped (bench/gc-trace.ts).
  *
  *   npm run bench:auction        (BENCH_RATES=100,200,... BENCH_STEP_SECONDS=3)
  *
@@ -27,6 +29,10 @@ import { createDb } from '../lib/db';
 import { createPublisher } from '../domain/publishers';
 import { addDsp } from '../domain/dsps';
 import { percentile } from './support/load';
+import { gcTrace, overlapping, type GcPause } from './gc-trace';
+
+const GC_TRACE = process.env.BENCH_GC_TRACE === '1';
+const generatorGcs = gcTrace();
 
 const RATES = (process.env.BENCH_RATES ?? '100,200,300,400,500,600,800,1000,1200,1500,1800,2100,2500').split(',').map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 3);
@@ -34,7 +40,7 @@ const TARGET_RPS = 500;
 const ROOT = path.resolve(__dirname, '..');
 const BUILD_DIR = path.join(ROOT, 'node_modules/.cache/bench-auction');
 
-interface StepResult { cpuMsPerRequest?: number; rate: number; achieved: number; ok: boolean; p50: number; p99: number; overheadP50: number; overheadP99: number; errors: number }
+interface StepResult { slowest?: [sentAt: number, ms: number][]; all?: [sentAt: number, ms: number][]; cpuMsPerRequest?: number; rate: number; achieved: number; ok: boolean; p50: number; p99: number; overheadP50: number; overheadP99: number; errors: number }
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
@@ -75,7 +81,7 @@ async function stop(c: Child) {
 }
 
 async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string, rate: number): Promise<StepResult> {
-  const answered: [id: string, ms: number][] = [];
+  const answered: [id: string, ms: number, sentAt: number][] = [];
   let errors = 0;
   const total = Math.round(rate * STEP_SECONDS);
   const started = performance.now();
@@ -90,7 +96,7 @@ async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<s
       await res.body.text();
       const ms = performance.now() - sent;
       if (res.statusCode !== 200) { errors += 1; return; }
-      answered.push([id, ms]);
+      answered.push([id, ms, performance.timeOrigin + sent]);
     }, () => { errors += 1; }));
   }
   await Promise.all(inflight);
@@ -100,8 +106,12 @@ async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<s
   const latencies = answered.map(([, ms]) => ms).sort((a, b) => a - b);
   const overheads = answered.map(([id, ms]) => ms - (holds.get(id) ?? 0)).sort((a, b) => a - b);
   const p99 = percentile(latencies, 99);
+  // The slowest 2% by overhead, and every request: which of them a GC pause overlapped (BENCH_GC_TRACE).
+  const cut = percentile(overheads, 98);
+  const slowest = answered.filter(([id, ms]) => ms - (holds.get(id) ?? 0) >= cut).map(([, ms, at]) => [at, ms] as [number, number]);
   return {
     rate, achieved: round(total / elapsed), ok: errors === 0 && p99 < 50 && total / elapsed >= rate * 0.95,
+    slowest, all: answered.map(([, ms, at]) => [at, ms] as [number, number]),
     p50: round(percentile(latencies, 50)), p99: round(p99), overheadP50: round(percentile(overheads, 50)), overheadP99: round(percentile(overheads, 99)), errors,
   };
 }
@@ -121,7 +131,14 @@ async function ramp(label: string, service: Child & { ready: { port: number } },
   for (const rate of RATES) {
     const before = await cpuOf(service);
     const dspBefore = await cpuOf(dsps);
+    if (GC_TRACE) await Promise.all([service.ask('gc'), dsps.ask('gc')]).then(() => generatorGcs.take());
     const r = await step(pool, dsps, pathName, headers, makeBody, rate);
+    if (GC_TRACE) {
+      const pauses = { service: (await service.ask<{ gc: GcPause[] }>('gc')).gc, dsps: (await dsps.ask<{ gc: GcPause[] }>('gc')).gc, generator: generatorGcs.take() };
+      const share = (rs: [number, number][], p: GcPause[]) => `${((100 * overlapping(rs, p)) / rs.length).toFixed(0)}%`;
+      console.log(`${label.padEnd(8)} GC pauses overlapping the slowest 2% (all requests): ` + Object.entries(pauses)
+        .map(([who, p]) => `${who} ${p.length} pauses (${p.reduce((t, [, d]) => t + d, 0).toFixed(0)} ms, longest ${Math.max(0, ...p.map(([, d]) => d)).toFixed(1)}) ${share(r.slowest!, p)} (${share(r.all!, p)})`).join(', '));
+    }
     const requests = Math.round(rate * STEP_SECONDS);
     const after = await cpuOf(service);
     const dspAfter = await cpuOf(dsps);
@@ -160,6 +177,11 @@ async function main() {
     // What the auctions did (a bench that measured skipped DSP calls would measure nothing).
     const metrics = await (await fetch(`http://127.0.0.1:${auction.ready.port}/metrics`)).text();
     console.log(metrics.split('\n').filter((l) => /^auction_(requests|bids|non_bids|dsp_timeouts|dsp_errors)_total\{/.test(l)).map((l) => `auction  ${l}`).join('\n'));
+    // The service's own view: its overhead histogram (from taking the request to answering it, minus its slowest
+    // DSP call). The gap to the generator's overhead is time outside the handler: GC pauses while calls were open, scheduling.
+    const buckets = [...metrics.matchAll(/^auction_overhead_ms_bucket\{le="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])] as const);
+    const total = buckets.at(-1)?.[1] ?? 0;
+    console.log(`auction  in-service overhead of all steps (its histogram): p99 <= ${buckets.find(([, n]) => n >= total * 0.99)?.[0]} ms`);
     await stop(auction);
 
     const floor = await child('auction-floor', { FLOOR_DSPS: dspUrls.map((u) => `${u}/native/bid`).join(',') });

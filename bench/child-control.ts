@@ -1,7 +1,7 @@
 /**
  * The control channel of bench:auction's child processes (auction, floor,
  * DSPs): each announces what it serves once ready, then answers the parent's
- * IPC messages: 'cpu' (its CPU time so far, and its event-loop delay p99 and
+ * IPC messages: 'gc' (its GC pauses since the last 'gc', when BENCH_GC_TRACE=1), 'cpu' (its CPU time so far, and its event-loop delay p99 and
  * max since the last 'cpu': how long a ready callback waited), 'profile-start' / 'profile-stop'
  * (a V8 CPU profile of exactly the measured steps, written to BENCH_CPU_PROF)
  * and 'stop'.
@@ -10,17 +10,20 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Session } from 'node:inspector';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { gcTrace } from './gc-trace';
 
 export function serveBenchControl(ready: Record<string, unknown>, name: string, stop: () => Promise<void> | void, more: Record<string, () => unknown> = {}) {
   let profiler: Session | null = null;
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
+  const gcs = gcTrace();
   const post = (method: string, params: object = {}) => new Promise<any>((resolve, reject) => { profiler!.post(method, params, (err, result) => (err ? reject(err) : resolve(result))); });
   process.on('message', async (m: string) => {
     if (m === 'cpu') {
       process.send!({ cpu: process.cpuUsage(), loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 });
       return void loop.reset();
     }
+    if (m === 'gc') return void process.send!({ gc: gcs.take() });
     if (more[m]) return void process.send!({ [m]: more[m]() });
     if (m === 'profile-start' && process.env.BENCH_CPU_PROF) {
       profiler = new Session();
