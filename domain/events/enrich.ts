@@ -57,13 +57,34 @@ export function hostOf(pageUrl: string | undefined): string {
 }
 
 /** ua-parser-js names the device type only for non-desktop devices; a parsed desktop UA reads `desktop`. */
-export function parseUserAgent(userAgent: string | undefined): { browser: string; os: string; device: string } {
-  if (!userAgent) return { browser: '', os: '', device: '' };
+function parseUserAgentUncached(userAgent: string): UserAgentFields {
   const ua = new UAParser(userAgent).getResult();
   const browser = ua.browser.name ?? '';
   const os = ua.os.name ?? '';
   const device = ua.device.type ?? (browser || os ? 'desktop' : '');
   return { browser, os, device };
+}
+
+export interface UserAgentFields { browser: string; os: string; device: string }
+
+/**
+ * Parsed user agents, by string. Real traffic repeats a few thousand user-agent
+ * strings, and ua-parser-js runs dozens of regular expressions per parse: it was
+ * the pipeline worker's largest CPU cost (bench:events' worker profile), in
+ * bursts that competed with the api. Bounded: emptied when full.
+ */
+const UA_CACHE_MAX = 5_000;
+const uaCache = new Map<string, UserAgentFields>();
+
+export function parseUserAgent(userAgent: string | undefined): UserAgentFields {
+  if (!userAgent) return { browser: '', os: '', device: '' };
+  let fields = uaCache.get(userAgent);
+  if (!fields) {
+    fields = parseUserAgentUncached(userAgent);
+    if (uaCache.size >= UA_CACHE_MAX) uaCache.clear();
+    uaCache.set(userAgent, fields);
+  }
+  return fields;
 }
 
 const clickhouseTime = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;

@@ -284,6 +284,11 @@ describe('ip_address', () => {
     expect(hostOf('not a url')).toBe('');
     expect(parseUserAgent(IPHONE_UA)).toEqual({ browser: 'Mobile Safari', os: 'iOS', device: 'mobile' });
     expect(parseUserAgent(undefined)).toEqual({ browser: '', os: '', device: '' });
+    // Cached by string: a repeat reads the same, a different agent its own.
+    const desktop = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+    expect(parseUserAgent(desktop)).toEqual({ browser: 'Chrome', os: 'Windows', device: 'desktop' });
+    expect(parseUserAgent(IPHONE_UA)).toEqual({ browser: 'Mobile Safari', os: 'iOS', device: 'mobile' });
+    expect(parseUserAgent(desktop)).toEqual({ browser: 'Chrome', os: 'Windows', device: 'desktop' });
     // The offline database shipped in geoip-lite (a lookup, no network).
     expect(geoLookup('8.8.8.8')).toMatchObject({ country: 'US' });
     expect(geoLookup('127.0.0.1')).toBeNull();
