@@ -9,6 +9,8 @@ import path from 'node:path';
 import { startStripeEmulator } from './stripe-emulator/server';
 import { config } from '../lib/config';
 import { closeWithin } from '../lib/deadline';
+import { createTemporalClient } from '../lib/temporal';
+import { eventPipelineWorkflowId } from '../worker/event-pipeline';
 
 const root = path.resolve(__dirname, '..');
 
@@ -33,7 +35,8 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): P
 }
 
 export async function startLocalStack(name: string, options: { workerLogs?: boolean } = {}): Promise<LocalStack> {
-  process.env.TEMPORAL_TASK_QUEUE = `adplatform-${name}-${process.pid}-${Date.now()}`;
+  const taskQueue = `adplatform-${name}-${process.pid}-${Date.now()}`;
+  process.env.TEMPORAL_TASK_QUEUE = taskQueue;
   const stripe = await startStripeEmulator({ port: 0 });
   process.env.STRIPE_EMULATOR_URL = stripe.url;
   delete process.env.STRIPE_SECRET_KEY;
@@ -57,6 +60,18 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
         await exited;
         clearTimeout(force);
       }
+      // The worker started an event pipeline on this stack's own task queue: no worker will ever
+      // poll that queue again, so end the run (left running, they piled up by the hundred).
+      await closeWithin(config.timeouts.closeMs, 'event pipeline terminate', async () => {
+        const temporal = createTemporalClient();
+        try {
+          await temporal.workflow.getHandle(eventPipelineWorkflowId(taskQueue)).terminate('local stack stopped');
+        } catch (err) {
+          if ((err as Error).name !== 'WorkflowNotFoundError') throw err;
+        } finally {
+          await temporal.connection.close();
+        }
+      });
       // Bounded: a keep-alive client must not hold the run's teardown open.
       await closeWithin(config.timeouts.closeMs, 'stripe emulator close', () => stripe.close());
     },
