@@ -41,6 +41,10 @@ export const config = {
     publicUrl: process.env.PUBLIC_URL ?? `http://127.0.0.1:${intFromEnv('PORT', 3000)}`,
   },
   auction: { port: intFromEnv('AUCTION_PORT', 3100) },
+  worker: {
+    /** Nice value the worker lowers itself to (0 keeps the default): its work is background, the api's and auction's is not. */
+    nice: intFromEnv('WORKER_NICE', 10),
+  },
   assets: {
     dir: process.env.ASSET_DIR ?? `${process.env.ADPLATFORM_DATA_DIR ?? '/var/lib/adplatform'}/assets${isTest ? '-test' : ''}`,
     /** `local` (the folder above) or `s3` (any S3-compatible service, settings below). */

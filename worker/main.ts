@@ -12,10 +12,14 @@ import { createTemporalClient } from '../lib/temporal';
 import { startEventPipeline } from './event-pipeline';
 import { startDeliveryBackground } from '../domain/delivery/tracker';
 import { createPgPool } from '../lib/db';
+import { lowerOwnPriority } from '../lib/process-priority';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
   assertProductionConfig();
+  // Background work yields the CPU to the request paths: on a busy machine the event
+  // pipeline's once-a-second batch competed with /api/collect (bench:events, README).
+  lowerOwnPriority(config.worker.nice);
   // Bundling and lifecycle chatter is INFO; keep the console for what needs attention.
   Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN') });
   const db = createDb();
@@ -35,6 +39,8 @@ async function main() {
   // Delivery tracking's background: ledger rows to ClickHouse, feedback to DSPs.
   const delivery = startDeliveryBackground({ pool: createPgPool(undefined, 3), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database });
   // SIGINT/SIGTERM: the SDK's runtime shuts the worker down itself (a second shutdown would throw).
+  // Threads the SDK's runtime started meanwhile, too.
+  lowerOwnPriority(config.worker.nice);
   console.log(`worker ready on task queue ${temporalConfig.taskQueues.main}`);
   await worker.run();
   await delivery.close();
