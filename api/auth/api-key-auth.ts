@@ -26,16 +26,20 @@ export function bearerToken(req: Pick<IncomingMessage, 'headers'>): string | nul
   return match ? match[1] : null;
 }
 
-/** Header parsing only; the lookup, the validity rule and last_used live in domain/api-keys/authenticate.ts. */
+/** The request's key, checked (header parsing here; the lookup, the validity rule and last_used in domain/api-keys/authenticate.ts). */
+export async function authenticateBearer(db: Db, req: Pick<IncomingMessage, 'headers'>): Promise<ApiKeyAuth> {
+  const token = bearerToken(req);
+  if (token === undefined) throw authRequired();
+  // Malformed headers and non-`ak_` tokens (dashboard sessions) never reach a lookup.
+  if (token === null || !API_KEY_PATTERN.test(token)) throw invalidApiKey();
+  const auth = await authenticateApiKey(db, token);
+  if (!auth) throw invalidApiKey();
+  return auth;
+}
+
 export function apiKeyAuth(db: Db): RequestHandler {
   return async (req, res, next) => {
-    const token = bearerToken(req);
-    if (token === undefined) throw authRequired();
-    // Malformed headers and non-`ak_` tokens (dashboard sessions) never reach a lookup.
-    if (token === null || !API_KEY_PATTERN.test(token)) throw invalidApiKey();
-    const auth = await authenticateApiKey(db, token);
-    if (!auth) throw invalidApiKey();
-    res.locals.apiKeyAuth = auth satisfies ApiKeyAuth;
+    res.locals.apiKeyAuth = (await authenticateBearer(db, req)) satisfies ApiKeyAuth;
     next();
   };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { Pool } from 'pg';
 import { z } from 'zod';
 import type { Db } from '../../lib/db';
@@ -9,8 +9,8 @@ import { clientIp } from '../../domain/events/client-ip';
 import { MAX_BATCH_EVENTS, MAX_STRING_LENGTH, MAX_TIMESTAMP, parseEvent, type CollectedEvent } from '../../domain/events/event';
 import { createInboxWriter } from '../../domain/events/inbox';
 import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
-import { hashSecret } from '../../lib/secrets';
-import { apiKeyAuth, apiKeyAuthOf, bearerToken, type ApiKeyAuth } from '../auth/api-key-auth';
+import { apiKeyAuthOf, type ApiKeyAuth } from '../auth/api-key-auth';
+import { cachedApiKeyAuth } from '../auth/cached-api-key-auth';
 import { errorHandler, writeError } from '../../lib/http/errors';
 import { plainJsonLength, withoutBom } from '../../lib/http/plain-json';
 import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
@@ -83,44 +83,6 @@ function sendJson(res: ServerResponse, status: number, payload: unknown): void {
   const text = JSON.stringify(payload);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
-}
-
-/**
- * The organization's key, checked by the /v1 authentication and then
- * remembered for a few seconds (by key digest), so a steady event stream does
- * not look its key up on every request. A revoked or expired key therefore
- * stops working here within AUTH_CACHE_MS; failures are never cached.
- */
-const AUTH_CACHE_MS = 5_000;
-const AUTH_CACHE_MAX = 10_000;
-function cachedApiKeyAuth(db: Db) {
-  const check = apiKeyAuth(db);
-  const cache = new Map<string, { auth: ApiKeyAuth; until: number }>();
-  /** The key's remembered check, if still fresh. */
-  const remembered = (digest: string | undefined) => {
-    const hit = digest ? cache.get(digest) : undefined;
-    return hit && hit.until > Date.now() ? hit.auth : undefined;
-  };
-  const digestOf = (req: IncomingMessage) => {
-    const token = bearerToken(req);
-    return token ? hashSecret(token) : undefined;
-  };
-  const middleware: RequestHandler = (req, res, next) => {
-    const digest = digestOf(req);
-    const auth = remembered(digest);
-    if (auth) {
-      res.locals.apiKeyAuth = auth;
-      return next();
-    }
-    return check(req, res, (err?: unknown) => {
-      if (!err && digest) {
-        if (cache.size >= AUTH_CACHE_MAX) cache.clear();
-        cache.set(digest, { auth: apiKeyAuthOf(res), until: Date.now() + AUTH_CACHE_MS });
-      }
-      next(err);
-    });
-  };
-  return { middleware, lookup: (req: IncomingMessage) => remembered(digestOf(req)) };
 }
 
 /**
@@ -202,7 +164,7 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
    * The steady stream's direct route (lib/http/direct-route.ts), answered
    * before Express sees the request: a POST to exactly `/api/collect` (no
    * query) with a plain JSON body and a key this process checked in the last
-   * AUTH_CACHE_MS is served here by the same `collect`, its errors in the
+   * few seconds (api/auth/cached-api-key-auth.ts) is served here by the same `collect`, its errors in the
    * same error object as the route's (`writeError`). Everything else (a
    * key's first request, bad or no auth, validate_only, other methods, bodies
    * and spellings of the path) takes the route.
