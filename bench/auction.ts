@@ -108,10 +108,10 @@ async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<s
   const p99 = percentile(latencies, 99);
   // The slowest 2% by overhead, and every request: which of them a GC pause overlapped (BENCH_GC_TRACE).
   const cut = percentile(overheads, 98);
-  const slowest = answered.filter(([id, ms]) => ms - (holds.get(id) ?? 0) >= cut).map(([, ms, at]) => [at, ms] as [number, number]);
+  const slowest = !GC_TRACE ? undefined : answered.filter(([id, ms]) => ms - (holds.get(id) ?? 0) >= cut).map(([, ms, at]) => [at, ms] as [number, number]);
   return {
     rate, achieved: round(total / elapsed), ok: errors === 0 && p99 < 50 && total / elapsed >= rate * 0.95,
-    slowest, all: answered.map(([, ms, at]) => [at, ms] as [number, number]),
+    slowest, all: GC_TRACE ? answered.map(([, ms, at]) => [at, ms] as [number, number]) : undefined,
     p50: round(percentile(latencies, 50)), p99: round(p99), overheadP50: round(percentile(overheads, 50)), overheadP99: round(percentile(overheads, 99)), errors,
   };
 }

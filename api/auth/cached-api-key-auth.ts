@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Db } from '../../lib/db';
 import { hashSecret } from '../../lib/secrets';
+import { BoundedMap } from '../../lib/bounded-map';
 import { authenticateApiKey, type ApiKeyAuth } from '../../domain/api-keys/authenticate';
 import { authenticateBearer, bearerToken } from './api-key-auth';
 
@@ -37,16 +38,12 @@ interface Entry { auth: ApiKeyAuth; checkedAt: number; refreshing: boolean }
 export function cachedApiKeyAuth(db: Db, options: CachedApiKeyAuthOptions = {}) {
   const ttlMs = options.ttlMs ?? 5_000;
   const refreshAfterMs = options.refreshAfterMs ?? ttlMs / 2;
-  const maxEntries = options.maxEntries ?? 10_000;
   const authenticateRequest = options.authenticateRequest ?? ((req) => authenticateBearer(db, req));
   const authenticateSecret = options.authenticateSecret ?? ((secret) => authenticateApiKey(db, secret));
   const now = options.now ?? Date.now;
-  const cache = new Map<string, Entry>();
+  const cache = new BoundedMap<string, Entry>(options.maxEntries ?? 10_000);
 
-  const remember = (digest: string, auth: ApiKeyAuth) => {
-    if (cache.size >= maxEntries) cache.clear();
-    cache.set(digest, { auth, checkedAt: now(), refreshing: false });
-  };
+  const remember = (digest: string, auth: ApiKeyAuth) => { cache.set(digest, { auth, checkedAt: now(), refreshing: false }); };
 
   function renew(digest: string, secret: string, entry: Entry) {
     entry.refreshing = true;

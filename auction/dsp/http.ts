@@ -1,4 +1,5 @@
 import { Agent } from 'undici';
+import { BoundedMap } from '../../lib/bounded-map';
 import type { NonBidReason } from '../non-bid';
 
 const MAX_BODY_BYTES = 256 * 1024;
@@ -52,13 +53,12 @@ export class Deadline {
 }
 
 /** Origin and path of each DSP URL, parsed once (a DSP's URLs are few and fixed). */
-const targets = new Map<string, { origin: string; path: string }>();
+const targets = new BoundedMap<string, { origin: string; path: string }>(10_000);
 function target(url: string) {
   let t = targets.get(url);
   if (!t) {
     const u = new URL(url);
     t = { origin: u.origin, path: `${u.pathname}${u.search}` };
-    if (targets.size >= 10_000) targets.clear();
     targets.set(url, t);
   }
   return t;

@@ -1,4 +1,5 @@
 import { UAParser } from 'ua-parser-js';
+import { BoundedMap } from '../../lib/bounded-map';
 import type { CollectedEvent } from './event';
 
 /** What the pipeline knows about an inbox row besides the event itself. */
@@ -71,17 +72,15 @@ export interface UserAgentFields { browser: string; os: string; device: string }
  * Parsed user agents, by string. Real traffic repeats a few thousand user-agent
  * strings, and ua-parser-js runs dozens of regular expressions per parse: it was
  * the pipeline worker's largest CPU cost (bench:events' worker profile), in
- * bursts that competed with the api. Bounded: emptied when full.
+ * bursts that competed with the api. Bounded (lib/bounded-map.ts).
  */
-const UA_CACHE_MAX = 5_000;
-const uaCache = new Map<string, UserAgentFields>();
+const uaCache = new BoundedMap<string, UserAgentFields>(5_000);
 
 export function parseUserAgent(userAgent: string | undefined): UserAgentFields {
   if (!userAgent) return { browser: '', os: '', device: '' };
   let fields = uaCache.get(userAgent);
   if (!fields) {
     fields = parseUserAgentUncached(userAgent);
-    if (uaCache.size >= UA_CACHE_MAX) uaCache.clear();
     uaCache.set(userAgent, fields);
   }
   return fields;
