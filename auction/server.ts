@@ -1,6 +1,7 @@
 import { createClickhouse } from '../lib/clickhouse/client';
 import { assertProductionConfig, config } from '../lib/config';
 import { createDb } from '../lib/db';
+import { setHeapGrowth } from '../lib/heap-growth';
 import { createAuction } from './app';
 
 /**
@@ -10,6 +11,7 @@ import { createAuction } from './app';
  */
 async function main() {
   assertProductionConfig();
+  setHeapGrowth(config.auction.heapGrowingPercent);
   const db = createDb(undefined, 3);
   const clickhouse = createClickhouse();
   const auction = createAuction({ db, clickhouse });
