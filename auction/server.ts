@@ -1,7 +1,6 @@
 import { createClickhouse } from '../lib/clickhouse/client';
 import { assertProductionConfig, config } from '../lib/config';
 import { createDb } from '../lib/db';
-import { setHeapGrowth } from '../lib/heap-growth';
 import { createAuction } from './app';
 
 /**
@@ -11,7 +10,6 @@ import { createAuction } from './app';
  */
 async function main() {
   assertProductionConfig();
-  setHeapGrowth(config.auction.heapGrowingPercent);
   const db = createDb(undefined, 3);
   const clickhouse = createClickhouse();
   const auction = createAuction({ db, clickhouse });

@@ -6,12 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { createAuction } from '../auction/app';
 import { createClickhouse } from '../lib/clickhouse/client';
-import { config } from '../lib/config';
 import { createDb } from '../lib/db';
-import { setHeapGrowth } from '../lib/heap-growth';
 import { serveBenchControl } from './child-control';
-
-setHeapGrowth(config.auction.heapGrowingPercent);
 
 const ids = new Set((process.env.BENCH_DSP_IDS ?? '').split(',').filter(Boolean));
 const auction = createAuction({ db: createDb(undefined, 3), clickhouse: createClickhouse(), dspFilter: (d) => ids.has(d.id) });

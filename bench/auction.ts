@@ -30,6 +30,7 @@ import { createPublisher } from '../domain/publishers';
 import { addDsp } from '../domain/dsps';
 import { percentile } from './support/load';
 import { gcTrace, overlapping, type GcPause } from './gc-trace';
+import { SERVICE_NODE_FLAGS } from '../dev/node-flags';
 
 const GC_TRACE = process.env.BENCH_GC_TRACE === '1';
 const generatorGcs = gcTrace();
@@ -59,11 +60,11 @@ async function compileChildren() {
 
 interface Child { proc: ChildProcess; ask<T = any>(message: string): Promise<T> }
 
-async function child(script: string, env: Record<string, string> = {}): Promise<Child & { ready: any }> {
+async function child(script: string, env: Record<string, string> = {}, serviceFlags: string[] = []): Promise<Child & { ready: any }> {
   const tsx = process.env.BENCH_TSX === '1';
   const file = tsx ? path.join(__dirname, `${script}.ts`) : path.join(BUILD_DIR, 'bench', `${script}.js`);
   // BENCH_NODE_ARGS: extra node flags for the children (e.g. --trace-gc).
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...serviceFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const proc = fork(file, [], { execArgv: [...(tsx ? ['--import', 'tsx'] : []), ...nodeArgs], env: { ...process.env, ...env }, stdio: 'inherit' });
   // Each message the parent sends gets exactly one answer, in order.
   const ask = <T>(message: string) => new Promise<T>((resolve) => { proc.once('message', (m) => resolve(m as T)); proc.send(message); });
@@ -172,7 +173,7 @@ async function main() {
   });
 
   try {
-    const auction = await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' });
+    const auction = await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' }, SERVICE_NODE_FLAGS.auction);
     const auctionResults = await ramp('auction', auction, dsps, '/v1/ad_requests', { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' }, body);
     // What the auctions did (a bench that measured skipped DSP calls would measure nothing).
     const metrics = await (await fetch(`http://127.0.0.1:${auction.ready.port}/metrics`)).text();

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { SERVICE_NODE_FLAGS } from './node-flags';
+import { serviceNodeArgs } from './node-flags';
 
 const root = path.resolve(__dirname, '..');
 
@@ -43,16 +43,16 @@ export interface ServiceOptions {
   /** Environment variable that receives the port (PORT, AUCTION_PORT). */
   portVariable: string;
   env?: NodeJS.ProcessEnv;
-  /** Node flags for the service process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  /** Which service's node flags it runs with (dev/node-flags.ts). */
+  service?: string;
+  /** More node flags for the service process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
   startTimeoutMs?: number;
 }
 
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const port = await freePort();
-  // node itself with tsx as its loader (not the tsx launcher, which runs the script in a
-  // child of its own): a signal to `child`, SIGKILL included, reaches the service.
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', path.join(root, options.entry)], {
+  const child = spawn(process.execPath, serviceNodeArgs(options.service ?? '', path.join(root, options.entry), options.nodeArgs), {
     cwd: root,
     env: { ...process.env, ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,8 +90,8 @@ export function stopProcess(child: ChildProcess, graceMs = STOP_GRACE_MS): Promi
 
 /** The api process (`api/server.ts`) on a free port, over the databases of this environment. */
 export const startApiProcess = (env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) =>
-  startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env, nodeArgs: [...SERVICE_NODE_FLAGS.api, ...nodeArgs] });
+  startService({ service: 'api', entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env, nodeArgs });
 
 /** The auction process (`auction/server.ts`) on a free port, over the databases of this environment. */
 export const startAuctionProcess = (env: NodeJS.ProcessEnv = {}) =>
-  startService({ entry: 'auction/server.ts', ready: /auction listening/, portVariable: 'AUCTION_PORT', env });
+  startService({ service: 'auction', entry: 'auction/server.ts', ready: /auction listening/, portVariable: 'AUCTION_PORT', env });

@@ -40,11 +40,7 @@ export const config = {
     /** Public base of this api, used to build asset URLs that image_url reads back. */
     publicUrl: process.env.PUBLIC_URL ?? `http://127.0.0.1:${intFromEnv('PORT', 3000)}`,
   },
-  auction: {
-    port: intFromEnv('AUCTION_PORT', 3100),
-    /** Old-generation growth before the next full GC, in percent of the live heap (lib/heap-growth.ts; 0: V8's default). */
-    heapGrowingPercent: intFromEnv('AUCTION_HEAP_GROWING_PERCENT', 200),
-  },
+  auction: { port: intFromEnv('AUCTION_PORT', 3100) },
   worker: {
     /** Nice value the worker lowers itself to (0 keeps the default): its work is background, the api's and auction's is not. */
     nice: intFromEnv('WORKER_NICE', 10),

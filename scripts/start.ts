@@ -8,10 +8,9 @@ import path from 'node:path';
 import { config } from '../lib/config';
 import { temporalConfig } from '../temporal.config';
 import { STRIPE_EMULATOR_DEFAULT_URL } from '../lib/stripe';
-import { nodeOptionsFor } from '../dev/node-flags';
+import { serviceNodeArgs } from '../dev/node-flags';
 
 const root = path.resolve(__dirname, '..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
 
 const processes: Record<string, string> = {
   api: 'api/server.ts',
@@ -35,8 +34,7 @@ function stopAll(exitCode: number) {
 }
 
 for (const [name, entry] of Object.entries(processes)) {
-  const env = { ...process.env, NODE_OPTIONS: nodeOptionsFor(name) };
-  const child = spawn(tsx, [path.join(root, entry)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, serviceNodeArgs(name, path.join(root, entry)), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (line: string) => `[${name}] ${line}`;
   child.stdout!.on('data', (d: Buffer) => process.stdout.write(d.toString().split(/\n(?=.)/).map(prefix).join('\n')));
   child.stderr!.on('data', (d: Buffer) => process.stderr.write(d.toString().split(/\n(?=.)/).map(prefix).join('\n')));
