@@ -1,5 +1,5 @@
 /**
- * Real service processes for tests and benchmarks: `tsx <entry>` on a free
+ * Real service processes for tests and benchmarks: `node <its flags> --import tsx <entry>` on a free
  * loopback port, ready when it prints its ready line, stopped with SIGTERM and,
  * past a bound, SIGKILL (a stop never waits forever).
  */
