@@ -15,6 +15,7 @@ import { adRequest, contextualRequest, loggedBids, startAuction, until, type Auc
 import { relevance, conversationTerms, hintTerms, RELEVANCE_THRESHOLD } from '../../auction/inhouse/relevance';
 import { truncateHeadline } from '../../auction/inhouse/bidder';
 import { smoothedCtr } from '../../auction/inhouse/eligibility';
+import { INDEX_PAGE_SIZE, loadIndexedAds } from '../../auction/inhouse/ad-index';
 import { readPollToken } from '../../domain/polls/poll-token';
 
 let api: Harness;
@@ -104,6 +105,17 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
     expect((await adRequest(h, talkAbout('the weather on mars'))).body.ad).toBeNull();
     const res = await adRequest(h, opener());
     expect((await loggedBids(h, res.body.auction_id)).some((r) => r.ad_id === ad.id || r.outcome === 'won')).toBe(true);
+  });
+
+  test('the index is read in pages: every servable ad exactly once, whatever the page size', async () => {
+    const trees = [];
+    for (let i = 0; i < 5; i += 1) trees.push(await insertTree(api.db, org, { campaign: live, adGroup: { contextHints: [topic] } }));
+    campaignIds.push(...trees.map((t) => t.campaign.id));
+    for (const pageSize of [2, 7, INDEX_PAGE_SIZE]) {
+      const loaded = (await loadIndexedAds(api.db, pageSize)).map((ad) => ad.adId);
+      expect(new Set(loaded).size).toBe(loaded.length);
+      expect(loaded).toEqual(expect.arrayContaining(trees.map((t) => t.ad.id)));
+    }
   });
 
   test('country targeting: another country is not served; an untargeted campaign serves everywhere', async () => {
