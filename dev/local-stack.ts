@@ -34,6 +34,25 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): P
   });
 }
 
+/**
+ * A worker on a task queue of its own started an event pipeline on that queue
+ * (worker/event-pipeline.ts): once the worker is gone for good, no worker will
+ * ever poll that queue again, so end the run (left running, they piled up by
+ * the hundred on the development server). Bounded; no run, nothing to do.
+ */
+export async function endEventPipeline(taskQueue: string, reason: string, databaseUrl?: string): Promise<void> {
+  await closeWithin(config.timeouts.closeMs, 'event pipeline terminate', async () => {
+    const temporal = createTemporalClient();
+    try {
+      await temporal.workflow.getHandle(eventPipelineWorkflowId(taskQueue, databaseUrl)).terminate(reason);
+    } catch (err) {
+      if ((err as Error).name !== 'WorkflowNotFoundError') throw err;
+    } finally {
+      await temporal.connection.close();
+    }
+  });
+}
+
 export async function startLocalStack(name: string, options: { workerLogs?: boolean } = {}): Promise<LocalStack> {
   const taskQueue = `adplatform-${name}-${process.pid}-${Date.now()}`;
   process.env.TEMPORAL_TASK_QUEUE = taskQueue;
@@ -60,18 +79,7 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
         await exited;
         clearTimeout(force);
       }
-      // The worker started an event pipeline on this stack's own task queue: no worker will ever
-      // poll that queue again, so end the run (left running, they piled up by the hundred).
-      await closeWithin(config.timeouts.closeMs, 'event pipeline terminate', async () => {
-        const temporal = createTemporalClient();
-        try {
-          await temporal.workflow.getHandle(eventPipelineWorkflowId(taskQueue)).terminate('local stack stopped');
-        } catch (err) {
-          if ((err as Error).name !== 'WorkflowNotFoundError') throw err;
-        } finally {
-          await temporal.connection.close();
-        }
-      });
+      await endEventPipeline(taskQueue, 'local stack stopped');
       // Bounded: a keep-alive client must not hold the run's teardown open.
       await closeWithin(config.timeouts.closeMs, 'stripe emulator close', () => stripe.close());
     },

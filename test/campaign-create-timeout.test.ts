@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { endEventPipeline } from '../dev/local-stack';
 import { startApiProcess, stopProcess, type ServiceProcess } from '../dev/processes';
 import { closeDb, createDb, type Db } from '../lib/db';
 import { organizationIdOf } from './support/fixtures';
@@ -27,6 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
   if (worker) await stopProcess(worker);
+  await endEventPipeline(taskQueue, 'test over');
   await closeDb(db);
 });
 

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { PRODUCTION_REQUIRED_ENV } from '../lib/config';
+import { endEventPipeline } from '../dev/local-stack';
 import { startService } from '../dev/processes';
 
 const root = path.resolve(__dirname, '..');
@@ -38,6 +39,9 @@ function runToExit(entry: string, env: NodeJS.ProcessEnv): Promise<{ code: numbe
     child.once('exit', (code) => resolve({ code, output }));
   });
 }
+
+// The worker that starts below started an event pipeline on this test's own queue.
+afterAll(() => endEventPipeline(productionEnv.TEMPORAL_TASK_QUEUE, 'test over', productionEnv.DATABASE_URL));
 
 describe.each(processes)('$entry with NODE_ENV=production', ({ entry, ready, portVariable }) => {
   test.each(PRODUCTION_REQUIRED_ENV)('refuses to start without %s', async (variable) => {

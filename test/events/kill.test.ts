@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { endEventPipeline } from '../../dev/local-stack';
 import { freePort } from '../../dev/processes';
 import { createDb } from '../../lib/db';
 import { organizationIdOf } from '../support/fixtures';
@@ -45,8 +46,10 @@ function sigkill(child: ChildProcess): Promise<void> {
   });
 }
 
+const workerTaskQueue = `events-kill-${process.pid}-${Date.now()}`;
 afterAll(async () => {
   await Promise.all([...children].map(sigkill));
+  await endEventPipeline(workerTaskQueue, 'test over');
   await db.$disconnect();
   await clickhouse.close();
 });
@@ -56,7 +59,7 @@ it('every acknowledged event reaches ClickHouse exactly once across SIGKILLs of 
   const orgId = await organizationIdOf(db, org);
   const port = await freePort();
   const apiEnv = { PORT: String(port), NODE_ENV: 'test' };
-  const workerEnv = { TEMPORAL_TASK_QUEUE: `events-kill-${process.pid}-${Date.now()}`, NODE_ENV: 'test' };
+  const workerEnv = { TEMPORAL_TASK_QUEUE: workerTaskQueue, NODE_ENV: 'test' };
   const startApi = () => spawnProcess('api/server.ts', apiEnv, /api listening/);
   const startWorker = () => spawnProcess('worker/main.ts', workerEnv, /worker ready/);
   let api = await startApi();
