@@ -28,6 +28,7 @@ export class Catalog {
   private timer: NodeJS.Timeout | null = null;
   private safety: NodeJS.Timeout | null = null;
   private reloading: Promise<void> = Promise.resolve();
+  private running = false;
   private closed = false;
 
   constructor(private readonly db: Db, private readonly opts: { databaseUrl?: string; safetyReloadMs: number; dspFilter?: (dsp: DspConfig) => boolean }) {}
@@ -59,15 +60,32 @@ export class Catalog {
     }, 1000).unref();
   }
 
+  /**
+   * At most one reload runs and at most one waits: what changes while a reload
+   * runs is gathered into the next one. (Chaining a reload per debounce window
+   * queued them without bound while changes kept coming faster than a reload of
+   * a large index took, and a publisher change waited behind all of them.)
+   */
   private schedule(parts: Part[]) {
     for (const p of parts) this.pending.add(p);
-    if (this.timer) return;
+    if (this.timer || this.running) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      const todo = [...this.pending];
-      this.pending.clear();
-      this.reloading = this.reloading.then(() => this.reload(todo)).catch((err) => console.error(`auction: index reload failed: ${(err as Error).message}`));
+      this.reloading = this.reloadPending();
     }, DEBOUNCE_MS);
+  }
+
+  private async reloadPending() {
+    this.running = true;
+    try {
+      while (this.pending.size > 0 && !this.closed) {
+        const todo = [...this.pending];
+        this.pending.clear();
+        await this.reload(todo).catch((err) => console.error(`auction: index reload failed: ${(err as Error).message}`));
+      }
+    } finally {
+      this.running = false;
+    }
   }
 
   private async reload(parts: Part[]) {
