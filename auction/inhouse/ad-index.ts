@@ -71,8 +71,10 @@ const indexSelect = {
  * loop between pages: the auction reloads it while serving, and turning one
  * query's rows into objects is synchronous work (Prisma's result processing
  * most of it) that grows with the index; paged, requests wait at most one
- * page's worth (~5 ms for 250 ads), however large the index. The ids come
- * first, in one light query; each page is then a lookup by primary key.
+ * page's worth (~10 ms for 250 ads), however large the index. The ids come
+ * first, in one light query; each page is then a lookup by primary key (an
+ * entry carries its campaign's state, so isServable() still decides if that
+ * changed in between; the change's notification reloads again).
  */
 export async function loadIndexedAds(db: Db, pageSize = INDEX_PAGE_SIZE): Promise<IndexedAd[]> {
   const ids = (await db.ad.findMany({ where: servableWhere(), select: { id: true } })).map((ad) => ad.id);
