@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { Catalog } from '../../auction/catalog';
 import { config } from '../../lib/config';
 import { createDb, type Db } from '../../lib/db';
+import { until } from './support';
 
 const db = createDb(undefined, 2);
 const notifier = new Client({ connectionString: config.databaseUrl });
@@ -48,8 +49,7 @@ test('changes that keep coming while a reload runs are gathered into the next re
     }
     const changed = Date.now();
     await notifier.query(`NOTIFY auction_index, 'publishers'`);
-    const deadline = changed + 10_000;
-    while (!publisherReads.some((t) => t >= changed) && Date.now() < deadline) await sleep(20);
+    await until(() => publisherReads.some((t) => t >= changed), 'the publishers reload', 10_000);
     const waited = publisherReads.find((t) => t >= changed)! - changed;
     // At most the reload running then and the one gathering the rest: a queue of a reload per
     // debounce window (the first second alone held ~20) would hold the publisher change ~8 s.
