@@ -5,8 +5,10 @@ import type { Db } from '../lib/db';
 import { config } from '../lib/config';
 import { sql } from '../lib/clickhouse/sql';
 import { COLLECTED_EVENTS_TABLE } from '../domain/events/clickhouse-tables';
-import { enrich, type GeoLookup, type InboxRow } from '../domain/events/enrich';
+import { enrich, type CollectedEventRow, type GeoLookup, type InboxRow } from '../domain/events/enrich';
 import type { CollectedEvent } from '../domain/events/event';
+import { insertSettingAsideRefused } from '../lib/clickhouse/refused-rows';
+import { deadLetterInsert, deadLettersOf, type DeadLetter } from '../domain/dead-letters/store';
 
 /**
  * Moves accepted events from the PostgreSQL inbox to ClickHouse, exactly once.
@@ -23,6 +25,9 @@ import type { CollectedEvent } from '../domain/events/event';
  * - One mover at a time per database: a PostgreSQL advisory lock held for the
  *   batch (released by PostgreSQL if the worker dies), so a second worker or a
  *   zombie attempt never interleaves.
+ * - A row ClickHouse refuses (or that cannot be read at all) never holds the
+ *   pipeline up: it is set aside as a dead letter (domain/dead-letters) in the
+ *   transaction that consumes the batch, and the rest of the batch goes through.
  */
 const LOCK_KEY = 727_001; // pg advisory lock id of the event pipeline
 const POLL_MS = 100;
@@ -37,15 +42,24 @@ export interface MoveBatchInput {
   gatherMs?: number;
 }
 export interface MoveBatchResult {
-  /** Inbox rows consumed (stored + duplicates). */
+  /** Inbox rows consumed (stored + duplicates + dead letters). */
   moved: number;
   /** Rows written to ClickHouse. */
   stored: number;
+  /** Rows ClickHouse refused (or unreadable ones), set aside. */
+  deadLetters: number;
   /** Another mover holds the lock. */
   busy: boolean;
 }
 
 interface RawInboxRow { id: string; organization_id: string; received_at: Date; ip_address: string; event: string }
+
+/** An inbox row's event: JSON of an object with a string event_name (what intake stored), or an error. */
+function readEvent(text: string): CollectedEvent {
+  const event = JSON.parse(text) as unknown;
+  if (typeof event !== 'object' || event === null || typeof (event as CollectedEvent).event_name !== 'string') throw new Error('not an event object');
+  return event as CollectedEvent;
+}
 
 /** geoip-lite holds its ~100 MB database in memory: loaded on first use, in the worker only. */
 let geoip: typeof import('geoip-lite') | undefined;
@@ -138,10 +152,15 @@ export function eventPipelineActivities(db: Db, clickhouse: ClickHouseClient, ge
           WHERE id BETWEEN ${state!.from}::bigint AND ${state!.to}::bigint ORDER BY id`
       : await db.$queryRaw<RawInboxRow[]>`
           SELECT id::text, organization_id::text, received_at, ip_address, event FROM event_inbox ORDER BY id LIMIT ${batchSize}`;
-    const rows: InboxRow[] = raw.map((r) => ({
-      id: BigInt(r.id), organizationId: r.organization_id, receivedAt: r.received_at, ipAddress: r.ip_address,
-      event: JSON.parse(r.event) as CollectedEvent,
-    }));
+    const unreadable: DeadLetter[] = [];
+    const rows: InboxRow[] = [];
+    for (const r of raw) {
+      try {
+        rows.push({ id: BigInt(r.id), organizationId: r.organization_id, receivedAt: r.received_at, ipAddress: r.ip_address, event: readEvent(r.event) });
+      } catch (err) {
+        unreadable.push({ targetTable: COLLECTED_EVENTS_TABLE, rowKey: r.id, payload: JSON.stringify(r), error: `unreadable inbox row: ${(err as Error).message}` });
+      }
+    }
     const ids = raw.map((r) => r.id);
     const from = recovering ? state!.from! : ids[0];
     const to = recovering ? state!.to! : ids[ids.length - 1];
@@ -182,27 +201,34 @@ export function eventPipelineActivities(db: Db, clickhouse: ClickHouseClient, ge
       keep = keep.filter((r) => !present.has(r.id.toString()));
     }
     heartbeat();
-    if (keep.length > 0) {
-      await clickhouse.insert({ table: COLLECTED_EVENTS_TABLE, values: keep.map((r) => enrich(r, geo)), format: 'JSONEachRow' });
+    const enriched: CollectedEventRow[] = [];
+    for (const r of keep) {
+      try { enriched.push(enrich(r, geo)); } catch (err) {
+        unreadable.push({ targetTable: COLLECTED_EVENTS_TABLE, rowKey: r.id.toString(), payload: JSON.stringify(r.event), error: `unenrichable event: ${(err as Error).message}` });
+      }
     }
+    const refused = await insertSettingAsideRefused(enriched, (values) => clickhouse.insert({ table: COLLECTED_EVENTS_TABLE, values, format: 'JSONEachRow' }).then(() => undefined));
+    const deadLetters = [...unreadable, ...deadLettersOf(COLLECTED_EVENTS_TABLE, refused, (row) => row.inbox_id)];
 
-    // 3. Consumed: out of the inbox, mark cleared, atomically.
+    // 3. Consumed: out of the inbox, dead letters set aside, mark cleared, atomically.
+    const setAside = deadLetters.length > 0 ? deadLetterInsert(deadLetters) : null;
     await db.$transaction([
       db.$executeRaw`DELETE FROM event_inbox WHERE id = ANY(${ids}::bigint[])`,
+      ...(setAside ? [db.$executeRawUnsafe(setAside.text, ...setAside.values)] : []),
       db.$executeRaw`UPDATE event_pipeline_state SET in_flight_from = NULL, in_flight_to = NULL WHERE id = 1`,
     ]);
-    return { moved: rows.length, stored: keep.length };
+    return { moved: raw.length, stored: enriched.length - refused.length, deadLetters: deadLetters.length };
   }
 
   return {
     /** Waits up to `waitMs` for inbox rows, then moves one batch of at most `batchSize`. */
     async moveEventBatch(input: MoveBatchInput): Promise<MoveBatchResult> {
-      if (!(await waitForWork(input.waitMs, input.batchSize, input.gatherMs ?? 0))) return { moved: 0, stored: 0, busy: false };
+      if (!(await waitForWork(input.waitMs, input.batchSize, input.gatherMs ?? 0))) return { moved: 0, stored: 0, deadLetters: 0, busy: false };
       const lock = new PgClient({ connectionString: config.databaseUrl });
       await lock.connect();
       try {
         const { rows } = await lock.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [LOCK_KEY]);
-        if (!rows[0].locked) return { moved: 0, stored: 0, busy: true };
+        if (!rows[0].locked) return { moved: 0, stored: 0, deadLetters: 0, busy: true };
         try {
           const moved = await moveLocked(input.batchSize);
           if (Date.now() - lastPrune > PRUNE_EVERY_MS) {

@@ -1,5 +1,6 @@
 import express, { Router } from 'express';
-import { createHttpMetrics } from '../lib/http-metrics';
+import { createHttpMetrics, type HttpMetrics } from '../lib/http-metrics';
+import { registerDeadLetterGauge } from '../domain/dead-letters/metrics';
 import type { Client } from '@temporalio/client';
 import { config } from '../lib/config';
 import type { AssetStore } from '../lib/asset-store';
@@ -39,6 +40,15 @@ export interface AppDeps {
   creativeReviews?: CreativeReviewQueue;
   /** The delivery ledger the trackers write through (domain/delivery/tracker.ts runs it with its exporter); default: a ledger of its own. */
   deliveryLedger?: DeliveryLedgerWriter;
+  /** The process's metrics, served on its internal metrics port (api/server.ts); default: a registry of its own. */
+  metrics?: HttpMetrics;
+}
+
+/** The api's metrics: HTTP durations, process defaults, and the pipelines' dead letters. */
+export function createApiMetrics(db: Db): HttpMetrics {
+  const metrics = createHttpMetrics('api');
+  registerDeadLetterGauge(metrics.registry, 'api', db);
+  return metrics;
 }
 
 /**
@@ -49,7 +59,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const { db } = deps;
   const app = express();
-  const metrics = createHttpMetrics('api');
+  const metrics = deps.metrics ?? createApiMetrics(db);
   const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
   // The hot requests' plain forms are answered before Express sees them: event collection's
   // steady stream (api/events/collect.ts) and the impression pixel (api/tracking/delivery.ts).
@@ -59,7 +69,6 @@ export function createApp(deps: AppDeps) {
   app.set('etag', false);
   app.use(requestId);
   app.use(metrics.middleware);
-  app.get('/metrics', metrics.handler);
   app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
   // Every `/v1` operation, declared once: mounted below and documented from the same list.
   const v1Operations = [

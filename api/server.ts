@@ -1,5 +1,6 @@
-import { createApp } from './app';
-import { assertProductionConfig, config } from '../lib/config';
+import { createApiMetrics, createApp } from './app';
+import { startMetricsServer } from '../lib/metrics-server';
+import { assertStartupConfig, config } from '../lib/config';
 import { createAssetStore } from '../lib/asset-store';
 import { createCreativeGenerator } from '../domain/creatives/generator';
 import { closeDb, createDb } from '../lib/db';
@@ -12,7 +13,7 @@ import { budgetExhaustionSignaller } from '../workflows/clients/campaign-lifecyc
 import { createPgPool } from '../lib/db';
 
 /** The api process. */
-assertProductionConfig();
+assertStartupConfig();
 const db = createDb();
 const temporal = createTemporalClient();
 // creativeReviews: changed creatives of approved campaigns go to the per-ad review workflow.
@@ -20,10 +21,15 @@ const temporal = createTemporalClient();
 const delivery = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: budgetExhaustionSignaller(temporal) });
 const deps = {
   db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal),
-  deliveryLedger: delivery.ledger,
+  deliveryLedger: delivery.ledger, metrics: createApiMetrics(db),
 };
 const server = createApp(deps).listen(config.api.port, config.api.host, () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);
+});
+const metricsServer = startMetricsServer(deps.metrics.registry, { host: config.metrics.host, port: config.metrics.apiPort });
+metricsServer.then((m) => console.log(`api metrics on ${m.url}`), (err: Error) => {
+  console.error(`api: metrics port ${config.metrics.apiPort} unavailable: ${err.message}`);
+  process.exit(1);
 });
 
 const pruneTimer = setInterval(() => pruneCounters(db).catch(() => undefined), 10 * 60 * 1000);
@@ -36,6 +42,7 @@ async function shutdown() {
   // Keep-alive sockets would hold close() open.
   server.closeAllConnections();
   await closeWithin(ms, 'http server close', () => closed);
+  await closeWithin(ms, 'metrics server close', async () => (await metricsServer).close());
   // Answered deliveries are committed (the worker exports them).
   await delivery.close();
   await closeDb(db, ms);

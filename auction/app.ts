@@ -11,6 +11,7 @@ import { directRoutesFirst } from '../lib/http/direct-route';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
 import { AuctionLog } from './log/writer';
 import { createAuctionMetrics } from './metrics';
+import { recordDeadLetters } from '../domain/dead-letters/store';
 import { adRequestOperation, auctionOpenApi } from './openapi';
 import { directAdRequestRoute } from './ad-request-route';
 import type { AdRequest } from './request-schema';
@@ -51,7 +52,9 @@ export function createAuction(input: AuctionDeps): Auction {
     catalog,
     health: new DspHealth({ afterFailures: settings.backoffAfterFailures, baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }),
     cache: new BidCache(settings.bidCacheTtlMs),
-    log: new AuctionLog(input.clickhouse, { batchSize: settings.logBatchSize, flushMs: settings.logFlushMs }),
+    log: new AuctionLog(input.clickhouse, {
+      batchSize: settings.logBatchSize, flushMs: settings.logFlushMs, setAside: (letters) => recordDeadLetters(input.db, letters),
+    }),
     metrics: createAuctionMetrics({ size: () => catalog.ads.length, loadedAt: () => catalog.adsLoadedAt }),
     settings,
     inhouse: { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr },
@@ -69,10 +72,6 @@ export function createAuction(input: AuctionDeps): Auction {
   const direct = directAdRequestRoute({ authenticate, run });
   directRoutesFirst(app, [direct]);
   app.get('/healthz', (_req, res) => { res.json({ ok: true, index_ads: catalog.ads.length }); });
-  app.get('/metrics', async (_req, res) => {
-    res.set('content-type', deps.metrics.registry.contentType);
-    res.send(await deps.metrics.registry.metrics());
-  });
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => { res.json((openApi ??= auctionOpenApi([adRequest]))); });
   // The publisher key is checked before the body is read: an unknown caller costs no parsing.

@@ -1,7 +1,8 @@
 import { createClickhouse } from '../lib/clickhouse/client';
-import { assertProductionConfig, config } from '../lib/config';
+import { assertStartupConfig, config } from '../lib/config';
 import { createDb } from '../lib/db';
 import { createAuction } from './app';
+import { startMetricsServer } from '../lib/metrics-server';
 
 /**
  * The standalone auction service (no Temporal, no per-request database query).
@@ -9,7 +10,7 @@ import { createAuction } from './app';
  * ClickHouse log batch, exit.
  */
 async function main() {
-  assertProductionConfig();
+  assertStartupConfig();
   const db = createDb(undefined, 3);
   const clickhouse = createClickhouse();
   const auction = createAuction({ db, clickhouse });
@@ -18,11 +19,14 @@ async function main() {
     console.log(`auction listening on http://${config.api.host}:${config.auction.port}`);
   });
   server.keepAliveTimeout = 65_000;
+  const metrics = await startMetricsServer(auction.deps.metrics.registry, { host: config.metrics.host, port: config.metrics.auctionPort });
+  console.log(`auction metrics on ${metrics.url}`);
   let stopping = false;
   const shutdown = () => {
     if (stopping) return;
     stopping = true;
     server.close(async () => {
+      await metrics.close();
       await auction.close();
       await clickhouse.close();
       await db.$disconnect();

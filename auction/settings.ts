@@ -37,8 +37,9 @@ export const auctionSettings = {
   indexSafetyReloadMs: intFromEnv('AUCTION_INDEX_RELOAD_MS', 60_000),
   /** Base of the tracking URLs handed to chat hosts (the api's public URL by default). */
   trackingUrl: (process.env.TRACKING_URL ?? config.api.publicUrl).replace(/\/+$/, ''),
-  /** Lifetime of the signed tracking URLs. */
-  trackingTtlSeconds: config.delivery.trackingTokenTtlSeconds,
+  /** Lifetime of the signed tracking URLs: impression pixels minutes, clicks, feedback and polls days (lib/config.ts). */
+  viewTokenTtlSeconds: config.delivery.viewTokenTtlSeconds,
+  clickTokenTtlSeconds: config.delivery.clickTokenTtlSeconds,
   /** `test` in OpenRTB requests: 1 during onboarding (AUCTION_OPENRTB_TEST=1), else 0. */
   openrtbTest: process.env.AUCTION_OPENRTB_TEST === '1' ? 1 : 0,
   /** Our supply-chain node's host identifier (schain asi). */

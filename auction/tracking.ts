@@ -32,13 +32,15 @@ export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' |
   return { ...common, source: 'dsp', dsp_id: bid.bidderId, bid_id: bid.bidId };
 }
 
-export function trackingUrl(kind: DeliveryTokenKind, claims: BaseClaims, ttlSeconds = auctionSettings.trackingTtlSeconds): string {
+const ttlOf = (kind: DeliveryTokenKind) => (kind === 'view' ? auctionSettings.viewTokenTtlSeconds : auctionSettings.clickTokenTtlSeconds);
+
+export function trackingUrl(kind: DeliveryTokenKind, claims: BaseClaims, ttlSeconds = ttlOf(kind)): string {
   const token = signDeliveryToken({ ...claims, kind }, ttlSeconds);
   return `${auctionSettings.trackingUrl}${TRACKING_PATHS[kind]}?token=${token}`;
 }
 
 /** A delivered poll's `vote_url` and `results_url`: tokens minted by the poll-tracking owner. */
-export function pollUrls(auctionId: string, adId: string, ttlSeconds = auctionSettings.trackingTtlSeconds) {
+export function pollUrls(auctionId: string, adId: string, ttlSeconds = auctionSettings.clickTokenTtlSeconds) {
   const { voteToken, resultsToken } = mintPollTokens({ adId, auctionId, ttlSeconds });
   return {
     vote_url: `${auctionSettings.trackingUrl}${TRACKING_PATHS.poll_vote}?token=${voteToken}`,

@@ -176,7 +176,7 @@ async function main() {
     const auction = await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' }, SERVICE_NODE_FLAGS.auction);
     const auctionResults = await ramp('auction', auction, dsps, '/v1/ad_requests', { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' }, body);
     // What the auctions did (a bench that measured skipped DSP calls would measure nothing).
-    const metrics = await (await fetch(`http://127.0.0.1:${auction.ready.port}/metrics`)).text();
+    const metrics = await (await fetch(auction.ready.metricsUrl as string)).text();
     console.log(metrics.split('\n').filter((l) => /^auction_(requests|bids|non_bids|dsp_timeouts|dsp_errors)_total\{/.test(l)).map((l) => `auction  ${l}`).join('\n'));
     // The service's own view: its overhead histogram (from taking the request to answering it, minus its slowest
     // DSP call). The gap to the generator's overhead is time outside the handler: GC pauses while calls were open, scheduling.

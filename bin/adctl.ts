@@ -32,7 +32,9 @@ const USAGE = `usage:
   adctl external schedule --partner P --url U [--cron "0 6 * * *"]
   adctl demo seed --days D --impressions N
   adctl review pending [--campaign CAMPAIGN_ID]
-  adctl review approve-ad|reject-ad AD_ID [--revision N] [--reason R]`;
+  adctl review approve-ad|reject-ad AD_ID [--revision N] [--reason R]
+  adctl dead-letters list [--table T] [--limit N]
+  adctl dead-letters delete (ID... | --table T --all)`;
 
 function options<S extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: S) {
   try {
@@ -244,6 +246,26 @@ async function run(db: Db, argv: string[]): Promise<object> {
       } finally {
         await temporal.connection.close();
       }
+    }
+    case 'dead-letters list': {
+      // Rows a mover could not store in ClickHouse, with ClickHouse's refusal (domain/dead-letters).
+      const { values, positionals } = options(rest, { table: { type: 'string' }, limit: { type: 'string' } } as const);
+      if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+      const limit = values.limit === undefined ? 50 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
+      const { countDeadLetters, listDeadLetters } = await import('../domain/dead-letters/store');
+      return { counts: await countDeadLetters(db), dead_letters: await listDeadLetters(db, { table: values.table, limit }) };
+    }
+    case 'dead-letters delete': {
+      const { values, positionals } = options(rest, { table: { type: 'string' }, all: { type: 'boolean' } } as const);
+      const { deleteDeadLetters } = await import('../domain/dead-letters/store');
+      if (values.all) {
+        if (!values.table || positionals.length > 0) throw new UsageError('--all takes --table and no ids');
+        return { deleted: await deleteDeadLetters(db, { table: values.table }) };
+      }
+      if (positionals.length === 0 || values.table) throw new UsageError('give dead letter ids, or --table T --all');
+      if (positionals.some((id) => !/^[0-9]{1,18}$/.test(id))) throw new UsageError('dead letter ids are integers');
+      return { deleted: await deleteDeadLetters(db, { ids: positionals.map(BigInt) }) };
     }
     default:
       throw new UsageError(`unknown command: ${command.trim() || '(none)'}`);

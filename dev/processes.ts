@@ -27,6 +27,8 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
+  /** Its metrics endpoint (an internal port of its own, lib/metrics-server.ts), once it has printed it. */
+  metricsUrl(): string | null;
   /**
    * SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. On
    * SIGTERM the api finishes its background writes and closes, each step bounded
@@ -54,7 +56,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   const port = await freePort();
   const child = spawn(process.execPath, serviceNodeArgs(options.service ?? '', path.join(root, options.entry), options.nodeArgs), {
     cwd: root,
-    env: { ...process.env, ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
+    // Metrics on any free port unless the caller names one: several copies of a service may run side by side.
+    env: { ...process.env, METRICS_PORT: '0', AUCTION_METRICS_PORT: '0', ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -72,6 +75,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     port,
     child,
     output: () => output,
+    metricsUrl: () => /metrics on (http:\/\/\S+)/.exec(output)?.[1] ?? null,
     stop: (graceMs = STOP_GRACE_MS) => stopProcess(child, graceMs),
   };
 }

@@ -6,6 +6,13 @@
  * signing key) are refused instead: see `assertProductionConfig`.
  */
 const isTest = process.env.NODE_ENV === 'test';
+/** `npm start` runs with NODE_ENV=development, `npm test` with test: the only modes with built-in secrets. */
+const DEVELOPMENT_MODES = ['development', 'test'];
+/**
+ * The tracking signing key written in this repository: anyone can mint a
+ * tracking token with it, so it signs nothing outside development and tests.
+ */
+export const DEVELOPMENT_TRACKING_SECRET = 'development-only-tracking-key';
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -41,6 +48,15 @@ export const config = {
     publicUrl: process.env.PUBLIC_URL ?? `http://127.0.0.1:${intFromEnv('PORT', 3000)}`,
   },
   auction: { port: intFromEnv('AUCTION_PORT', 3100) },
+  /**
+   * Each service's Prometheus metrics, on an internal port of its own (never the
+   * public one): loopback unless METRICS_HOST says otherwise; port 0 = any free port.
+   */
+  metrics: {
+    host: process.env.METRICS_HOST ?? '127.0.0.1',
+    apiPort: intFromEnv('METRICS_PORT', 9464),
+    auctionPort: intFromEnv('AUCTION_METRICS_PORT', 9465),
+  },
   worker: {
     /** Nice value the worker lowers itself to (0 keeps the default): its work is background, the api's and auction's is not. */
     nice: intFromEnv('WORKER_NICE', 10),
@@ -127,8 +143,16 @@ export const config = {
     queryTimeoutSeconds: intFromEnv('INSIGHTS_QUERY_TIMEOUT_SECONDS', 10),
   },
   delivery: {
-    /** Lifetime of the signed view/click/feedback URLs the auction hands out. */
-    trackingTokenTtlSeconds: intFromEnv('TRACKING_TOKEN_TTL_SECONDS', 7 * 86_400),
+    /**
+     * Lifetime of a signed impression (view) URL: long enough for a prefetched
+     * ad to be shown and counted, short enough that a token minted before a
+     * pause cannot keep counting for days.
+     */
+    viewTokenTtlSeconds: intFromEnv('TRACKING_VIEW_TOKEN_TTL_SECONDS', 30 * 60),
+    /** Lifetime of the click, feedback and poll URLs: a conversation may be scrolled back to for days. */
+    clickTokenTtlSeconds: intFromEnv('TRACKING_CLICK_TOKEN_TTL_SECONDS', 7 * 86_400),
+    /** How long a DSP impression waits for its auction's record in the auction log before it is exported with no revenue (domain/delivery/dsp-revenue.ts). */
+    dspRevenueGraceSeconds: intFromEnv('DSP_REVENUE_RECORD_WAIT_SECONDS', 30),
     /** Ledger rows per ClickHouse export batch (domain/delivery/exporter.ts). */
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
     /** Least time between the starts of two ledger flushes of one api process (domain/events/group-commit.ts): fuller, fewer flushes under load. */
@@ -145,8 +169,13 @@ export const config = {
     sessionTtlSeconds: intFromEnv('DASHBOARD_SESSION_TTL_SECONDS', 12 * 60 * 60),
   },
   signing: {
-    /** `kid:secret,...`, current key first (lib/signed-token.ts). The default is for development and tests only. */
-    trackingKeys: process.env.TRACKING_SIGNING_KEYS ?? 'dev1:development-only-tracking-key',
+    /**
+     * `kid:secret,...`, current key first (lib/signed-token.ts). The default is for
+     * development and tests only: anywhere else TRACKING_SIGNING_KEYS must be set
+     * (assertStartupConfig), and without it nothing is signed.
+     */
+    trackingKeys: process.env.TRACKING_SIGNING_KEYS
+      ?? (DEVELOPMENT_MODES.includes(process.env.NODE_ENV ?? '') ? `dev1:${DEVELOPMENT_TRACKING_SECRET}` : undefined),
   },
 };
 
@@ -158,14 +187,26 @@ export const config = {
 export const PRODUCTION_REQUIRED_ENV = ['DATABASE_URL', 'STRIPE_SECRET_KEY', 'TRACKING_SIGNING_KEYS'] as const;
 
 /**
- * Fail closed: with NODE_ENV=production, throws naming every required variable
- * that is missing or empty. Each process (api, worker, auction) calls it first
- * thing at start; development and tests keep their defaults.
+ * Fail closed. Each process (api, worker, auction) calls it first thing at start:
+ * - with NODE_ENV=production, every variable above must be set;
+ * - unless NODE_ENV is development or test, TRACKING_SIGNING_KEYS must be set
+ *   and must not hold the development secret published in this repository
+ *   (with it, anyone could mint view tokens that charge budgets).
+ * Throws naming what is wrong; development and tests keep their defaults.
  */
-export function assertProductionConfig(env: NodeJS.ProcessEnv = process.env): void {
-  if (env.NODE_ENV !== 'production') return;
-  const missing = PRODUCTION_REQUIRED_ENV.filter((name) => !env[name]?.trim());
-  if (missing.length) {
-    throw new Error(`refusing to start with NODE_ENV=production: ${missing.join(', ')} must be set (no development defaults in production)`);
+export function assertStartupConfig(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.NODE_ENV === 'production') {
+    const missing = PRODUCTION_REQUIRED_ENV.filter((name) => !env[name]?.trim());
+    if (missing.length) {
+      throw new Error(`refusing to start with NODE_ENV=production: ${missing.join(', ')} must be set (no development defaults in production)`);
+    }
+  }
+  if (DEVELOPMENT_MODES.includes(env.NODE_ENV ?? '')) return;
+  const mode = `NODE_ENV=${env.NODE_ENV ?? '(unset)'}`;
+  if (!env.TRACKING_SIGNING_KEYS?.trim()) {
+    throw new Error(`refusing to start with ${mode}: TRACKING_SIGNING_KEYS must be set (only development and test have a built-in key)`);
+  }
+  if (env.TRACKING_SIGNING_KEYS.includes(DEVELOPMENT_TRACKING_SECRET)) {
+    throw new Error(`refusing to start with ${mode}: TRACKING_SIGNING_KEYS holds the development key published in this repository`);
   }
 }

@@ -83,3 +83,12 @@ export async function closeDb(db: Db, ms = config.timeouts.closeMs): Promise<voi
   await closeWithin(ms, 'background writes', () => settleBackgroundWrites(db));
   await closeWithin(ms, 'database disconnect', () => db.$disconnect());
 }
+
+/** Whatever runs a raw statement: a Prisma client, or a `pg` pool or client. */
+export type SqlExecutor = Db | { query(text: string, values?: unknown[]): Promise<unknown> };
+
+/** Runs one raw statement (`$1`-style parameters) on either kind of executor. */
+export async function executeSql(executor: SqlExecutor, text: string, values: unknown[]): Promise<void> {
+  if ('$executeRawUnsafe' in executor) await executor.$executeRawUnsafe(text, ...values);
+  else await executor.query(text, values);
+}

@@ -5,15 +5,14 @@ import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
  * Prometheus metrics for an Express process (the api): process defaults and
  * one request-duration histogram in milliseconds, labelled by method, route
  * pattern and status. `metrics.middleware` times requests; `metrics.observe` records
- * a request answered outside Express (lib/http/direct-route.ts); `metrics.handler`
- * serves GET /metrics in the text format.
+ * a request answered outside Express (lib/http/direct-route.ts). The registry
+ * is served on the process's internal metrics port (lib/metrics-server.ts).
  */
 export interface HttpMetrics {
   registry: Registry;
   middleware: RequestHandler;
   /** Records a request Express never saw (answered from `startedMs`, performance.now()), under its route pattern. */
   observe(method: string, route: string, status: number, startedMs: number): void;
-  handler: RequestHandler;
 }
 
 const MS_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
@@ -34,10 +33,6 @@ export function createHttpMetrics(prefix: string): HttpMetrics {
       // The matched route pattern, never the raw path: ids must not become label values.
       res.on('finish', () => observe(req.method, `${req.baseUrl}${(req.route?.path as string | undefined) ?? 'unmatched'}`, res.statusCode, started));
       next();
-    },
-    async handler(_req: Request, res: Response) {
-      res.set('content-type', registry.contentType);
-      res.send(await registry.metrics());
     },
   };
 }

@@ -33,7 +33,10 @@ export function parseSigningKeys(spec: string): SigningKeys {
 }
 
 let defaultKeys: SigningKeys | undefined;
-const configuredKeys = () => (defaultKeys ??= parseSigningKeys(config.signing.trackingKeys));
+const configuredKeys = () => {
+  if (config.signing.trackingKeys === undefined) throw new Error('TRACKING_SIGNING_KEYS is not set (only development and test have a built-in key)');
+  return (defaultKeys ??= parseSigningKeys(config.signing.trackingKeys));
+};
 
 const mac = (key: Buffer, data: string) => createHmac('sha256', key).update(data).digest();
 

@@ -17,7 +17,7 @@ export const STRIPE_EMULATOR_DEFAULT_URL = 'http://127.0.0.1:12111';
 export function createStripeClient(env: NodeJS.ProcessEnv = process.env): Stripe {
   const settings = { maxNetworkRetries: config.timeouts.stripeMaxNetworkRetries, timeout: config.timeouts.stripeRequestMs };
   if (env.STRIPE_SECRET_KEY) return new Stripe(env.STRIPE_SECRET_KEY, settings);
-  // Fail closed: the emulator moves no money (lib/config.ts assertProductionConfig).
+  // Fail closed: the emulator moves no money (lib/config.ts assertStartupConfig).
   if (env.NODE_ENV === 'production') throw new Error('STRIPE_SECRET_KEY must be set with NODE_ENV=production');
 
   const url = new URL(env.STRIPE_EMULATOR_URL || STRIPE_EMULATOR_DEFAULT_URL);

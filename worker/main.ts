@@ -1,7 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { temporalConfig } from '../temporal.config';
 import { createActivities } from '../activities';
-import { assertProductionConfig, config } from '../lib/config';
+import { assertStartupConfig, config } from '../lib/config';
 import { closeDb, createDb } from '../lib/db';
 import { closeWithin } from '../lib/deadline';
 import { createAssetStore } from '../lib/asset-store';
@@ -16,7 +16,7 @@ import { lowerOwnPriority } from '../lib/process-priority';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
-  assertProductionConfig();
+  assertStartupConfig();
   // Background work yields the CPU to the request paths: on a busy machine the event
   // pipeline's once-a-second batch competed with /api/collect (bench:events, README).
   lowerOwnPriority(config.worker.nice);

@@ -7,7 +7,7 @@ import { config } from '../../lib/config';
 import { DomainError } from '../../domain/errors';
 import { clientIp } from '../../domain/events/client-ip';
 import { MAX_BATCH_EVENTS, MAX_STRING_LENGTH, MAX_TIMESTAMP, parseEvent, type CollectedEvent } from '../../domain/events/event';
-import { createInboxWriter } from '../../domain/events/inbox';
+import { createInboxWriter, serializeEvents } from '../../domain/events/inbox';
 import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { apiKeyAuthOf, type ApiKeyAuth } from '../auth/api-key-auth';
 import { cachedApiKeyAuth } from '../auth/cached-api-key-auth';
@@ -131,7 +131,7 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
         verdict = await budget(apiKeyId, events.length);
       } else {
         const outcome = await inbox.submit({
-          organizationId, apiKeyId, receivedAt: new Date(), events,
+          organizationId, apiKeyId, receivedAt: new Date(), events: serializeEvents(events),
           ipAddress: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.events.trustedProxies),
         });
         verdict = outcome.verdict;

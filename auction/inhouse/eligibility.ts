@@ -1,3 +1,5 @@
+import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../../domain/ad-groups/bids';
+
 /**
  * The one place that says whether an in-house ad may serve at all (before the
  * request's country, formats and relevance are looked at). Extend it here when
@@ -42,9 +44,7 @@ export function smoothedCtr(clicks: number, impressions: number): number {
 }
 export const priorCtr: CtrEstimator = { ctr: () => smoothedCtr(0, 0) };
 
-/** Defaults when an ad group has no max_bid_micros: CPM 1.00 USD, CPC 0.50 USD. */
-export const DEFAULT_CPM_MICROS = 1_000_000;
-export const DEFAULT_CPC_MICROS = 500_000;
+export { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../../domain/ad-groups/bids';
 
 /** The in-house bid as a CPM in micros: cpm max bid as is; cpc as eCPM = max CPC x CTR x 1000. */
 export function bidCpmMicros(pricingModel: string, maxBidMicros: number | null, ctr: number): number {

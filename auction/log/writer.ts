@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { insertSettingAsideRefused, isDataRefusal } from '../../lib/clickhouse/refused-rows';
+import type { DeadLetter } from '../../domain/dead-letters/store';
 import { seatNonBidCode } from '../non-bid';
 import type { AuctionContext, BidRecord, ValidBid } from '../types';
 
@@ -7,7 +9,8 @@ import type { AuctionContext, BidRecord, ValidBid } from '../types';
  * The auction log: rows are queued in memory and inserted in batches every
  * `flushMs` or `batchSize` auctions, off the request. `drain()` flushes
  * everything (SIGTERM). A failed insert keeps its rows for the next flush
- * (bounded: the oldest are dropped past maxQueued).
+ * (bounded: the oldest are dropped past maxQueued); a batch ClickHouse refuses
+ * for its data has the refused rows set aside as dead letters and the rest stored.
  *
  * Each row is encoded (one JSONEachRow line) when it is recorded, straight
  * into Buffers outside the JS heap: encoding a whole batch of row objects at
@@ -71,6 +74,16 @@ export class RowQueue {
   }
 }
 
+/** A log row's key among dead letters: its auction, and for a bid its bidder. */
+function auctionRowKey(line: string): string {
+  try {
+    const row = JSON.parse(line) as { auction_id?: string; bidder_id?: string };
+    return row.bidder_id !== undefined ? `${row.auction_id}:${row.bidder_id}` : String(row.auction_id);
+  } catch {
+    return `unparsable:${line.length}:${line.slice(0, 64)}`;
+  }
+}
+
 export class AuctionLog {
   private readonly maxQueued = 200_000;
   private readonly auctions = new RowQueue(this.maxQueued);
@@ -78,7 +91,10 @@ export class AuctionLog {
   private timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly clickhouse: ClickHouseClient, private readonly opts: { batchSize: number; flushMs: number }) {
+  constructor(
+    private readonly clickhouse: ClickHouseClient,
+    private readonly opts: { batchSize: number; flushMs: number; setAside?: (letters: DeadLetter[]) => Promise<void> },
+  ) {
     this.timer = setInterval(() => { void this.flush(); }, opts.flushMs);
     this.timer.unref();
   }
@@ -122,19 +138,34 @@ export class AuctionLog {
     return this.flushing;
   }
 
-  /** One immediate retry: a pooled keep-alive socket the server already closed fails the first attempt. */
+  /**
+   * One immediate retry: a pooled keep-alive socket the server already closed
+   * fails the first attempt. A batch refused for its data is split to set the
+   * refused rows aside (rare: every string a DSP sends is checked first).
+   */
   private async insert(table: 'auctions' | 'auction_bids', batch: Batch) {
-    const send = async () => {
-      // The rows are already JSONEachRow text: sent as the body of the (value-free) INSERT.
-      const { stream } = await this.clickhouse.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from(batch.chunks, { objectMode: false }) });
-      stream.resume();
-      await new Promise((resolve, reject) => { stream.once('end', resolve); stream.once('error', reject); });
-    };
     try {
-      await send();
-    } catch {
-      await send();
+      await this.send(table, batch.chunks);
+    } catch (err) {
+      if (isDataRefusal(err)) return this.setAsideRefused(table, batch);
+      await this.send(table, batch.chunks);
     }
+  }
+
+  private async send(table: 'auctions' | 'auction_bids', chunks: readonly Buffer[]) {
+    // The rows are already JSONEachRow text: sent as the body of the (value-free) INSERT.
+    const { stream } = await this.clickhouse.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from(chunks, { objectMode: false }) });
+    stream.resume();
+    await new Promise((resolve, reject) => { stream.once('end', resolve); stream.once('error', reject); });
+  }
+
+  private async setAsideRefused(table: 'auctions' | 'auction_bids', batch: Batch) {
+    const lines = Buffer.concat(batch.chunks).toString('utf8').split('\n').filter(Boolean);
+    const refused = await insertSettingAsideRefused(lines, (part) => this.send(table, [Buffer.from(`${part.join('\n')}\n`)]));
+    if (refused.length === 0) return;
+    const letters = refused.map(({ row, error }) => ({ targetTable: table, rowKey: auctionRowKey(row), payload: row, error }));
+    if (this.opts.setAside) await this.opts.setAside(letters);
+    else console.error(`auction: ${letters.length} ${table} rows refused by ClickHouse and dropped: ${letters[0].error}`);
   }
 
   private requeue(auctions: Batch | null, bids: Batch | null, err: unknown) {

@@ -1,7 +1,11 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Db } from '../../lib/db';
 import { startBackgroundLoop, type BackgroundLoop } from '../../lib/background-loop';
+import type { RefusedRow } from '../../lib/clickhouse/refused-rows';
+import { deadLetterInsert, deadLettersOf, type DeadLetter } from '../dead-letters/store';
+import { heldRows, holdRows, releaseHeld, verifiedRevenue } from './dsp-revenue';
+import { DELIVERY_TABLES } from './clickhouse-tables';
 import { insertDeliveryRows, insertDspDeliveryRows, type DeliveryRow, type DspDeliveryRow } from './rows';
 
 /**
@@ -23,6 +27,9 @@ import { insertDeliveryRows, insertDspDeliveryRows, type DeliveryRow, type DspDe
  * mark no lookup is needed: ClickHouse cannot hold a row the cursor has not
  * reached. One exporter at a time (a session advisory lock): the others skip
  * their turn.
+ *
+ * A row ClickHouse refuses is set aside as a dead letter (domain/dead-letters)
+ * in the transaction that moves the cursor past it; the rest of its batch goes on.
  */
 interface LedgerRow {
   event_id: string;
@@ -56,11 +63,12 @@ function ownRow(r: LedgerRow): DeliveryRow {
   };
 }
 
-function dspRow(r: LedgerRow): DspDeliveryRow {
+/** A DSP delivery: what the DSP owes is verified against the auction log (dsp-revenue.ts) for impressions. */
+function dspRow(r: LedgerRow, revenue: Map<string, number | undefined>): DspDeliveryRow {
   return {
     event_id: r.event_id, event_type: r.event_type, event_time: new Date(Number(r.event_ms)), auction_id: r.auction_id, dsp_id: r.dsp_id, bid_id: r.bid_id,
     publisher_id: r.publisher_id, country: r.country, device: r.device, ...counts(r.event_type),
-    revenue_micros: r.event_type === 'impression' ? Number(r.price_micros) : 0,
+    revenue_micros: r.event_type === 'impression' ? revenue.get(r.event_id) ?? 0 : 0,
   };
 }
 
@@ -70,13 +78,56 @@ export const EXPORT_LOCK = 0x6c656467; // 'ledg'
 /** Ledger rows `l` after the export cursor `c`. */
 const AFTER_CURSOR = 'c.id = 1 AND (l.txid, l.seq) > (c.txid, c.seq)';
 
-/** Exports up to `limit` ledger rows after the cursor; returns how many it exported (0 when another exporter has the turn). */
-export async function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: string, limit: number): Promise<number> {
+export interface ExportOptions {
+  /** How far before an impression its auction can be (the view token's lifetime). */
+  viewTokenTtlSeconds: number;
+  /** How long a DSP impression waits for its auction's record before it is exported with no revenue. */
+  revenueGraceSeconds: number;
+}
+
+/** Runs `work` holding the export's session advisory lock, or returns 0 when another exporter has the turn. */
+async function withExportLock(pool: Pool, work: (client: PoolClient) => Promise<number>): Promise<number> {
   const client = await pool.connect();
   let locked = false;
   try {
     locked = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [EXPORT_LOCK])).rows[0].locked;
-    if (!locked) return 0;
+    return locked ? await work(client) : 0;
+  } finally {
+    if (locked) await client.query('SELECT pg_advisory_unlock($1)', [EXPORT_LOCK]).catch(() => undefined);
+    client.release();
+  }
+}
+
+/** Runs `statements` in one transaction on `client`. */
+async function inTransaction(client: PoolClient, statements: () => Promise<void>): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await statements();
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Sends ledger rows to ClickHouse (DSP impressions priced by `revenue`; those
+ * still waiting for it left out), setting refused rows aside. Returns the dead letters.
+ */
+async function sendRows(ch: ClickHouseClient, database: string, rows: LedgerRow[], revenue: Map<string, number | undefined>, lookUpStored: boolean): Promise<DeadLetter[]> {
+  const refusedOwn: RefusedRow<DeliveryRow>[] = [];
+  const refusedDsp: RefusedRow<DspDeliveryRow>[] = [];
+  await insertDeliveryRows(ch, database, rows.filter((r) => r.source === 'inhouse').map(ownRow), { lookUpStored, refused: refusedOwn });
+  const dsp = rows.filter((r) => r.source === 'dsp' && !(r.event_type === 'impression' && revenue.get(r.event_id) === undefined));
+  await insertDspDeliveryRows(ch, database, dsp.map((r) => dspRow(r, revenue)), { lookUpStored, refused: refusedDsp });
+  return [...deadLettersOf(DELIVERY_TABLES.rows, refusedOwn, (r) => r.event_id), ...deadLettersOf(DELIVERY_TABLES.dspRows, refusedDsp, (r) => r.event_id)];
+}
+
+const dspImpressions = (rows: LedgerRow[]) => rows.filter((r) => r.source === 'dsp' && r.event_type === 'impression');
+
+/** Exports up to `limit` ledger rows after the cursor; returns how many it passed (0 when another exporter has the turn). */
+export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: string, limit: number, opts: ExportOptions): Promise<number> {
+  return withExportLock(pool, async (client) => {
     const { rows: [cursor] } = await client.query<{ txid: string; seq: string; pending: boolean }>(
       'SELECT txid::text, seq::text, pending_txid IS NOT NULL AS pending FROM delivery_export_cursor WHERE id = 1',
     );
@@ -100,22 +151,49 @@ export async function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, databa
        WHERE id = 1`,
       [last.txid, last.seq],
     );
-    const lookUp = cursor.pending;
-    await insertDeliveryRows(ch, database, rows.filter((r) => r.source === 'inhouse').map(ownRow), { lookUpStored: lookUp });
-    await insertDspDeliveryRows(ch, database, rows.filter((r) => r.source === 'dsp').map(dspRow), { lookUpStored: lookUp });
-    // Sent: the cursor moves on; the mark goes once the cursor has passed it.
-    await client.query(
-      `UPDATE delivery_export_cursor SET txid = $1::xid8, seq = $2::bigint, updated_at = now(),
-         pending_txid = CASE WHEN (pending_txid, pending_seq) > ($1::xid8, $2::bigint) THEN pending_txid END,
-         pending_seq = CASE WHEN (pending_txid, pending_seq) > ($1::xid8, $2::bigint) THEN pending_seq END
-       WHERE id = 1`,
-      [last.txid, last.seq],
-    );
+    const revenue = await verifiedRevenue(ch, database, dspImpressions(rows), { ...opts, graceSeconds: opts.revenueGraceSeconds });
+    const deadLetters = await sendRows(ch, database, rows, revenue, cursor.pending);
+    // Sent: the cursor moves on, past the rows set aside (dead letters, impressions held for their
+    // auction's record) in the same transaction; the mark goes once the cursor has passed it.
+    await inTransaction(client, async () => {
+      if (deadLetters.length > 0) {
+        const { text, values } = deadLetterInsert(deadLetters);
+        await client.query(text, values);
+      }
+      await holdRows(client, dspImpressions(rows).filter((r) => revenue.get(r.event_id) === undefined));
+      await client.query(
+        `UPDATE delivery_export_cursor SET txid = $1::xid8, seq = $2::bigint, updated_at = now(),
+           pending_txid = CASE WHEN (pending_txid, pending_seq) > ($1::xid8, $2::bigint) THEN pending_txid END,
+           pending_seq = CASE WHEN (pending_txid, pending_seq) > ($1::xid8, $2::bigint) THEN pending_seq END
+         WHERE id = 1`,
+        [last.txid, last.seq],
+      );
+    });
     return rows.length;
-  } finally {
-    if (locked) await client.query('SELECT pg_advisory_unlock($1)', [EXPORT_LOCK]).catch(() => undefined);
-    client.release();
-  }
+  });
+}
+
+/**
+ * Exports the held DSP impressions whose auction record has arrived, or whose
+ * wait ran out; returns how many it released. A crash after the insert and
+ * before the release only re-sends them: held rows are always looked up first.
+ */
+export function exportHeldImpressions(pool: Pool, ch: ClickHouseClient, database: string, opts: ExportOptions): Promise<number> {
+  return withExportLock(pool, async (client) => {
+    const held = await heldRows<LedgerRow>(client, 1_000);
+    if (held.length === 0) return 0;
+    const revenue = await verifiedRevenue(ch, database, held, { ...opts, graceSeconds: opts.revenueGraceSeconds });
+    const ready = held.filter((r) => revenue.get(r.event_id) !== undefined);
+    const deadLetters = await sendRows(ch, database, ready, revenue, true);
+    await inTransaction(client, async () => {
+      if (deadLetters.length > 0) {
+        const { text, values } = deadLetterInsert(deadLetters);
+        await client.query(text, values);
+      }
+      await releaseHeld(client, ready.map((r) => r.event_id));
+    });
+    return ready.length;
+  });
 }
 
 /** How many of a campaign's ledger rows the export has not passed yet (tests wait for 0). */
@@ -142,10 +220,13 @@ export async function pruneLedger(pool: Pool, tokenTtlSeconds: number): Promise<
  * `intervalMs`; prunes hourly. `runNow()` drains what is committed (tests,
  * shutdown after the server stopped taking requests).
  */
-export function startLedgerExporter(pool: Pool, ch: ClickHouseClient, database: string, opts: { batch: number; intervalMs: number; tokenTtlSeconds: number }): BackgroundLoop {
+export function startLedgerExporter(
+  pool: Pool, ch: ClickHouseClient, database: string, opts: ExportOptions & { batch: number; intervalMs: number; tokenTtlSeconds: number },
+): BackgroundLoop {
   let lastPrune = Date.now();
   return startBackgroundLoop('delivery export', async () => {
-    while ((await exportLedgerBatch(pool, ch, database, opts.batch)) === opts.batch) { /* a full batch: more may wait */ }
+    while ((await exportLedgerBatch(pool, ch, database, opts.batch, opts)) === opts.batch) { /* a full batch: more may wait */ }
+    await exportHeldImpressions(pool, ch, database, opts);
     if (Date.now() - lastPrune > 3_600_000) {
       lastPrune = Date.now();
       await pruneLedger(pool, opts.tokenTtlSeconds);

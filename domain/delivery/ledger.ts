@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { GroupCommit } from '../events/group-commit';
 import type { DeliveryClaims } from './tracking-token';
+import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../ad-groups/bids';
 
 /**
  * The delivery ledger (PostgreSQL `delivery_ledger`) and the shared spend store
@@ -8,10 +9,13 @@ import type { DeliveryClaims } from './tracking-token';
  * is committed here, so an answered impression is never lost, and the ledger's
  * primary key (`<auction_id>:<event_type>`) makes a repeat count nothing.
  *
- * Budgets: a charge is made only while the campaign's spend is below its
- * lifetime limit, under the campaign's spend-row lock, so across any number of
- * api processes spend exceeds the limit by at most the one charge that crossed
- * it. Once spend is exhausted, later deliveries are recorded with a charge of 0.
+ * Budgets: under the campaign's spend-row lock, a charge is at most what is
+ * left of the lifetime limit (the last one is cut to it), so across any number
+ * of api processes spend reaches the limit and never passes it. What a token
+ * claims is bounded by the database (prisma/routines/record_deliveries.sql):
+ * the ad group's max bid, the campaign's pricing model, and whether the
+ * campaign may serve at the event's time. Deliveries that charge nothing are
+ * still recorded, with a charge of 0.
  *
  * Writes go through a group commit: one transaction for many tracker requests.
  */
@@ -46,16 +50,16 @@ export interface LedgerOptions {
 const dedupeType = (type: DeliveryEventType) => (type === 'thumbs_up' || type === 'thumbs_down' ? 'feedback' : type);
 export const deliveryEventId = (auctionId: string, type: DeliveryEventType) => `${auctionId}:${dedupeType(type)}`;
 
-/** What one delivery costs its campaign: CPM impressions pay price/1000, CPC clicks their CPC; everything else nothing. */
+/**
+ * What the token says one delivery costs: CPM impressions price/1000, CPC clicks
+ * their CPC; everything else nothing. Whether it is charged, and how much at
+ * most, the ledger decides (record_deliveries).
+ */
 export function deliveryPriceMicros(type: DeliveryEventType, claims: DeliveryClaims): number {
   if (type === 'impression') return Math.round(claims.price_micros / 1000);
   if (type === 'click' && claims.pricing_model === 'cpc') return claims.cpc_micros ?? 0;
   return 0;
 }
-
-const chargeable = (type: DeliveryEventType, claims: DeliveryClaims) =>
-  claims.source === 'inhouse' && claims.campaign_id !== undefined
-  && ((type === 'impression' && claims.pricing_model !== 'cpc') || (type === 'click' && claims.pricing_model === 'cpc'));
 
 export function createDeliveryLedger(pool: Pool, options: LedgerOptions = {}) {
   const writer = new GroupCommit<TrackedDelivery, DeliveryOutcome>(
@@ -82,14 +86,15 @@ export async function recordDeliveries(pool: Pool, batch: TrackedDelivery[], opt
     const row = [
       deliveryEventId(c.auction_id, type), type, time.toISOString().replace('Z', ''), c.auction_id, c.source, c.organization_id ?? '', c.ad_account_id ?? '',
       c.campaign_id ?? '', c.ad_group_id ?? '', c.ad_id ?? '', c.dsp_id ?? '', c.bid_id ?? '', c.publisher_id, c.country ?? '',
-      c.device ?? '', c.tile !== undefined && type === 'click' ? `tile:${c.tile}` : '', String(deliveryPriceMicros(type, c)), chargeable(type, c),
+      c.device ?? '', c.tile !== undefined && type === 'click' ? `tile:${c.tile}` : '', String(deliveryPriceMicros(type, c)),
       callback?.dspId ?? null, callback?.url ?? null, callback?.body ?? null,
     ];
     row.forEach((value, i) => columns[i].push(value));
   }
+  const n = LEDGER_TYPES.length;
   const { rows: [result] } = await pool.query<{ recorded: boolean[]; charged_micros: string[]; exhausted_campaign_ids: string[] | null }>(
-    `SELECT * FROM record_deliveries(${LEDGER_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`,
-    columns,
+    `SELECT * FROM record_deliveries(${LEDGER_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}, $${n + 1}::bigint, $${n + 2}::bigint)`,
+    [...columns, DEFAULT_CPM_MICROS, DEFAULT_CPC_MICROS],
   );
   const exhausted = result.exhausted_campaign_ids ?? [];
   if (exhausted.length > 0) options.onBudgetExhausted?.(exhausted);
@@ -99,9 +104,9 @@ export async function recordDeliveries(pool: Pool, batch: TrackedDelivery[], opt
 /** The function's parameters, in order, and their types. */
 const LEDGER_COLUMNS = [
   'event_id', 'event_type', 'event_time', 'auction_id', 'source', 'organization_id', 'ad_account_id', 'campaign_id', 'ad_group_id', 'ad_id',
-  'dsp_id', 'bid_id', 'publisher_id', 'country', 'device', 'detail', 'price_micros', 'chargeable', 'callback_dsp_id', 'callback_url', 'callback_body',
+  'dsp_id', 'bid_id', 'publisher_id', 'country', 'device', 'detail', 'price_micros', 'callback_dsp_id', 'callback_url', 'callback_body',
 ] as const;
 const LEDGER_TYPES = [
   'text', 'text', 'timestamp', 'text', 'text', 'text', 'text', 'text', 'text', 'text',
-  'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'boolean', 'text', 'text', 'text',
+  'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text',
 ];

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { identifier, inList, sql } from '../../lib/clickhouse/sql';
+import { insertSettingAsideRefused, type RefusedRow } from '../../lib/clickhouse/refused-rows';
 import { DELIVERY_TABLES } from './clickhouse-tables';
 
 /**
@@ -84,7 +85,26 @@ export async function storedEventIds<R extends IdempotentRow>(
  * Always, unless the caller knows none can be there (the ledger's export
  * does: domain/delivery/exporter.ts); the lookup is one more query per insert, with every id in it.
  */
-export interface InsertOptions { lookUpStored?: boolean }
+export interface InsertOptions<R> {
+  lookUpStored?: boolean;
+  /**
+   * Where rows ClickHouse refuses go (a mover's dead letters), while the rest
+   * are stored; without it a refusal fails the call.
+   */
+  refused?: RefusedRow<R>[];
+}
+
+/** One insert of `values` into `table`, setting refused rows aside into `refused` when given. */
+async function insertRows<R, V>(ch: ClickHouseClient, table: string, rows: R[], toValue: (row: R) => V, refused?: RefusedRow<R>[]): Promise<number> {
+  const send = (part: readonly R[]) => ch.insert({ table, values: part.map(toValue), format: 'JSONEachRow' }).then(() => undefined);
+  if (!refused) {
+    await send(rows);
+    return rows.length;
+  }
+  const setAside = await insertSettingAsideRefused(rows, send);
+  refused.push(...setAside);
+  return rows.length - setAside.length;
+}
 
 /**
  * Writes delivery rows in batches of DELIVERY_BATCH_SIZE. Idempotent on
@@ -94,7 +114,7 @@ export interface InsertOptions { lookUpStored?: boolean }
  * tracker retrying its own batch); ReplacingMergeTree still folds the raw
  * table if two writers race. Returns the number of rows written.
  */
-export async function insertDeliveryRows(ch: ClickHouseClient, database: string, rows: DeliveryRow[], options: InsertOptions = {}): Promise<number> {
+export async function insertDeliveryRows(ch: ClickHouseClient, database: string, rows: DeliveryRow[], options: InsertOptions<DeliveryRow> = {}): Promise<number> {
   let written = 0;
   for (let i = 0; i < rows.length; i += DELIVERY_BATCH_SIZE) {
     const batch = new Map<string, DeliveryRow>();
@@ -102,8 +122,7 @@ export async function insertDeliveryRows(ch: ClickHouseClient, database: string,
     const stored = options.lookUpStored === false ? new Set<string>() : await storedEventIds(ch, database, DELIVERY_TABLES.rows, 'organization_id', [...batch.values()]);
     const fresh = [...batch.values()].filter((row) => !stored.has(row.event_id));
     if (fresh.length === 0) continue;
-    await ch.insert({ table: `${identifier(database)}.${DELIVERY_TABLES.rows}`, values: fresh.map(toStored), format: 'JSONEachRow' });
-    written += fresh.length;
+    written += await insertRows(ch, `${identifier(database)}.${DELIVERY_TABLES.rows}`, fresh, toStored, options.refused);
   }
   return written;
 }
@@ -126,16 +145,11 @@ export interface DspDeliveryRow {
 }
 
 /** Writes DSP delivery rows, idempotent on `event_id` like insertDeliveryRows. Returns the number written. */
-export async function insertDspDeliveryRows(ch: ClickHouseClient, database: string, rows: DspDeliveryRow[], options: InsertOptions = {}): Promise<number> {
+export async function insertDspDeliveryRows(ch: ClickHouseClient, database: string, rows: DspDeliveryRow[], options: InsertOptions<DspDeliveryRow> = {}): Promise<number> {
   const unique = [...new Map(rows.map((r) => [r.event_id, r])).values()];
   if (unique.length === 0) return 0;
   const stored = options.lookUpStored === false ? new Set<string>() : await storedEventIds(ch, database, DELIVERY_TABLES.dspRows, 'dsp_id', unique);
   const fresh = unique.filter((r) => !stored.has(r.event_id));
   if (fresh.length === 0) return 0;
-  await ch.insert({
-    table: `${identifier(database)}.${DELIVERY_TABLES.dspRows}`,
-    values: fresh.map((r) => ({ ...r, event_time: Math.floor(r.event_time.getTime() / 1000) })),
-    format: 'JSONEachRow',
-  });
-  return fresh.length;
+  return insertRows(ch, `${identifier(database)}.${DELIVERY_TABLES.dspRows}`, fresh, (r) => ({ ...r, event_time: Math.floor(r.event_time.getTime() / 1000) }), options.refused);
 }

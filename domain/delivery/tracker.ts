@@ -4,7 +4,7 @@ import type { BackgroundLoop } from '../../lib/background-loop';
 import { config } from '../../lib/config';
 import { closeWithin } from '../../lib/deadline';
 import { startCallbackForwarder, feedbackCallbackOf } from './dsp-callbacks';
-import { startLedgerExporter } from './exporter';
+import { startLedgerExporter, type ExportOptions } from './exporter';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from './ledger';
 
 /**
@@ -42,6 +42,11 @@ export function startDeliveryLedger(deps: {
   };
 }
 
+/** The export's settings, from the configuration. */
+export const exportOptions = (): ExportOptions => ({
+  viewTokenTtlSeconds: config.delivery.viewTokenTtlSeconds, revenueGraceSeconds: config.delivery.dspRevenueGraceSeconds,
+});
+
 export interface DeliveryBackground {
   exporter: BackgroundLoop;
   forwarder: BackgroundLoop;
@@ -57,7 +62,7 @@ export function startDeliveryBackground(deps: {
 }): DeliveryBackground {
   const d = config.delivery;
   const exporter = startLedgerExporter(deps.pool, deps.clickhouse, deps.clickhouseDatabase, {
-    batch: d.exportBatch, intervalMs: deps.intervalMs ?? d.exportIntervalMs, tokenTtlSeconds: d.trackingTokenTtlSeconds,
+    ...exportOptions(), batch: d.exportBatch, intervalMs: deps.intervalMs ?? d.exportIntervalMs, tokenTtlSeconds: Math.max(d.viewTokenTtlSeconds, d.clickTokenTtlSeconds),
   });
   const forwarder = startCallbackForwarder(deps.pool, {
     maxAttempts: d.callbackMaxAttempts, timeoutMs: config.timeouts.dspCallbackMs, intervalMs: deps.intervalMs ?? 1000,

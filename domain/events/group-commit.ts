@@ -11,6 +11,14 @@
  * arrives in fewer, fuller flushes, for at most `minSpacingMs` of added wait
  * (and none when idle: the first item after a pause is flushed at once).
  */
+/**
+ * A flush's answer for one item that failed on its own (the rest of the flush
+ * succeeded): that caller's promise rejects with `error`, the others resolve.
+ */
+export class ItemFailure {
+  constructor(readonly error: unknown) {}
+}
+
 export class GroupCommit<T, R> {
   private queue: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
   private inFlight = 0;
@@ -18,8 +26,8 @@ export class GroupCommit<T, R> {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    /** Writes a batch and returns one result per item, in order. */
-    private readonly flush: (items: T[]) => Promise<R[]>,
+    /** Writes a batch and returns one result per item, in order (an ItemFailure fails that item alone). */
+    private readonly flush: (items: T[]) => Promise<(R | ItemFailure)[]>,
     private readonly options: { maxBatch: number; maxConcurrentFlushes: number; minSpacingMs?: number },
   ) {}
 
@@ -44,7 +52,10 @@ export class GroupCommit<T, R> {
       this.inFlight += 1;
       this.flush(batch.map((b) => b.item))
         .then(
-          (results) => batch.forEach((b, i) => b.resolve(results[i])),
+          (results) => batch.forEach((b, i) => {
+            const result = results[i];
+            if (result instanceof ItemFailure) b.reject(result.error); else b.resolve(result);
+          }),
           (err) => batch.forEach((b) => b.reject(err)),
         )
         .finally(() => {

@@ -1,6 +1,6 @@
 import type { Db } from '../../lib/db';
 import type { CollectedEvent } from './event';
-import { GroupCommit } from './group-commit';
+import { GroupCommit, ItemFailure } from './group-commit';
 
 /**
  * The durable inbox of accepted events (PostgreSQL `event_inbox`): a request is
@@ -14,8 +14,15 @@ export interface InboxSubmission {
   apiKeyId: string;
   receivedAt: Date;
   ipAddress: string;
-  events: CollectedEvent[];
+  /** The request's events as JSON text (serializeEvents): serialized by the request itself, before it joins a flush. */
+  events: string[];
 }
+
+/**
+ * Each event's stored JSON text. Called by the request (its events already
+ * checked and bounded by parseEvent): a failure here is that request's own.
+ */
+export const serializeEvents = (events: CollectedEvent[]): string[] => events.map((event) => JSON.stringify(event));
 
 /** A per-key budget check for `cost` events; the edge supplies the PostgreSQL rate limiter. */
 export type EventBudget<V extends { allowed: boolean }> = (apiKeyId: string, cost: number) => Promise<V>;
@@ -44,7 +51,7 @@ export async function insertInboxRows(store: InboxStore, submissions: InboxSubmi
       orgs.push(s.organizationId);
       times.push(s.receivedAt.toISOString().replace('Z', '')); // UTC, for a timestamp column
       ips.push(s.ipAddress);
-      bodies.push(JSON.stringify(event));
+      bodies.push(event);
     }
   }
   if (bodies.length === 0) return;
@@ -61,10 +68,31 @@ export function createInboxWriter<V extends { allowed: boolean }>(
 ) {
   const writer = new GroupCommit<InboxSubmission, InboxOutcome<V>>(async (submissions) => {
     const verdicts = await budgetsOf(submissions, budget);
-    await insertInboxRows(store, submissions.filter((_, i) => verdicts[i].allowed));
-    return verdicts.map((verdict) => ({ stored: verdict.allowed, verdict }));
+    const allowed = submissions.filter((_, i) => verdicts[i].allowed);
+    const failures = await insertIsolatingFailures(store, allowed);
+    return submissions.map((s, i) => failures.get(s) ?? { stored: verdicts[i].allowed, verdict: verdicts[i] });
   }, options);
   return { submit: (s: InboxSubmission) => writer.submit(s) };
+}
+
+/**
+ * Inserts the submissions in one statement; if that fails, each on its own,
+ * so a failure fails only the requests it belongs to (their budget was
+ * counted once, above). Returns the failed submissions.
+ */
+async function insertIsolatingFailures(store: InboxStore, submissions: InboxSubmission[]): Promise<Map<InboxSubmission, ItemFailure>> {
+  const failures = new Map<InboxSubmission, ItemFailure>();
+  try {
+    await insertInboxRows(store, submissions);
+  } catch (err) {
+    if (submissions.length === 1) failures.set(submissions[0], new ItemFailure(err));
+    else {
+      for (const s of submissions) {
+        try { await insertInboxRows(store, [s]); } catch (own) { failures.set(s, new ItemFailure(own)); }
+      }
+    }
+  }
+  return failures;
 }
 
 /**

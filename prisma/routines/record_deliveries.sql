@@ -4,23 +4,34 @@
 -- spend rows stay locked only while it runs and commits.
 --
 -- Inputs are parallel arrays, one element per tracked event, in arrival order
--- (price and chargeable are decided by the caller). It returns, per input
+-- (the caller prices each event from its token; it is bounded here). It returns, per input
 -- element, whether it was recorded (false for a repeat, in the ledger or earlier
 -- in the batch) and what it charged, plus the campaigns this call exhausted.
 --
 -- Budgets: the spend rows of the batch's in-house campaigns are locked first
 -- (created when missing, in id order so two flushes never deadlock), and the
 -- statement after the lock takes a fresh snapshot (a VOLATILE function), so its
--- repeat check and the spend it reads are exact. A chargeable event is charged
--- while the spend before it is under the limit: the charges of a campaign are a
--- prefix of its chargeable events, so the limit is exceeded by at most the one
--- charge that crossed it.
+-- repeat check and the spend it reads are exact.
+--
+-- What a token claims is bounded by what the database knows, not by the token
+-- (README "Delivery tracking and money"): an event is chargeable only when its
+-- ad belongs to its ad group and campaign, its type is what the campaign's
+-- pricing model pays for (impressions for cpm, clicks for cpc), and the
+-- campaign may serve at the event's time (the rule of
+-- auction/inhouse/eligibility.ts isServable: active, approved, in flight, not
+-- completed or blocked, ad group and ad active). Its price is at most the ad
+-- group's max bid (cpm: per impression, max bid / 1000; cpc: the max bid; the
+-- defaults when none is set come from the caller), and the charge is at most
+-- what is left of the lifetime budget: spend reaches the limit and never passes it.
+DROP FUNCTION IF EXISTS record_deliveries(text[], text[], timestamp[], text[], text[], text[], text[], text[], text[], text[],
+    text[], text[], text[], text[], text[], text[], bigint[], boolean[], text[], text[], text[]);
 CREATE OR REPLACE FUNCTION record_deliveries(
     p_event_id text[], p_event_type text[], p_event_time timestamp[], p_auction_id text[], p_source text[],
     p_organization_id text[], p_ad_account_id text[], p_campaign_id text[], p_ad_group_id text[], p_ad_id text[],
     p_dsp_id text[], p_bid_id text[], p_publisher_id text[], p_country text[], p_device text[], p_detail text[],
-    p_price_micros bigint[], p_chargeable boolean[],
+    p_price_micros bigint[],
     p_callback_dsp_id text[], p_callback_url text[], p_callback_body text[],
+    p_default_cpm_micros bigint, p_default_cpc_micros bigint,
     OUT recorded boolean[], OUT charged_micros bigint[], OUT exhausted_campaign_ids text[])
 LANGUAGE plpgsql
 -- Plan each statement once per connection: left to choose, the plan cache kept
@@ -47,23 +58,36 @@ BEGIN
     WITH input AS (
         SELECT * FROM unnest(p_event_id, p_event_type, p_event_time, p_auction_id, p_source, p_organization_id, p_ad_account_id,
                              p_campaign_id, p_ad_group_id, p_ad_id, p_dsp_id, p_bid_id, p_publisher_id, p_country, p_device, p_detail,
-                             p_price_micros, p_chargeable, p_callback_dsp_id, p_callback_url, p_callback_body) WITH ORDINALITY
+                             p_price_micros, p_callback_dsp_id, p_callback_url, p_callback_body) WITH ORDINALITY
           AS e(event_id, event_type, event_time, auction_id, source, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
-               dsp_id, bid_id, publisher_id, country, device, detail, price_micros, chargeable, callback_dsp_id, callback_url, callback_body, ord)
+               dsp_id, bid_id, publisher_id, country, device, detail, price_micros, callback_dsp_id, callback_url, callback_body, ord)
     ), fresh AS (
         -- The first copy of each event not yet in the ledger.
         SELECT DISTINCT ON (i.event_id) i.* FROM input i
          WHERE NOT EXISTS (SELECT 1 FROM delivery_ledger d WHERE d.event_id = i.event_id)
          ORDER BY i.event_id, i.ord
-    ), priced AS (
+    ), bounded AS (
+        -- Chargeable, and at what price at most, by the database's own records (see the header).
         SELECT f.*, s.spent_micros AS spent_before_batch, c.lifetime_spend_limit_micros AS limit_micros,
-               coalesce(sum(f.price_micros) FILTER (WHERE f.chargeable)
-                   OVER (PARTITION BY f.campaign_id ORDER BY f.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS earlier_in_batch
+               (f.source = 'inhouse' AND s.campaign_id IS NOT NULL AND ag.campaign_id = c.id
+                AND ((f.event_type = 'impression' AND c.pricing_model <> 'cpc') OR (f.event_type = 'click' AND c.pricing_model = 'cpc'))
+                AND c.status = 'active' AND c.review_status = 'approved' AND c.lifecycle_state IS NULL
+                AND c.start_time <= f.event_time AND (c.end_time IS NULL OR c.end_time > f.event_time)
+                AND ag.status = 'active' AND a.status = 'active') AS chargeable,
+               least(f.price_micros, CASE WHEN c.pricing_model = 'cpc' THEN coalesce(ag.max_bid_micros, p_default_cpc_micros)
+                                          ELSE round(coalesce(ag.max_bid_micros, p_default_cpm_micros) / 1000.0)::bigint END) AS bounded_price
           FROM fresh f
           LEFT JOIN campaign_spend s ON f.source = 'inhouse' AND s.campaign_id = nullif(f.campaign_id, '')::uuid
           LEFT JOIN campaigns c ON c.id = s.campaign_id
+          LEFT JOIN ads a ON s.campaign_id IS NOT NULL AND a.id = nullif(f.ad_id, '')::uuid
+          LEFT JOIN ad_groups ag ON ag.id = a.ad_group_id AND ag.id = nullif(f.ad_group_id, '')::uuid
+    ), priced AS (
+        SELECT b.*, coalesce(sum(b.bounded_price) FILTER (WHERE b.chargeable)
+                   OVER (PARTITION BY b.campaign_id ORDER BY b.ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS earlier_in_batch
+          FROM bounded b
     ), charged AS (
-        SELECT p.*, CASE WHEN p.chargeable AND p.spent_before_batch + p.earlier_in_batch < p.limit_micros THEN p.price_micros ELSE 0 END AS charge
+        -- The last charge before the limit is cut to what is left of the budget.
+        SELECT p.*, CASE WHEN p.chargeable THEN greatest(0, least(p.bounded_price, p.limit_micros - p.spent_before_batch - p.earlier_in_batch)) ELSE 0 END AS charge
           FROM priced p
     ), inserted AS (
         -- DSP events take no spend lock: ON CONFLICT settles a race between two processes.

@@ -13,9 +13,12 @@ import { createDb, type Db } from '../../lib/db';
 import { createPublisher } from '../../domain/publishers';
 import { addDsp } from '../../domain/dsps';
 import { startReferenceDsp, type ReferenceDsp, type ReferenceDspOptions } from '../../dev/reference-dsp/server';
+import { startMetricsServer } from '../../lib/metrics-server';
 
 export interface AuctionHarness {
   url: string;
+  /** The auction's metrics, on an internal port of their own. */
+  metricsUrl: string;
   db: Db;
   auction: Auction;
   publisherKey: string;
@@ -32,12 +35,15 @@ export async function startAuction(overrides: Partial<AuctionDeps> = {}, publish
   const auction = createAuction({ db, clickhouse, dspFilter: (d) => dspIds.has(d.id), ...overrides, settings: { logFlushMs: 200, ...overrides.settings } });
   await auction.start();
   const server: Server = await new Promise((resolve) => { const s = auction.app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const metrics = await startMetricsServer(auction.deps.metrics.registry, { host: '127.0.0.1', port: 0 });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    metricsUrl: metrics.url,
     db, auction, publisherKey: publisher_key, publisherId: publisher_id, dspIds,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      await metrics.close();
       await auction.close();
       await clickhouse.close();
       await db.$disconnect();

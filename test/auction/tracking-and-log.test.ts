@@ -88,7 +88,7 @@ describe('the ClickHouse log and metrics', () => {
 
   test('GET /metrics: auctions, ms histograms, per-DSP latency and non-bid reasons, index size and age', async () => {
     await adRequest(h, contextualRequest({ country_code: 'AQ', ad_formats: ['poll'] }));
-    const res = await fetch(`${h.url}/metrics`);
+    const res = await fetch(h.metricsUrl);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
@@ -124,7 +124,7 @@ describe('the api process serves /metrics too', () => {
     const api = await startHarness();
     try {
       await fetch(`${api.url}/healthz`);
-      const res = await fetch(`${api.url}/metrics`);
+      const res = await fetch(api.metricsUrl);
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).toContain('api_http_request_duration_ms_bucket{le="1",method="GET",route="/healthz",status="200"}');

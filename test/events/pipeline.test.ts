@@ -9,7 +9,7 @@ import { config } from '../../lib/config';
 import { eventPipelineActivities, geoLookup, pruneCollectedEventIds } from '../../activities/event-pipeline';
 import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
 import { enrich } from '../../domain/events/enrich';
-import { insertInboxRows } from '../../domain/events/inbox';
+import { insertInboxRows, serializeEvents } from '../../domain/events/inbox';
 import { organizationIdOf } from '../support/fixtures';
 import { newOrg, startHarness, type Harness } from '../support/harness';
 import { clickhouse, storedEvents, waitForEvents } from './support';
@@ -30,7 +30,7 @@ it('redoes an in-flight batch without doubling what ClickHouse already has', asy
     await lock.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]); // waits for a running batch to finish
     await insertInboxRows(h.db, [{
       organizationId: orgId, apiKeyId: 'unused', receivedAt: new Date(), ipAddress: '127.0.0.1',
-      events: [{ event_name: 'r1', event_id: 'same' }, { event_name: 'r2' }, { event_name: 'r3' }, { event_name: 'r4', event_id: 'same' }],
+      events: serializeEvents([{ event_name: 'r1', event_id: 'same' }, { event_name: 'r2' }, { event_name: 'r3' }, { event_name: 'r4', event_id: 'same' }]),
     }]);
     const inbox = await h.db.eventInbox.findMany({ where: { organizationId: orgId }, orderBy: { id: 'asc' } });
     expect(inbox).toHaveLength(4);

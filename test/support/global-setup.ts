@@ -14,5 +14,8 @@ export default async function globalSetup() {
   process.env.NODE_ENV = 'test';
   // Image downloads in tests come from loopback servers (never any other address).
   process.env.IMAGE_FETCH_ALLOW_LOOPBACK = '1';
+  // Every service a test starts serves its metrics on a free port of its own: many run side by side.
+  process.env.METRICS_PORT = '0';
+  process.env.AUCTION_METRICS_PORT = '0';
   globalThis.__localStack = await startLocalStack('test', { workerLogs: Boolean(process.env.TEST_WORKER_LOGS) });
 }

@@ -5,7 +5,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createApp } from '../../api/app';
+import { createApiMetrics, createApp } from '../../api/app';
+import { startMetricsServer } from '../../lib/metrics-server';
 import { createOrganization, type NewOrganization } from '../../domain/organizations/service';
 import { createAssetStore } from '../../lib/asset-store';
 import { createCreativeGenerator } from '../../domain/creatives/generator';
@@ -20,6 +21,8 @@ import { createClickhouse } from '../../lib/clickhouse/client';
 
 export interface Harness {
   url: string;
+  /** The api's metrics, on an internal port of their own (GET it for Prometheus text). */
+  metricsUrl: string;
   db: Db;
   /** The worker's half of delivery tracking, run here too: `delivery.exporter.runNow()` moves committed deliveries to ClickHouse. */
   delivery: DeliveryBackground;
@@ -31,14 +34,19 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
   const temporal = createTemporalClient();
   const ledger = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal) });
   const delivery = startDeliveryBackground({ pool: createPgPool(undefined, 2), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database });
+  const metrics = createApiMetrics(db);
+  const metricsServer = await startMetricsServer(metrics.registry, { host: '127.0.0.1', port: 0 });
   const server: Server = await new Promise((resolve) => {
     // creativeReviews reaches the ad services through the deps object (see api/server.ts).
-    const deps = { db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal), deliveryLedger: ledger.ledger };
+    const deps = {
+      db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal), deliveryLedger: ledger.ledger, metrics,
+    };
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    metricsUrl: metricsServer.url,
     db,
     delivery,
     /** Every step bounded; background writes (last_used) finish before the pool ends. */
@@ -47,6 +55,7 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
       const closed = new Promise((r) => server.close(r));
       server.closeAllConnections();
       await closeWithin(ms, 'http server close', () => closed);
+      await metricsServer.close();
       await ledger.close();
       await delivery.close();
       await closeWithin(ms, 'temporal connection close', () => temporal.connection.close());

@@ -11,6 +11,7 @@ import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/le
 import { feedbackCallbackOf } from '../../domain/delivery/dsp-callbacks';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { awaitingExport, EXPORT_LOCK, exportLedgerBatch, pruneLedger } from '../../domain/delivery/exporter';
+import { exportOptions } from '../../domain/delivery/tracker';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { config } from '../../lib/config';
 import { newOrg } from '../support/harness';
@@ -25,16 +26,16 @@ afterAll(async () => { await pool.end(); await db.$disconnect(); await ch.close(
 
 /** Exports (or lets whichever exporter has the turn export) until the campaign's rows are all passed. */
 const exportAll = (campaignId: string) => until(async () => {
-  await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000);
+  await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, exportOptions());
   return (await awaitingExport(db, campaignId)) === 0;
 }, 'every delivery exported', 30_000);
 
 const PRICE = 1_000_000; // CPM 1 USD: 1,000 micros an impression
 const at = (type: TrackedDelivery['type'], claims: Claims): TrackedDelivery => ({ type, claims: { ...claims, kind: 'view' } as never, time: new Date() });
 
-test('a batch: repeats count nothing, charges stop at the one that crosses the limit, each campaign on its own', async () => {
+test('a batch: repeats count nothing, the charge that reaches the limit is cut to it, each campaign on its own', async () => {
   const org = await newOrg(db);
-  const a = await deliverableCampaign(db, org, { limitMicros: 2_500n }); // the third impression crosses it
+  const a = await deliverableCampaign(db, org, { limitMicros: 2_500n }); // the third impression reaches it
   const b = await deliverableCampaign(db, org, { limitMicros: 1_000_000n });
   const a1 = a.claims(PRICE);
   const batch = [
@@ -47,24 +48,24 @@ test('a batch: repeats count nothing, charges stop at the one that crosses the l
   expect(outcomes).toEqual([
     { recorded: true, chargedMicros: 1000 }, { recorded: true, chargedMicros: 1000 }, { recorded: true, chargedMicros: 1000 },
     { recorded: false, chargedMicros: 0 }, // the same auction's impression again, in the same batch
-    { recorded: true, chargedMicros: 1000 }, // spend was 2,000 < 2,500: charged, and now over
+    { recorded: true, chargedMicros: 500 }, // spend was 2,000: charged the 500 left, and now exhausted
     { recorded: true, chargedMicros: 0 }, // recorded free once the budget is spent
     { recorded: true, chargedMicros: 0 }, // a CPM campaign's click costs nothing
     { recorded: true, chargedMicros: 1000 },
   ]);
   expect(exhausted).toEqual([[a.campaign.id]]);
-  expect(await spendOf(db, a.campaign.id)).toMatchObject({ spent: 3000n, impressions: 4n, clicks: 1n });
+  expect(await spendOf(db, a.campaign.id)).toMatchObject({ spent: 2500n, impressions: 4n, clicks: 1n });
   expect((await spendOf(db, a.campaign.id)).exhaustedAt).not.toBeNull();
   expect(await spendOf(db, b.campaign.id)).toMatchObject({ spent: 2000n, impressions: 2n, clicks: 0n, exhaustedAt: null });
   const ledger = await db.deliveryLedger.findMany({ where: { campaignId: a.campaign.id } });
-  expect(ledger.reduce((sum, r) => sum + r.chargedMicros, 0n)).toBe(3000n);
+  expect(ledger.reduce((sum, r) => sum + r.chargedMicros, 0n)).toBe(2500n);
   expect(ledger).toHaveLength(5);
 
   // The whole batch again: every event is a repeat, nothing is charged, nobody is told twice.
   const again = await recordDeliveries(pool, batch, { onBudgetExhausted: (ids) => exhausted.push(ids) });
   expect(again.every((o) => !o.recorded && o.chargedMicros === 0)).toBe(true);
   expect(exhausted).toHaveLength(1);
-  expect(await spendOf(db, a.campaign.id)).toMatchObject({ spent: 3000n, impressions: 4n, clicks: 1n });
+  expect(await spendOf(db, a.campaign.id)).toMatchObject({ spent: 2500n, impressions: 4n, clicks: 1n });
 });
 
 test("DSP events are recorded uncharged; the first feedback of an auction queues the DSP's callback, a second verdict nothing", async () => {
@@ -121,7 +122,7 @@ test("the export never passes a row whose transaction may still commit: it waits
     await open.query('BEGIN');
     await recordDeliveries(open as unknown as Pool, [at('impression', early.claims(PRICE))]);
     await recordDeliveries(pool, [at('impression', late.claims(PRICE))]);
-    await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000);
+    await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, exportOptions());
     // The committed row is not passed while the earlier transaction may still commit before it.
     expect(await awaitingExport(db, late.campaign.id)).toBe(1);
     await open.query('COMMIT');

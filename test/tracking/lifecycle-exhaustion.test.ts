@@ -23,11 +23,11 @@ afterAll(async () => {
 
 test('the impression that spends the budget completes the campaign (budget_exhausted)', async () => {
   const org = await newOrg(h.db);
-  const c = await deliverableCampaign(h.db, org, { limitMicros: 990_000n });
+  const c = await deliverableCampaign(h.db, org, { limitMicros: 990_000n, maxBidMicros: 400_000_000n });
   expect(await startCampaignLifecycle(temporal, c.campaign.id)).toEqual({ started: true });
 
   for (let i = 0; i < 3; i += 1) expect((await get(trackerUrl(h.url, 'view', c.claims(400_000_000)))).status).toBe(200);
-  expect((await spendOf(h.db, c.campaign.id)).spent).toBe(1_200_000n);
+  expect((await spendOf(h.db, c.campaign.id)).spent).toBe(990_000n); // 400k, 400k, then the 190k left
 
   const handle = temporal.workflow.getHandle(campaignLifecycleWorkflowId(c.campaign.id));
   expect(await handle.result()).toStrictEqual({ state: 'completed', reason: 'budget_exhausted' });
