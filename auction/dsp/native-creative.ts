@@ -1,4 +1,5 @@
 import { BidRejection } from '../non-bid';
+import { creativeDomain, creativeText, creativeUrl, DSP_LIMITS } from './dsp-content';
 import type { AdFormat } from '../request-schema';
 import type { CarouselCreative, CarouselTile, MessageCreative } from '../types';
 
@@ -6,7 +7,8 @@ import type { CarouselCreative, CarouselTile, MessageCreative } from '../types';
  * Strict validation of a native creative payload (`ad_data` in a bid, `data` in
  * a render response), spec 3 "Creative payload": unknown fields, wrong types and
  * missing required fields are `invalid_ad_data`; the placement contract has its
- * own reasons; carousel rules are `invalid_carousel`.
+ * own reasons; carousel rules are `invalid_carousel`. Texts and URLs are
+ * checked and normalized as they will be served (dsp-content.ts): URLs https only.
  */
 export interface CreativeRules {
   offered: readonly AdFormat[];
@@ -26,19 +28,11 @@ function onlyKnownFields(obj: Record<string, unknown>, allowed: Set<string>, whe
   for (const key of Object.keys(obj)) if (!allowed.has(key)) reject('invalid_ad_data', `${where}: unknown field "${key}"`);
 }
 
-const HTTP_PREFIX = /^https?:\/\//i;
+/** The per-field caps of a native creative's texts (the OpenRTB asset lengths; the headline's is the request's). */
+const TEXT_LIMITS: Record<string, number> = { description: DSP_LIMITS.description, advertiser: DSP_LIMITS.advertiser, cta_text: DSP_LIMITS.ctaText };
 
-function isHttpUrl(value: string): boolean {
-  // Already http(s) by its first characters: whether it parses is all that is left to know (no URL object built).
-  if (HTTP_PREFIX.test(value)) return URL.canParse(value);
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch { return false; }
-}
-
-/** A string field: required ones must be non-empty strings, optional ones absent/null or strings. */
-function text(obj: Record<string, unknown>, key: string, where: string, required: boolean): string | undefined {
+/** A string field: required ones must be non-empty strings, optional ones absent/null or strings; a capped text is checked as served. */
+function text(obj: Record<string, unknown>, key: string, where: string, required: boolean, max = TEXT_LIMITS[key]): string | undefined {
   const value = obj[key];
   if (value === undefined || value === null) {
     if (required) reject('invalid_ad_data', `${where}: "${key}" is required`);
@@ -46,19 +40,23 @@ function text(obj: Record<string, unknown>, key: string, where: string, required
   }
   if (typeof value !== 'string') return reject('invalid_ad_data', `${where}: "${key}" must be a string`);
   if (required && value.trim() === '') reject('invalid_ad_data', `${where}: "${key}" must not be empty`);
-  return value;
+  return max === undefined ? value : creativeText(value, `${where}: ${key}`, max, key === 'description');
 }
 
 function url(obj: Record<string, unknown>, key: string, where: string, required: boolean): string | undefined {
   const value = text(obj, key, where, required);
-  if (value !== undefined && !isHttpUrl(value)) reject('invalid_ad_data', `${where}: "${key}" must be an absolute http(s) URL`);
-  return value;
+  return value === undefined ? undefined : creativeUrl(value, `${where}: "${key}"`);
+}
+
+function domain(obj: Record<string, unknown>, where: string): string | undefined {
+  const value = text(obj, 'domain', where, false, DSP_LIMITS.domain);
+  return value === undefined ? undefined : creativeDomain(value, `${where}: domain`);
 }
 
 function headline(obj: Record<string, unknown>, where: string, max: number): string {
   const value = text(obj, 'headline', where, true)!;
   if ([...value].length > max) reject('asset_too_long', `${where}: headline is longer than max_headline_chars (${max})`);
-  return value;
+  return creativeText(value, `${where}: headline`, max);
 }
 
 // A loop rather than Object.entries/fromEntries: no array per field on the hot path; same keys, same order.
@@ -91,7 +89,7 @@ function message(raw: Record<string, unknown>, rules: CreativeRules): MessageCre
     description: text(raw, 'description', where, false),
     url: url(raw, 'url', where, true)!,
     advertiser: text(raw, 'advertiser', where, true)!,
-    domain: text(raw, 'domain', where, false),
+    domain: domain(raw, where),
     cta_text: text(raw, 'cta_text', where, true)!,
     image_url: url(raw, 'image_url', where, false),
     logo_url: url(raw, 'logo_url', where, false),
@@ -133,7 +131,7 @@ function carousel(raw: Record<string, unknown>, rules: CreativeRules): CarouselC
     format: 'sponsored_carousel' as const,
     items: tiles,
     advertiser,
-    domain: text(raw, 'domain', where, false),
+    domain: domain(raw, where),
     logo_url: url(raw, 'logo_url', where, false),
     view_url: url(raw, 'view_url', where, false),
     feedback_url: url(raw, 'feedback_url', where, false),

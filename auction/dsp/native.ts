@@ -1,4 +1,5 @@
 import type { DspConfig } from '../../domain/dsps';
+import { bidIdOf } from './dsp-content';
 import { BidRejection } from '../non-bid';
 import { headlineLimit } from '../request-schema';
 import type { AuctionContext } from '../types';
@@ -58,8 +59,7 @@ export function parseNativeBid(body: unknown): ParsedNativeBid {
   const data = body.data;
   if (Object.keys(data).length === 0) return { kind: 'no_bid', detail: 'data is empty' };
   if (data.bid === undefined) throw new BidRejection('invalid_response', 'data.bid is required for a bid');
-  if (typeof data.bidId !== 'string' || data.bidId === '') throw new BidRejection('invalid_response', 'data.bidId must be a non-empty string');
-  return { kind: 'bid', bidId: data.bidId, price: data.bid, adData: data.ad_data };
+  return { kind: 'bid', bidId: bidIdOf(data.bidId, 'data.bidId'), price: data.bid, adData: data.ad_data };
 }
 
 export function renderBody(bidId: string, priceMicros: number) {

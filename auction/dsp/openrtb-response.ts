@@ -1,6 +1,7 @@
 import { BidRejection, type NonBidReason } from '../non-bid';
 import type { MessageCreative } from '../types';
 import { ASSET_LIMITS, isTextSlot } from './openrtb';
+import { bidIdOf, creativeDomain, creativeText, creativeUrl } from './dsp-content';
 
 /**
  * OpenRTB BidResponse parsing (spec 3 leaves the response "not shown": we accept
@@ -29,26 +30,23 @@ export function parseBidResponse(body: unknown, auctionId: string): ParsedOpenRt
   if (ours.length === 0) return reject('invalid_response', 'no bid for imp "1"');
   // One impression: the DSP's highest bid for it is its bid.
   const best = ours.reduce((a, b) => (Number(b.price) > Number(a.price) ? b : a));
-  if (typeof best.id !== 'string' || best.id === '') reject('invalid_response', 'bid.id must be a non-empty string');
+  const bidId = bidIdOf(best.id, 'bid.id');
   const adomain = Array.isArray(best.adomain) ? best.adomain.filter((d): d is string => typeof d === 'string') : undefined;
-  return { kind: 'bid', bidId: best.id as string, price: best.price, adm: best.adm, adomain };
+  return { kind: 'bid', bidId, price: best.price, adm: best.adm, adomain };
 }
 
 interface NativeAsset { id?: unknown; title?: { text?: unknown }; data?: { value?: unknown }; img?: { url?: unknown; w?: unknown; h?: unknown } }
 
+/** An https URL as served (dsp-content.ts creativeUrl: normalized, no user info). */
 function httpsUrl(value: unknown, what: string): string {
   if (typeof value !== 'string' || value === '') return reject('invalid_ad_data', `${what} must be a URL string`);
-  let url: URL;
-  try { url = new URL(value); } catch { return reject('invalid_ad_data', `${what} is not a URL`); }
-  if (url.protocol !== 'https:') reject('not_secure', `${what} must be HTTPS (secure = 1)`);
-  return value;
+  return creativeUrl(value, what);
 }
 
 function assetText(asset: NativeAsset | undefined, id: number, name: string, max: number, field: 'title' | 'data'): string {
   const value = field === 'title' ? asset?.title?.text : asset?.data?.value;
   if (asset === undefined || typeof value !== 'string' || value.trim() === '') return reject('missing_required_asset', `asset ${id} (${name}) is required`);
-  if ([...value].length > max) reject('asset_too_long', `asset ${id} (${name}) is longer than ${max} characters`);
-  return value;
+  return creativeText(value, `asset ${id} (${name})`, max, id === 2);
 }
 
 /** An image asset's URL, or null; checks HTTPS and, when w/h are given, the minimum size. */
@@ -96,7 +94,7 @@ export function validateNativeAdm(adm: unknown, tagid: string, titleLen: number,
     ...(mainImage ? { image_url: mainImage } : {}),
     ...(logo ? { logo_url: logo } : {}),
     ...(viewUrl ? { view_url: viewUrl } : {}),
-    ...(adomain?.[0] ? { domain: adomain[0] } : {}),
+    ...(adomain?.[0] ? { domain: creativeDomain(adomain[0], 'adomain[0]') } : {}),
   };
   return creative;
 }

@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { insertSettingAsideRefused, isDataRefusal } from '../../lib/clickhouse/refused-rows';
 import type { DeadLetter } from '../../domain/dead-letters/store';
 import { seatNonBidCode } from '../non-bid';
+import { boundedText } from '../dsp/dsp-content';
 import type { AuctionContext, BidRecord, ValidBid } from '../types';
 
 /**
@@ -112,7 +113,7 @@ export class AuctionLog {
       this.bids.push(JSON.stringify({
         auction_id: ctx.auctionId, event_time: time, bidder_id: r.bidderId, bidder_name: r.bidderName, bidder_kind: r.kind,
         bid_id: r.bidId ?? '', price_micros: r.priceMicros ?? 0, outcome: r.outcome, reason: r.reason ?? '',
-        seat_non_bid_code: r.reason ? seatNonBidCode(r.reason) : -1, detail: (r.detail ?? '').slice(0, 500), latency_ms: r.latencyMs,
+        seat_non_bid_code: r.reason ? seatNonBidCode(r.reason) : -1, detail: boundedText(r.detail ?? '', 500), latency_ms: r.latencyMs,
         ad_id: r.adId ?? '', campaign_id: r.campaignId ?? '',
       }));
     }

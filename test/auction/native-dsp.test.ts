@@ -102,11 +102,36 @@ describe('one native DSP', () => {
     ['text placement without logo_url', adData({ placement: 'text', image_url: undefined }), 'dsp_invalid_text_bid'],
     ['headline over max_headline_chars', adData({ headline: 'x'.repeat(101) }), 'asset_too_long'],
     ['carousel not offered', { ad_format: 'sponsored_carousel', items: [] }, 'format_not_offered'],
+    // Served as checked (hardening round two): https only, no user info, texts within the OpenRTB asset lengths, well-formed.
+    ['an http image_url', adData({ image_url: 'http://cdn.dsp.example/i.jpg' }), 'not_secure'],
+    ['an http click url', adData({ url: 'http://click.dsp.example/c' }), 'not_secure'],
+    ['a url with user info', adData({ url: 'https://user:pass@click.dsp.example/c' }), 'invalid_ad_data'],
+    ['a cta_text of 100,000 characters', adData({ cta_text: 'x'.repeat(100_000) }), 'asset_too_long'],
+    ['a description over 200 characters', adData({ description: 'x'.repeat(201) }), 'asset_too_long'],
+    ['an advertiser over 50 characters', adData({ advertiser: 'x'.repeat(51) }), 'asset_too_long'],
+    ['a headline with a lone surrogate', adData({ headline: 'Run \ud800' }), 'invalid_ad_data'],
+    ['a cta_text with a newline', adData({ cta_text: 'Shop\nnow' }), 'invalid_ad_data'],
+    ['a domain that is not a host name', adData({ domain: 'shoes.example/"><script>' }), 'invalid_ad_data'],
   ])('ad_data %s: rejected as %s', async (_label, data, reason) => {
     const clean = typeof data === 'object' ? JSON.parse(JSON.stringify(data)) : data;
     const { res, record } = await withBid({ bid: 3, bidId: 'b-x', ad_data: clean });
     expect(res.body.ad).toBeNull();
     expect(record).toMatchObject({ outcome: 'rejected', reason });
+  });
+
+  test('creative URLs are served normalized (quotes and brackets percent-encoded, newlines dropped)', async () => {
+    const { res } = await withBid({ bid: 3, bidId: 'b', ad_data: adData({ image_url: 'https://cdn.dsp.example/i.jpg?x="><img src=y>\n', domain: 'Shoes.EXAMPLE' }) });
+    expect(res.body.ad).toMatchObject({ image_url: 'https://cdn.dsp.example/i.jpg?x=%22%3E%3Cimg%20src=y%3E', domain: 'shoes.example' });
+  });
+
+  test.each([
+    ['over 256 characters', 'b'.repeat(257)],
+    ['a lone surrogate', 'b-\ud800'],
+    ['a control character', 'b-\u0001'],
+  ])('a bidId with %s: invalid_response, and nothing of it reaches the log', async (_label, bidId) => {
+    const { res, record } = await withBid({ bid: 3, bidId, ad_data: adData() });
+    expect(res.body.ad).toBeNull();
+    expect(record).toMatchObject({ outcome: 'rejected', reason: 'invalid_response', bid_id: '' });
   });
 
   test('image placement while config.image_enabled is false: dsp_invalid_image_bid', async () => {

@@ -224,6 +224,8 @@ describe('BidResponse handling', () => {
     ['http image with secure=1', adm([...baseAssets(), image(1200, 628, 'http://cdn.dsp.example/i.jpg')]), 'not_secure'],
     ['http click URL', adm([...baseAssets(), image()], { link: { url: 'http://click.dsp.example/c' } }), 'not_secure'],
     ['http impression tracker', adm([...baseAssets(), image()], { eventtrackers: [{ event: 1, method: 1, url: 'http://t.dsp.example/v' }] }), 'not_secure'],
+    ['a click URL with user info', adm([...baseAssets(), image()], { link: { url: 'https://u:p@click.dsp.example/c' } }), 'invalid_ad_data'],
+    ['a title with a lone surrogate', adm([...baseAssets({ title: 'Run \ud800' }), image()]), 'invalid_ad_data'],
     ['neither image nor logo', adm(baseAssets()), 'dsp_invalid_image_bid'],
     ['no link', JSON.stringify({ native: { assets: [...baseAssets(), image()] } }), 'invalid_ad_data'],
     ['adm not JSON', 'not json', 'invalid_ad_data'],
