@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { COUNTRY_CODES } from '../domain/countries';
+import { isTimeZone, MAX_TIME_ZONE_LENGTH } from '../lib/time-zones';
 
 /**
  * POST /v1/ad_requests: the spec's native bid request fields (3-dsp-integration,
@@ -8,15 +9,6 @@ import { COUNTRY_CODES } from '../domain/countries';
  * language, site|app, tmax, and `poll` in ad_formats). One schema: the route
  * validates with it and the OpenAPI document is generated from it.
  */
-const validTimezones = new Map<string, boolean>();
-function isTimezone(name: string): boolean {
-  let ok = validTimezones.get(name);
-  if (ok === undefined) {
-    try { new Intl.DateTimeFormat('en-US', { timeZone: name }); ok = true; } catch { ok = false; }
-    if (validTimezones.size < 10_000) validTimezones.set(name, ok);
-  }
-  return ok;
-}
 
 const nonEmpty = (max = 1000) => z.string().min(1).max(max);
 
@@ -75,7 +67,7 @@ export const adRequestSchema = z.strictObject({
   region: nonEmpty(200).optional(),
   city: nonEmpty(200).optional(),
   device: z.enum(['mobile', 'desktop', 'tablet']),
-  timezone: z.string().min(1).refine(isTimezone, 'must be an IANA time zone name'),
+  timezone: z.string().min(1).max(MAX_TIME_ZONE_LENGTH).refine(isTimeZone, 'must be an IANA time zone name'),
   // Defaults are resolved per protocol (headlines: native 100, OpenRTB title 90): see headlineLimit().
   config: z.strictObject({
     max_headline_chars: z.int().min(30).max(1000).optional(),

@@ -1,3 +1,5 @@
+import { BoundedMap } from '../../lib/bounded-map';
+
 /**
  * A per-key event budget taken from the shared rate limiter in chunks: each
  * api process reserves `chunk` events at a time (one counter update in
@@ -19,7 +21,8 @@ export function leasedBudget<V extends BudgetVerdict>(
   consume: (key: string, cost: number) => Promise<V>,
   chunk: () => number,
 ): (key: string, cost: number) => Promise<V> {
-  const leases = new Map<string, { left: number; verdict: V }>();
+  // One lease per key in use; bounded (lib/bounded-map.ts): an evicted lease's remainder counts as spent, as at its window's end.
+  const leases = new BoundedMap<string, { left: number; verdict: V }>(10_000);
   return async (key, cost) => {
     const lease = leases.get(key);
     if (lease && lease.left >= cost && lease.verdict.resetAt * 1000 > Date.now()) {

@@ -72,16 +72,20 @@ export interface UserAgentFields { browser: string; os: string; device: string }
  * Parsed user agents, by string. Real traffic repeats a few thousand user-agent
  * strings, and ua-parser-js runs dozens of regular expressions per parse: it was
  * the pipeline worker's largest CPU cost (bench:events' worker profile), in
- * bursts that competed with the api. Bounded (lib/bounded-map.ts).
+ * bursts that competed with the api. Bounded in entries (lib/bounded-map.ts)
+ * and in key size: ua-parser-js reads only the first UA_MAX_LENGTH characters,
+ * so that prefix is the key.
  */
 const uaCache = new BoundedMap<string, UserAgentFields>(5_000);
+const UA_MAX_LENGTH = 500; // ua-parser-js 1.x
 
 export function parseUserAgent(userAgent: string | undefined): UserAgentFields {
   if (!userAgent) return { browser: '', os: '', device: '' };
-  let fields = uaCache.get(userAgent);
+  const key = userAgent.slice(0, UA_MAX_LENGTH);
+  let fields = uaCache.get(key);
   if (!fields) {
-    fields = parseUserAgentUncached(userAgent);
-    uaCache.set(userAgent, fields);
+    fields = parseUserAgentUncached(key);
+    uaCache.set(key, fields);
   }
   return fields;
 }

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { DomainError } from '../errors';
+import { canonicalTimeZone, isTimeZone, MAX_TIME_ZONE_LENGTH } from '../../lib/time-zones';
 
 export const HOUR = 3600;
 export const DAY = 86_400;
@@ -28,13 +29,13 @@ export const timeRangeSchema = z.discriminatedUnion('type', [
     type: z.literal('date_range'),
     since: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
     until: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-    timezone: z.string().optional(),
+    timezone: z.string().max(MAX_TIME_ZONE_LENGTH).optional(),
   }).strict(),
   z.object({
     type: z.literal('hour_range'),
     since: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}$/),
     until: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}$/),
-    timezone: z.string().optional(),
+    timezone: z.string().max(MAX_TIME_ZONE_LENGTH).optional(),
   }).strict(),
 ]);
 export type TimeRange = z.infer<typeof timeRangeSchema>;
@@ -45,25 +46,26 @@ const invalidRange = (message: string, param: string) => new DomainError('invali
 // Zones
 // ---------------------------------------------------------------------------
 
+/** One formatter per canonical zone (lib/time-zones.ts): a closed set, whatever spellings requests use. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** How many zone formatters are held (bounded by the canonical zones; tests check it). */
+export const cachedZoneFormatters = () => formatters.size;
 
 /** The Intl formatter of an IANA zone, or null for a zone Intl does not know. */
 function zoneFormatter(timeZone: string): Intl.DateTimeFormat | null {
-  let formatter = formatters.get(timeZone);
+  const canonical = canonicalTimeZone(timeZone);
+  if (canonical === null) return null;
+  let formatter = formatters.get(canonical);
   if (!formatter) {
-    try {
-      formatter = new Intl.DateTimeFormat('en-US', {
-        timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-      });
-    } catch {
-      return null;
-    }
-    formatters.set(timeZone, formatter);
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: canonical, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+    });
+    formatters.set(canonical, formatter);
   }
   return formatter;
 }
 
-export const isTimeZone = (name: string) => name.length > 0 && zoneFormatter(name) !== null;
 
 /** The zone's offset from UTC at instant `t` (seconds east of Greenwich). */
 export function zoneOffset(t: number, timeZone: string): number {

@@ -93,6 +93,8 @@ describe('request validation', () => {
     ['device unknown', contextualRequest({ device: 'watch' }), 'invalid_value', 'device'],
     ['timezone missing', without('timezone'), 'required', 'timezone'],
     ['timezone not IANA', contextualRequest({ timezone: 'Mars/Olympus' }), 'invalid_value', 'timezone'],
+    ['timezone over 64 characters', contextualRequest({ timezone: `America/${'x'.repeat(57)}` }), 'string_too_long', 'timezone'],
+    ['timezone of 200 KB', contextualRequest({ timezone: 'Z'.repeat(200_000) }), 'string_too_long', 'timezone'],
     ['max_headline_chars under 30', contextualRequest({ config: { max_headline_chars: 29 } }), 'invalid_value', 'config.max_headline_chars'],
     ['max_headline_chars not an integer', contextualRequest({ config: { max_headline_chars: 40.5 } }), 'invalid_value', 'config.max_headline_chars'],
     ['image_enabled not a boolean', contextualRequest({ config: { image_enabled: 'no' } }), 'invalid_value', 'config.image_enabled'],

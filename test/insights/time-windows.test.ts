@@ -3,7 +3,8 @@
  * overlaps, half-hour zones and the midpoint rule, limits and defaults.
  */
 import { DomainError } from '../../domain/errors';
-import { defaultWindow, parseTimeRange, storedBucketRange, wallTimeToInstant } from '../../domain/insights/time-windows';
+import { cachedZoneFormatters, defaultWindow, parseTimeRange, storedBucketRange, wallTimeToInstant } from '../../domain/insights/time-windows';
+import { canonicalTimeZone } from '../../lib/time-zones';
 
 const unix = (iso: string) => Date.parse(iso) / 1000;
 const range = (value: object, hourly = false) => parseTimeRange(JSON.stringify(value), 'time_ranges[]', hourly);
@@ -54,4 +55,20 @@ test('default windows: 30 whole UTC days, today included; hourly, the last 24 ho
   const now = unix('2026-05-10T13:20:00Z');
   expect(defaultWindow(now, false)).toEqual({ start: unix('2026-04-11T00:00:00Z'), end: unix('2026-05-11T00:00:00Z') });
   expect(defaultWindow(now, true)).toEqual({ start: unix('2026-05-09T14:00:00Z'), end: unix('2026-05-10T14:00:00Z') });
+});
+
+test('zones are cached by their canonical name only: 20,000 spellings of one zone hold one formatter; names over 64 characters are refused', () => {
+  const day = (timezone: string) => range({ type: 'date_range', since: '2026-05-01', until: '2026-05-01', timezone });
+  const expected = day('America/New_York');
+  const before = cachedZoneFormatters();
+  const zone = 'america/new_york';
+  for (let i = 0; i < 20_000; i += 1) {
+    // Every letter-case spelling of the zone, by the bits of i.
+    const spelling = [...zone].map((ch, j) => ((i >> (j % 15)) & 1 ? ch.toUpperCase() : ch)).join('');
+    expect(day(spelling)).toEqual(expected);
+  }
+  expect(cachedZoneFormatters()).toBeLessThanOrEqual(before + 1);
+  expect(canonicalTimeZone('US/Eastern')).toBe('America/New_York');
+  expect(canonicalTimeZone(`Europe/${'x'.repeat(58)}`)).toBeNull();
+  expect(() => day(`Europe/${'x'.repeat(58)}`)).toThrow(expect.objectContaining({ code: 'invalid_time_range' }));
 });
