@@ -32,8 +32,19 @@ function portsFromEnv(name: string, fallback: number[]): number[] {
   return ports;
 }
 
+/**
+ * Proxies in front of the api whose forwarding headers are believed: the first
+ * `X-Forwarded-For` hop is an event's client address, and `X-Forwarded-Proto:
+ * https` makes the dashboard cookie Secure. TRUSTED_PROXIES (comma-separated
+ * IPs); EVENTS_TRUSTED_PROXIES, its earlier name, is read too.
+ */
+const trustedProxies = new Set(
+  [process.env.TRUSTED_PROXIES, process.env.EVENTS_TRUSTED_PROXIES].flatMap((list) => (list ?? '').split(',')).map((s) => s.trim()).filter(Boolean),
+);
+
 export const config = {
   isTest,
+  trustedProxies,
   databaseUrl:
     process.env.DATABASE_URL ??
     `postgresql://adplatform:adplatform@127.0.0.1:5432/${isTest ? 'adplatform_test' : 'adplatform'}`,
@@ -129,14 +140,25 @@ export const config = {
   events: {
     /** Collected events per API key per hour (each event of a batch counts). */
     perKeyPerHour: intFromEnv('RATE_LIMIT_EVENTS_PER_HOUR', 1_000_000),
-    /** Peers whose first X-Forwarded-For hop is taken as the client's ip_address (comma-separated IPs). */
-    trustedProxies: new Set((process.env.EVENTS_TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
+    /** Peers whose first X-Forwarded-For hop is taken as the client's ip_address: the trusted proxies above (one Set). */
+    trustedProxies,
     /** Pipeline batch size (inbox rows per ClickHouse insert). */
     pipelineBatch: intFromEnv('EVENT_PIPELINE_BATCH', 10_000),
     /** How long an event_id is remembered for deduplication (then pruned; a later event with that id counts again). */
     dedupeWindowDays: intFromEnv('EVENT_DEDUPE_WINDOW_DAYS', 7),
     /** How long an accepted event may wait in the inbox for its batch to fill (the pipeline lag's main part). */
     pipelineGatherMs: intFromEnv('EVENT_PIPELINE_GATHER_MS', 1_000),
+  },
+  /** How long raw rows are kept (README "Personal data and retention"); rollups are kept. */
+  retention: {
+    /** collected_events: IP addresses, user agents, page URLs. */
+    eventsDays: intFromEnv('RAW_EVENTS_RETENTION_DAYS', 400),
+    /** delivery_events and dsp_delivery_events: one row per impression and click (insights read rollups; conversions join these). */
+    deliveriesDays: intFromEnv('RAW_DELIVERY_RETENTION_DAYS', 400),
+    /** auctions and auction_bids: the auction log behind `adctl dsp report`. */
+    auctionLogDays: intFromEnv('AUCTION_LOG_RETENTION_DAYS', 90),
+    /** dead_letters (PostgreSQL): rows ClickHouse refused, which may hold personal data. */
+    deadLettersDays: intFromEnv('DEAD_LETTER_RETENTION_DAYS', 30),
   },
   insights: {
     /** Budget of one report query in whole seconds (ClickHouse's max_execution_time); past it, 504 analytics_timeout. */

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { PRODUCTION_REQUIRED_ENV } from '../lib/config';
+import { DEVELOPMENT_TRACKING_SECRET, PRODUCTION_REQUIRED_ENV } from '../lib/config';
 import { endEventPipeline } from '../dev/local-stack';
 import { startService } from '../dev/processes';
 
@@ -59,4 +59,26 @@ describe.each(processes)('$entry with NODE_ENV=production', ({ entry, ready, por
     await service.stop();
     expect(service.output()).not.toContain('refusing to start');
   }, 90_000);
+});
+
+/**
+ * The tracking signing key (hardening round two): outside NODE_ENV development
+ * and test there is no built-in key, and the one written in this repository is
+ * refused, production or not (a staging box with the public key lets anyone
+ * mint view tokens that charge budgets).
+ */
+describe.each(processes)('$entry outside development and test', ({ entry }) => {
+  const { NODE_ENV: _production, TRACKING_SIGNING_KEYS: _keys, ...stagingEnv } = productionEnv;
+  test.each([
+    ['NODE_ENV unset, no key', {}, 'TRACKING_SIGNING_KEYS must be set'],
+    ['NODE_ENV=staging, the development key', { NODE_ENV: 'staging', TRACKING_SIGNING_KEYS: `dev1:${DEVELOPMENT_TRACKING_SECRET}` }, 'development key published in this repository'],
+  ])('refuses to start: %s', async (_label, extra, message) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...stagingEnv, ...extra, PORT: '0', AUCTION_PORT: '0' };
+    if (!('NODE_ENV' in extra)) delete env.NODE_ENV;
+    if (!('TRACKING_SIGNING_KEYS' in extra)) delete env.TRACKING_SIGNING_KEYS;
+    const { code, output } = await runToExit(entry, env);
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(output).toContain(message);
+  }, 60_000);
 });

@@ -13,6 +13,7 @@ import { startEventPipeline } from './event-pipeline';
 import { startDeliveryBackground } from '../domain/delivery/tracker';
 import { createPgPool } from '../lib/db';
 import { lowerOwnPriority } from '../lib/process-priority';
+import { startRetention } from './retention';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
@@ -38,11 +39,16 @@ async function main() {
   await startEventPipeline(client, temporalConfig.taskQueues.main);
   // Delivery tracking's background: ledger rows to ClickHouse, feedback to DSPs.
   const delivery = startDeliveryBackground({ pool: createPgPool(undefined, 3), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database });
+  // Raw rows past their time to live (README "Personal data and retention").
+  const retentionClickhouse = createClickhouse();
+  const retention = startRetention(db, retentionClickhouse, config.clickhouse.database);
   // SIGINT/SIGTERM: the SDK's runtime shuts the worker down itself (a second shutdown would throw).
   // Threads the SDK's runtime started meanwhile, too.
   lowerOwnPriority(config.worker.nice);
   console.log(`worker ready on task queue ${temporalConfig.taskQueues.main}`);
   await worker.run();
+  await closeWithin(config.timeouts.closeMs, 'retention', () => retention.stop());
+  await retentionClickhouse.close();
   await delivery.close();
   await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => connection.close());
   await closeDb(db);

@@ -4,6 +4,7 @@ import { csrfTokenMatches } from '../../lib/csrf';
 import type { Db } from '../../lib/db';
 import { DomainError } from '../../domain/errors';
 import { findDashboardSession, type DashboardPrincipal, type MemberPrincipal } from '../../domain/dashboard/sessions';
+import { normalizeIp } from '../../domain/events/client-ip';
 import type { Role } from '../../domain/organizations/service';
 
 /**
@@ -16,7 +17,17 @@ export const DASHBOARD_PREFIX = '/dashboard';
 export const CSRF_HEADER = 'x-csrf-token';
 export const CSRF_FIELD = '_csrf';
 
-const isHttps = (req: Request) => req.secure || config.api.publicUrl.startsWith('https:');
+/**
+ * Served over HTTPS: a TLS socket, a public URL that says https, or a trusted
+ * proxy (config.trustedProxies) that terminated TLS and says so in
+ * `X-Forwarded-Proto` (its first value; anyone else's header is ignored).
+ */
+function isHttps(req: Request): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted || config.api.publicUrl.startsWith('https:')) return true;
+  if (!config.trustedProxies.has(normalizeIp(req.socket.remoteAddress ?? ''))) return false;
+  const proto = req.headers['x-forwarded-proto'];
+  return (Array.isArray(proto) ? proto[0] : proto ?? '').split(',')[0].trim().toLowerCase() === 'https';
+}
 
 function cookieAttributes(req: Request, maxAgeSeconds: number): string {
   return [`Path=${DASHBOARD_PREFIX}`, `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict', ...(isHttps(req) ? ['Secure'] : [])].join('; ');

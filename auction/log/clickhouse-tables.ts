@@ -5,10 +5,13 @@ import { identifier } from '../../lib/clickhouse/sql';
  * auction and one per bidder per auction. Written in batches by
  * auction/log/writer.ts, read by `adctl dsp report` and delivery tracking.
  */
+/** The auction log's tables (domain/delivery/dsp-revenue.ts reads `auctions` by the same name). */
+export const AUCTION_LOG_TABLES = { auctions: 'auctions', bids: 'auction_bids' } as const;
+
 export function auctionTables(database: string): string[] {
   const db = identifier(database);
   return [
-    `CREATE TABLE IF NOT EXISTS ${db}.auctions (
+    `CREATE TABLE IF NOT EXISTS ${db}.${AUCTION_LOG_TABLES.auctions} (
        auction_id String,
        event_time DateTime,
        publisher_id String,
@@ -30,7 +33,7 @@ export function auctionTables(database: string): string[] {
      ) ENGINE = MergeTree()
      PARTITION BY toYYYYMM(event_time)
      ORDER BY (event_time, auction_id)`,
-    `CREATE TABLE IF NOT EXISTS ${db}.auction_bids (
+    `CREATE TABLE IF NOT EXISTS ${db}.${AUCTION_LOG_TABLES.bids} (
        auction_id String,
        event_time DateTime,
        bidder_id String,

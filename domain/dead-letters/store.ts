@@ -75,3 +75,9 @@ export async function deleteDeadLetters(db: Db, which: { ids: bigint[] } | { tab
   const { count } = await db.deadLetter.deleteMany({ where: 'ids' in which ? { id: { in: which.ids } } : { targetTable: which.table } });
   return count;
 }
+
+/** Deletes dead letters older than `days` (they may hold personal data); returns how many. */
+export async function pruneDeadLetters(db: Db, days: number, now = Date.now()): Promise<number> {
+  const { count } = await db.deadLetter.deleteMany({ where: { createdAt: { lt: new Date(now - days * 86_400_000) } } });
+  return count;
+}

@@ -1,6 +1,7 @@
 import { UAParser } from 'ua-parser-js';
 import { BoundedMap } from '../../lib/bounded-map';
 import type { CollectedEvent } from './event';
+import { mayKeepIdentifiers, truncateIp } from './consent';
 
 /** What the pipeline knows about an inbox row besides the event itself. */
 export interface InboxRow {
@@ -95,11 +96,16 @@ const clickhouseTime = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;
 /**
  * The stored row: `channel` is always `server`; `tag_id` falls back to the
  * `page_url` host; `timestamp` to the receive time; geo from the request IP;
- * `ua_*` from the event's `user_agent`.
+ * `ua_*` from the event's `user_agent`. Without consent to keep them
+ * (consent.ts), the IP address is stored truncated (and located as such) and
+ * the raw user agent not at all.
  */
 export function enrich(row: InboxRow, geo: GeoLookup): CollectedEventRow {
   const e = row.event;
-  const location = row.ipAddress ? geo(row.ipAddress) : null;
+  const located = row.ipAddress ? geo(row.ipAddress) : null;
+  const keep = mayKeepIdentifiers(e.consent, located?.country ?? '');
+  const ipAddress = keep ? row.ipAddress : truncateIp(row.ipAddress);
+  const location = keep || !ipAddress ? located : geo(ipAddress);
   const ua = parseUserAgent(e.user_agent);
   return {
     inbox_id: row.id.toString(),
@@ -112,7 +118,7 @@ export function enrich(row: InboxRow, geo: GeoLookup): CollectedEventRow {
     channel: 'server',
     page_url: e.page_url ?? '',
     referrer: e.referrer ?? '',
-    user_agent: e.user_agent ?? '',
+    user_agent: keep ? e.user_agent ?? '' : '',
     session_id: e.session_id ?? '',
     client_id: e.client_id ?? '',
     click_id: e.click_id ?? '',
@@ -121,7 +127,7 @@ export function enrich(row: InboxRow, geo: GeoLookup): CollectedEventRow {
     attribution_type: e.attribution_type ?? '',
     consent: e.consent ? JSON.stringify(e.consent) : '{}',
     params: e.params ? JSON.stringify(e.params) : '{}',
-    ip_address: row.ipAddress,
+    ip_address: ipAddress,
     geo_country: location?.country ?? '',
     geo_region: location?.region ?? '',
     geo_city: location?.city ?? '',
