@@ -53,6 +53,7 @@ process.on('SIGTERM', () => stopAll(0));
 console.log(`
   API          http://${config.api.host}:${config.api.port}   (OpenAPI: /v1/openapi.json)
   Auction      http://${config.api.host}:${config.auction.port}
+  Metrics      http://${config.metrics.host}:${config.metrics.apiPort}/metrics (api), :${config.metrics.auctionPort}/metrics (auction)
   Temporal UI  ${temporalConfig.uiUrl}
   Stripe       ${process.env.STRIPE_SECRET_KEY ? 'api.stripe.com (STRIPE_SECRET_KEY)' : `local emulator ${process.env.STRIPE_EMULATOR_URL ?? STRIPE_EMULATOR_DEFAULT_URL}`}
   Operator CLI bin/adctl

@@ -13,6 +13,7 @@ import { insertInboxRows, serializeEvents } from '../../domain/events/inbox';
 import { organizationIdOf } from '../support/fixtures';
 import { newOrg, startHarness, type Harness } from '../support/harness';
 import { clickhouse, storedEvents, waitForEvents } from './support';
+import { until } from '../auction/support';
 
 const LOCK_KEY = 727_001;
 let h: Harness;
@@ -72,4 +73,17 @@ it('forgets event ids older than the dedupe window (a later event with that id c
   expect(await pruneCollectedEventIds(h.db, 7)).toBeGreaterThanOrEqual(1);
   const left = await h.db.collectedEventId.findMany({ where: { organizationId: orgId }, orderBy: { inboxId: 'asc' } });
   expect(left.map((r) => r.eventId)).toEqual(['six-days-old', 'new']);
+});
+
+it("dedupes by (organization, event_id): two organizations' events with one event_id in the same batch each keep their row", async () => {
+  const [a, b] = await Promise.all([newOrg(h.db), newOrg(h.db)].map(async (o) => organizationIdOf(h.db, await o)));
+  const row = (organizationId: string, name: string) => ({
+    organizationId, apiKeyId: 'unused', receivedAt: new Date(), ipAddress: '127.0.0.1', events: serializeEvents([{ event_name: name, event_id: 'shared-id' }]),
+  });
+  // One statement: the mover takes them in one batch.
+  await insertInboxRows(h.db, [row(a, 'from_a'), row(b, 'from_b'), row(a, 'a_again')]);
+  expect((await waitForEvents(a, (r) => r.length >= 1)).map((r) => r.event_name)).toEqual(['from_a']);
+  expect((await waitForEvents(b, (r) => r.length >= 1)).map((r) => r.event_name)).toEqual(['from_b']);
+  await until(async () => (await h.db.eventInbox.count({ where: { organizationId: { in: [a, b] } } })) === 0, 'the batch consumed');
+  expect(await storedEvents(a)).toHaveLength(1);
 });
