@@ -14,7 +14,7 @@
  * p99_ms its p99.
  * Overspend: 20 campaigns with a 0.99 USD budget at a 50 USD CPM (50,000 micros
  * an impression); 60 impressions each, fired concurrently at both apis;
- * overspend = spent - limit, at most one impression's price by design.
+ * overspend = spent - limit: the charge that reaches the limit is cut to it, so at most 0.
  *
  *   npm run bench:tracking
  */
@@ -42,12 +42,13 @@ async function main() {
   const organization = await db.organization.findFirstOrThrow({ where: { publicId: org.org_public_id }, include: { adAccounts: true } });
   const adAccountId = organization.adAccounts[0].id;
 
-  async function campaign(limitMicros: bigint) {
+  /** A CPM campaign whose ad group bids `maxBidMicros` (the ledger charges at most that). */
+  async function campaign(limitMicros: bigint, maxBidMicros: bigint) {
     const c = await db.campaign.create({
       data: {
         organizationId: organization.id, adAccountId, name: `bench tracking ${randomUUID()}`, status: 'active', reviewStatus: 'approved',
         startTime: new Date(Date.now() - 60_000), lifetimeSpendLimitMicros: limitMicros, recurringFrequency: 'daily', pricingModel: 'cpm', targetCountries: [],
-        adGroups: { create: { name: 'g', contextHints: ['bench'], creativeType: 'chat_card', ads: { create: { name: 'a', creativeType: 'chat_card', title: 'Bench' } } } },
+        adGroups: { create: { name: 'g', contextHints: ['bench'], creativeType: 'chat_card', maxBidMicros, ads: { create: { name: 'a', creativeType: 'chat_card', title: 'Bench' } } } },
       },
       include: { adGroups: { include: { ads: true } } },
     });
@@ -61,7 +62,7 @@ async function main() {
   }
 
   // 1. Throughput and latency through one api process.
-  const unlimited = (await campaign(10n ** 15n)).view;
+  const unlimited = (await campaign(10n ** 15n, 2_000_000n)).view;
   const fmt = (s: RateStep) => `  ${s.rate}/s offered: ${s.ok} answered, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.latencies[s.latencies.length - 1]?.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}`;
   console.log(`view pixel through one api process, open loop, ${seconds} s a step after 1 s warm-up:`);
   let paths: string[] = [];
@@ -78,7 +79,7 @@ async function main() {
   // 2. Overspend: 20 small budgets, both apis at once.
   const LIMIT = 990_000n;
   const CPM = 50_000_000;
-  const small = await Promise.all(Array.from({ length: 20 }, () => campaign(LIMIT)));
+  const small = await Promise.all(Array.from({ length: 20 }, () => campaign(LIMIT, BigInt(CPM))));
   const ids = small.map((c) => c.id);
   const limit = pLimit(64);
   let i = 0;
