@@ -1,6 +1,8 @@
 import Stripe from 'stripe';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../lib/db';
+import { paymentMethodOf } from '../domain/organizations/service';
+import { recordCampaignDeposit } from '../domain/campaigns/creation';
 
 /** The fixed deposit charged on every campaign create: USD 10, in cents. */
 export const DEPOSIT_AMOUNT_CENTS = 1000;
@@ -37,13 +39,7 @@ function finalStripeError(err: unknown): ApplicationFailure | null {
  */
 export function billingActivities(db: Db, stripe: Stripe) {
   return {
-    /** The organization's default payment method (and Stripe customer), or null when billing is not configured. */
-    async defaultPaymentMethod(organizationId: string): Promise<{ paymentMethodId: string; customerId: string | null } | null> {
-      const org = await db.organization.findUnique({
-        where: { id: organizationId }, select: { defaultPaymentMethodId: true, stripeCustomerId: true },
-      });
-      return org?.defaultPaymentMethodId ? { paymentMethodId: org.defaultPaymentMethodId, customerId: org.stripeCustomerId } : null;
-    },
+    defaultPaymentMethod: (organizationId: string) => paymentMethodOf(db, organizationId),
 
     /** Creates the deposit's PaymentIntent, unconfirmed (nothing is charged). Idempotent per workflow. */
     async createDepositIntent(input: {
@@ -83,10 +79,7 @@ export function billingActivities(db: Db, stripe: Stripe) {
       if (intent.status !== 'succeeded') throw declined(`Deposit payment is ${intent.status}`, intent.status);
     },
 
-    /** Remembers the charged deposit on the campaign. */
-    async recordDeposit(campaignId: string, paymentIntentId: string): Promise<void> {
-      await db.campaign.updateMany({ where: { id: campaignId }, data: { depositPaymentIntentId: paymentIntentId } });
-    },
+    recordDeposit: (campaignId: string, paymentIntentId: string): Promise<void> => recordCampaignDeposit(db, campaignId, paymentIntentId),
 
     /**
      * Compensation: whatever the confirm did, undo it. A charged deposit is

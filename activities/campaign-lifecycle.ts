@@ -1,6 +1,6 @@
 import type { Db } from '../lib/db';
 import {
-  blockCampaign, completeIfBudgetExhausted, completeIfEnded, lifecycleSnapshot, type LifecycleSnapshot,
+  recordCampaignBlock, completeIfBudgetExhausted, completeIfEnded, lifecycleSnapshot, type LifecycleSnapshot,
 } from '../domain/campaigns/lifecycle';
 
 /** The campaign lifecycle workflow's I/O (workflows/campaign-lifecycle.ts); every write is conditional and idempotent. */
@@ -19,8 +19,8 @@ export function campaignLifecycleActivities(db: Db) {
       return completeIfBudgetExhausted(db, campaignId);
     },
 
-    async blockCampaign(campaignId: string, reason: string): Promise<LifecycleSnapshot> {
-      await blockCampaign(db, campaignId, reason);
+    async recordCampaignBlock(campaignId: string, reason: string): Promise<LifecycleSnapshot> {
+      await recordCampaignBlock(db, campaignId, reason);
       return lifecycleSnapshot(db, campaignId);
     },
   };

@@ -51,6 +51,20 @@ async function organizationOf(db: Db, publicId: string | undefined) {
   return org;
 }
 
+/**
+ * Runs `use` with a Temporal client, closed afterwards (bounded). Loaded only when
+ * a command needs it: the Temporal client costs every other command start-up time.
+ */
+async function withTemporal<T>(use: (temporal: import('@temporalio/client').Client) => Promise<T>): Promise<T> {
+  const { createTemporalClient } = await import('../lib/temporal');
+  const temporal = createTemporalClient();
+  try {
+    return await use(temporal);
+  } finally {
+    await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
+  }
+}
+
 async function withClickhouse<T>(use: (ch: import('@clickhouse/client').ClickHouseClient) => Promise<T>): Promise<T> {
   const { createClickhouse } = await import('../lib/clickhouse/client');
   const ch = createClickhouse();
@@ -136,41 +150,23 @@ async function run(db: Db, argv: string[]): Promise<object> {
       const { values, positionals } = options(rest, { reason: { type: 'string' } } as const);
       const campaignId = positionals[0];
       if (!campaignId || positionals.length > 1) throw new UsageError('exactly one CAMPAIGN_ID is required');
-      // Loaded only here: the Temporal client costs every other command start-up time.
-      const { createTemporalClient } = await import('../lib/temporal');
-      const { reviewCampaign } = await import('../workflows/clients/campaign-review');
-      const temporal = createTemporalClient();
-      try {
-        return await reviewCampaign(db, temporal, campaignId, verb === 'approve' ? 'approved' : 'rejected', values.reason);
-      } finally {
-        await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
-      }
+      const { reviewCampaign } = await import('../use-cases/campaigns/review-campaign');
+      const reviewed = await withTemporal((temporal) => reviewCampaign({ db, temporal }, campaignId, verb === 'approve' ? 'approved' : 'rejected', values.reason));
+      return { campaign_id: reviewed.id, review_status: reviewed.reviewStatus };
     }
     case 'review block': {
       const { values, positionals } = options(rest, { reason: { type: 'string' } } as const);
       const campaignId = positionals[0];
       if (!campaignId || positionals.length > 1) throw new UsageError('exactly one CAMPAIGN_ID is required');
       if (!values.reason?.trim()) throw new UsageError('--reason is required');
-      const { createTemporalClient } = await import('../lib/temporal');
-      const { blockCampaign } = await import('../workflows/clients/campaign-lifecycle');
-      const temporal = createTemporalClient();
-      try {
-        return await blockCampaign(db, temporal, campaignId, values.reason.trim());
-      } finally {
-        await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
-      }
+      const { blockCampaign } = await import('../use-cases/campaigns/block-campaign');
+      return withTemporal((temporal) => blockCampaign({ db, temporal }, campaignId, values.reason!.trim()));
     }
     case 'lifecycle backfill': {
       const { values } = options(rest, { org: { type: 'string' } } as const);
       const organizationId = values.org === undefined ? undefined : (await organizationOf(db, values.org)).id;
-      const { createTemporalClient } = await import('../lib/temporal');
-      const { backfillCampaignLifecycles } = await import('../workflows/clients/campaign-lifecycle');
-      const temporal = createTemporalClient();
-      try {
-        return await backfillCampaignLifecycles(db, temporal, organizationId);
-      } finally {
-        await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
-      }
+      const { backfillCampaignLifecycles } = await import('../use-cases/campaigns/backfill-lifecycles');
+      return withTemporal((temporal) => backfillCampaignLifecycles({ db, temporal }, organizationId));
     }
     case 'publisher create':
     case 'publisher list':
@@ -195,14 +191,8 @@ async function run(db: Db, argv: string[]): Promise<object> {
     case 'external schedule': {
       const { values } = options(rest, { partner: { type: 'string' }, url: { type: 'string' }, cron: { type: 'string' } } as const);
       if (!values.partner || !values.url) throw new UsageError('--partner and --url are required');
-      const { createTemporalClient } = await import('../lib/temporal');
       const { scheduleExternalImport } = await import('../workflows/clients/external-supply');
-      const temporal = createTemporalClient();
-      try {
-        return await scheduleExternalImport(temporal, { partner: values.partner, url: values.url, cron: values.cron });
-      } finally {
-        await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
-      }
+      return withTemporal((temporal) => scheduleExternalImport(temporal, { partner: values.partner!, url: values.url!, cron: values.cron }));
     }
     case 'demo seed': {
       const { values } = options(rest, { days: { type: 'string' }, impressions: { type: 'string' } } as const);
@@ -211,14 +201,12 @@ async function run(db: Db, argv: string[]): Promise<object> {
       if (!Number.isInteger(days) || days < 1 || days > 366) throw new UsageError('--days must be an integer from 1 to 366');
       if (!Number.isInteger(impressions) || impressions < 1) throw new UsageError('--impressions must be a positive integer');
       const { seedDemo } = await import('../dev/demo-seed');
+      const { startCampaignReview } = await import('../workflows/clients/campaign-review');
       const progress = await progressReporter('rows');
       try {
-        const { createTemporalClient } = await import('../lib/temporal');
-        const { startCampaignReview } = await import('../workflows/clients/campaign-review');
-        const temporal = createTemporalClient();
-        const result = await withClickhouse((ch) => seedDemo({ db, ch, database: config.clickhouse.database }, {
+        const result = await withTemporal((temporal) => withClickhouse((ch) => seedDemo({ db, ch, database: config.clickhouse.database }, {
           days, impressions, onProgress: progress.update, startReview: (campaign) => startCampaignReview(temporal, campaign),
-        })).finally(() => temporal.connection.close());
+        })));
         return { organizations: result.organizations, campaigns: result.campaigns, rows: result.rows };
       } finally {
         progress.stop();
@@ -238,14 +226,8 @@ async function run(db: Db, argv: string[]): Promise<object> {
       if (!adId || positionals.length > 1) throw new UsageError('exactly one AD_ID is required');
       const revision = values.revision === undefined ? undefined : Number(values.revision);
       if (revision !== undefined && !Number.isInteger(revision)) throw new UsageError('--revision must be an integer');
-      const { createTemporalClient } = await import('../lib/temporal');
-      const { reviewCreative } = await import('../workflows/clients/creative-review');
-      const temporal = createTemporalClient();
-      try {
-        return await reviewCreative(db, temporal, adId, verb === 'approve-ad' ? 'approved' : 'rejected', values.reason, revision);
-      } finally {
-        await temporal.connection.close();
-      }
+      const { reviewCreative } = await import('../use-cases/creatives/review-creative');
+      return withTemporal((temporal) => reviewCreative({ db, temporal }, adId, verb === 'approve-ad' ? 'approved' : 'rejected', values.reason, revision));
     }
     case 'dead-letters list': {
       // Rows a mover could not store in ClickHouse, with ClickHouse's refusal (domain/dead-letters).

@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import { toErrorResponse } from '../lib/http/errors';
 import { DomainError } from '../domain/errors';
 import { parseOrThrow } from '../lib/validation';
-import { adGroupCreateSchema, adGroupUpdateSchema } from '../domain/ad-groups/schema';
-import { adCreateSchema, adUpdateSchema } from '../domain/ads/schema';
-import { campaignCreateSchema, campaignListFilterSchema, campaignUpdateSchema, targetingSchema } from '../domain/campaigns/schema';
+import { adGroupCreateSchema, adGroupUpdateSchema } from '../domain/campaigns/ad-group-schema';
+import { adCreateSchema, adUpdateSchema } from '../domain/campaigns/ad-schema';
+import { campaignCreateSchema, campaignListFilterSchema, campaignUpdateSchema, targetingSchema } from '../domain/campaigns/campaign-schema';
 
 /** The spec's error codes as the request schemas produce them (no I/O here). */
 

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { campaignTreeActivities } from '../activities/campaign-tree';
 import { createAdAsset, assetKey } from '../domain/assets/ad-images';
 import { templateGenerator } from '../domain/creatives/generator';
-import { campaignCreateSchema } from '../domain/campaigns/schema';
+import { campaignCreateSchema } from '../domain/campaigns/campaign-schema';
 import { parseOrThrow } from '../lib/validation';
 import { createAssetStore, type AssetStore } from '../lib/asset-store';
 import { closeDb, createDb } from '../lib/db';

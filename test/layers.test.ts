@@ -38,6 +38,39 @@ test('the domain knows neither Express nor Temporal', () => {
 });
 
 test('lib/ imports nothing above it', () => {
-  const above = ['api', 'domain', 'workflows', 'activities', 'auction', 'bin', 'worker', 'bench', 'dev'];
+  const above = ['api', 'domain', 'use-cases', 'workflows', 'activities', 'auction', 'bin', 'worker', 'bench', 'dev'];
   expect(offenders(['lib'], (target) => above.some((layer) => target === layer || target.startsWith(`${layer}/`)))).toEqual([]);
+});
+
+test('use cases sit above the domain and the workflows: nothing below them imports use-cases/', () => {
+  const below = ['domain', 'lib', 'workflows', 'activities', 'auction', 'worker'];
+  expect(offenders(below, (target) => target === 'use-cases' || target.startsWith('use-cases/'))).toEqual([]);
+});
+
+test('routes reach Temporal only through use cases (the process wiring in api/server.ts and api/app.ts aside)', () => {
+  const routes = sources('api').filter((file) => !['api/server.ts', 'api/app.ts'].includes(file));
+  expect(routes.flatMap((file) => importsOf(file).filter((t) => t.startsWith('workflows/')).map((t) => `${file} -> ${t}`))).toEqual([]);
+});
+
+test('workflow clients only start and signal: no database access', () => {
+  expect(offenders(['workflows/clients'], (target) => target === 'lib/db' || target.startsWith('generated/prisma'))).toEqual([]);
+});
+
+test('the domain\'s concepts import each other without cycles', () => {
+  const folderOf = (file: string) => file.split('/')[1].replace(/\.ts$/, '');
+  const edges = new Map<string, Set<string>>();
+  for (const file of sources('domain')) {
+    for (const target of importsOf(file).filter((t) => t.startsWith('domain/'))) {
+      if (folderOf(target) !== folderOf(file)) (edges.get(folderOf(file)) ?? edges.set(folderOf(file), new Set()).get(folderOf(file))!).add(folderOf(target));
+    }
+  }
+  const cycles: string[] = [];
+  const visit = (node: string, path: string[]) => {
+    for (const next of edges.get(node) ?? []) {
+      if (path.includes(next)) cycles.push([...path.slice(path.indexOf(next)), next].join(' -> '));
+      else visit(next, [...path, next]);
+    }
+  };
+  for (const node of edges.keys()) visit(node, [node]);
+  expect(cycles).toEqual([]);
 });

@@ -6,8 +6,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdGroup } from '../domain/ad-groups/service';
-import { adGroupCreateSchema } from '../domain/ad-groups/schema';
+import { createAdGroup } from '../domain/campaigns/ad-groups';
+import { adGroupCreateSchema } from '../domain/campaigns/ad-group-schema';
 import { createAdAsset, createImageLoader, deleteAssets, IMAGE_LOAD_CONCURRENCY } from '../domain/assets/ad-images';
 import { MAX_AD_GROUPS_PER_CAMPAIGN, MAX_ADS_PER_AD_GROUP, MAX_DISTINCT_IMAGES_PER_REQUEST } from '../domain/caps';
 import { GENERATOR_CONCURRENCY } from '../domain/campaigns/tree';

@@ -2,7 +2,7 @@ import {
   ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, proxyLocalActivities, startChild, uuid4, workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { CampaignCreateInput } from '../domain/campaigns/schema';
+import type { CampaignCreateInput } from '../domain/campaigns/campaign-schema';
 import { campaignReview, campaignReviewWorkflowId } from './campaign-review';
 
 // Short calls run as local activities: each saves a round trip through the server.

@@ -5,7 +5,7 @@ import type { Activities } from '../activities';
 import type { LifecycleSnapshot } from '../domain/campaigns/lifecycle';
 
 // A campaign lives for months: retry its database work for as long as it takes.
-const { campaignLifecycleSnapshot, completeCampaignIfEnded, completeCampaignIfBudgetExhausted, blockCampaign } = proxyActivities<Activities>({
+const { campaignLifecycleSnapshot, completeCampaignIfEnded, completeCampaignIfBudgetExhausted, recordCampaignBlock } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumInterval: '1 minute' },
 });
@@ -93,7 +93,7 @@ export async function campaignLifecycle(input: CampaignLifecycleInput): Promise<
   for (;;) {
     if (snapshot.over) return { state: snapshot.over, reason: snapshot.reason };
     if (blockReason !== undefined) {
-      snapshot = await blockCampaign(campaignId, blockReason);
+      snapshot = await recordCampaignBlock(campaignId, blockReason);
       continue;
     }
     if (archived) {

@@ -1,5 +1,5 @@
-import { adGroupCreateSchema, adGroupListFilterSchema, adGroupUpdateSchema } from '../../domain/ad-groups/schema';
-import { createAdGroup, findAdGroup, listAdGroups, setAdGroupStatus, updateAdGroup } from '../../domain/ad-groups/service';
+import { adGroupCreateSchema, adGroupListFilterSchema, adGroupUpdateSchema } from '../../domain/campaigns/ad-group-schema';
+import { createAdGroup, findAdGroup, listAdGroups, setAdGroupStatus, updateAdGroup } from '../../domain/campaigns/ad-groups';
 import type { TreeDeps } from '../../domain/campaigns/tree';
 import type { ErrorCode } from '../../lib/http/error-codes';
 import { defineOperation, type Link, type Operation } from '../../lib/http/operations';

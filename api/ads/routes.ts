@@ -1,5 +1,5 @@
-import { adCreateSchema, adListFilterSchema, adUpdateSchema } from '../../domain/ads/schema';
-import { createAd, findAd, listAds, setAdStatus, updateAd } from '../../domain/ads/service';
+import { adCreateSchema, adListFilterSchema, adUpdateSchema } from '../../domain/campaigns/ad-schema';
+import { createAd, findAd, listAds, setAdStatus, updateAd } from '../../domain/campaigns/ads';
 import type { TreeDeps } from '../../domain/campaigns/tree';
 import { defineOperation, type Link, type Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';

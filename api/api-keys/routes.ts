@@ -2,13 +2,11 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db';
-import { endKeyRotationGrace, settleKeyRotation } from '../../workflows/clients/key-rotation-grace';
 import { sessionAuth, sessionAuthOf } from '../auth/session-auth';
 import { envelopeErrorHandler, sendEnvelope } from '../http/envelope';
-import { notFound } from '../../domain/errors';
 import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
-import { isUuid } from '../../domain/ids';
-import { listApiKeys, mintApiKey, revokeApiKey } from '../../domain/api-keys/service';
+import { listApiKeys } from '../../domain/api-keys/service';
+import { mintApiKey, revokeApiKey } from '../../use-cases/api-keys/api-keys';
 
 // `name` is optional: absent or null is the empty label.
 export const createApiKeySchema = z.strictObject({ name: z.string().max(100).nullish().transform((name) => name ?? '') });
@@ -36,13 +34,7 @@ export function apiKeyOperations(db: Db, temporal: Client): Operation[] {
       summary: 'Mint an API key; rotates the active key, which stays valid for a 30-minute grace window',
       success: { status: 201, description: 'The new key, with its secret (shown once)', schema: envelope(z.object({ api_key: apiKeyRecordSchema.extend({ secret: z.string() }) })) },
       errors: ['string_too_long', 'invalid_value', 'rate_limit_exceeded'],
-      handle: async ({ body }, _req, res) => {
-        const { organizationId } = sessionAuthOf(res);
-        const minted = await mintApiKey(db, organizationId, body.name);
-        // Starts the rotated-out key's grace workflow, ends those of keys retired early (bounded wait).
-        await settleKeyRotation(temporal, minted);
-        return { api_key: minted.record };
-      },
+      handle: async ({ body }, _req, res) => ({ api_key: (await mintApiKey({ db, temporal }, sessionAuthOf(res).organizationId, body.name)).record }),
     }),
     defineOperation({
       id: 'listApiKeys', method: 'get', path: `${BASE}/`, tag, auth: 'session', summary: 'List API keys (no secrets)',
@@ -52,15 +44,7 @@ export function apiKeyOperations(db: Db, temporal: Client): Operation[] {
     defineOperation({
       id: 'revokeApiKey', method: 'delete', path: `${BASE}/:key_public_id/`, tag, auth: 'session', summary: 'Revoke a key at once',
       success: { status: 200, description: 'Revoked', schema: envelope(z.object({ public_id: z.uuid(), revoked: z.literal(true) })) },
-      handle: async ({ params }, _req, res) => {
-        const keyPublicId = String(params.key_public_id);
-        const revoked = isUuid(keyPublicId)
-          ? await revokeApiKey(db, sessionAuthOf(res).organizationId, keyPublicId.toLowerCase())
-          : null;
-        if (!revoked) throw notFound('API key', 'key_public_id');
-        if (revoked.endedGraceOf) await endKeyRotationGrace(temporal, revoked.endedGraceOf);
-        return revoked.record;
-      },
+      handle: async ({ params }, _req, res) => revokeApiKey({ db, temporal }, sessionAuthOf(res).organizationId, String(params.key_public_id)),
     }),
   ];
 }

@@ -3,39 +3,16 @@ import { sha256Hex } from '../../lib/hash';
 import type { Client } from '@temporalio/client';
 import { config } from '../../lib/config';
 import type { Db } from '../../lib/db';
-import { campaignCreationWorkflowId } from '../../workflows/campaign-creation';
-import { runCreationSaga } from './saga-client';
+import { createCampaign } from '../../use-cases/campaigns/create-campaign';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
-import { DomainError } from '../../domain/errors';
-import { resolveAdAccount } from '../../domain/ad-accounts/account';
 import { toErrorResponse } from '../../lib/http/errors';
 import { idempotencyKeySchema, parseIdempotencyKey, requestFingerprint, withIdempotency, type StoredResponse } from '../http/idempotency';
 import { defineOperation, type Link, type Operation } from '../../lib/http/operations';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
-import { bodyObject, parseOrThrow } from '../../lib/validation';
 import { rateLimit } from '../rate-limit/rate-limiter';
 import { presentCampaign } from './presenters';
-import { campaignCreateSchema } from '../../domain/campaigns/schema';
+import { campaignCreateSchema } from '../../domain/campaigns/campaign-schema';
 import { campaignSchema } from './resources';
-
-
-/**
- * Validates, then runs the campaign-creation saga and answers from its result.
- * `workflowKey` makes the workflow id: requests sharing an Idempotency-Key
- * share one workflow, so they create one campaign and charge once.
- */
-async function createCampaign(db: Db, temporal: Client, organizationId: string, rawBody: unknown, workflowKey: string): Promise<StoredResponse> {
-  const body = parseOrThrow(campaignCreateSchema, bodyObject(rawBody));
-  const adAccountId = await resolveAdAccount(db, organizationId, body.ad_account_id);
-  const workflowId = campaignCreationWorkflowId(workflowKey);
-  const result = await runCreationSaga(temporal, workflowId, { organizationId, adAccountId, body }, config.timeouts.campaignCreateMs);
-  if (!result.ok) {
-    const { code, message, param } = result.error;
-    throw new DomainError(code, message, param);
-  }
-  const campaign = await db.campaign.findUniqueOrThrow({ where: { id: result.campaignId } });
-  return { status: 201, body: presentCampaign(campaign) };
-}
 
 /**
  * Client errors (4xx) are responses too: stored and replayed. A 5xx is answered
@@ -83,7 +60,10 @@ export function campaignCreateOperation(db: Db, temporal: Client): Operation {
     handle: async (_input, req, res) => {
       const { organizationId } = apiKeyAuthOf(res);
       const key = parseIdempotencyKey(req.get('Idempotency-Key'));
-      const run = (workflowKey: string) => asResponse(() => createCampaign(db, temporal, organizationId, req.body, workflowKey));
+      // The saga's run is named by the Idempotency-Key (one campaign, one charge per key), else by a fresh id.
+      const run = (workflowKey: string) => asResponse(async () => ({
+        status: 201, body: presentCampaign(await createCampaign({ db, temporal }, organizationId, req.body, workflowKey)),
+      }));
       if (key === null) {
         const response = await run(randomUUID());
         res.status(response.status).json(response.body);

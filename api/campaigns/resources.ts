@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listPageSchema } from '../http/pagination';
-import { PRICING_MODELS, RECURRING_FREQUENCIES } from '../../domain/campaigns/schema';
+import { PRICING_MODELS, RECURRING_FREQUENCIES } from '../../domain/campaigns/campaign-schema';
 import { STATUSES } from '../../domain/schema-rules';
 
 /** The campaign tree's resources as read back (the OpenAPI document); presenters.ts builds them. */

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db';
 import { defineOperation, type Operation } from '../../lib/http/operations';
-import { campaignListFilterSchema, campaignUpdateSchema } from '../../domain/campaigns/schema';
-import { applyCampaignAction, findCampaign, listCampaigns, updateCampaign } from '../../domain/campaigns/service';
-import { campaignLifecycleNotifier } from '../../workflows/clients/campaign-lifecycle';
+import { campaignListFilterSchema, campaignUpdateSchema } from '../../domain/campaigns/campaign-schema';
+import { findCampaign, listCampaigns } from '../../domain/campaigns/campaigns';
+import { changeCampaign, changeCampaignStatus } from '../../use-cases/campaigns/change-campaign';
 import { organizationOf } from '../auth/api-key-auth';
 import { EXCLUSIVE_CURSORS, listQuerySchema, pageRequest, presentList } from '../http/pagination';
 import { statusActionOperations } from '../http/status-actions';
@@ -14,8 +14,7 @@ const tag = 'Campaigns';
 
 /** Campaign reads, updates and status actions. The create saga lives in create.ts. */
 export function campaignOperations(db: Db, temporal: Client): Operation[] {
-  // Schedule and budget changes, and archiving, reach the campaign's lifecycle workflow.
-  const lifecycle = campaignLifecycleNotifier(temporal);
+  const deps = { db, temporal };
   return [
     defineOperation({
       id: 'listCampaigns', method: 'get', path: '/v1/campaigns', tag, auth: 'apiKey',
@@ -39,20 +38,12 @@ export function campaignOperations(db: Db, temporal: Client): Operation[] {
       body: campaignUpdateSchema,
       success: { status: 200, description: 'The updated campaign', schema: campaignSchema },
       errors: ['use_status_action', 'invalid_value', 'required', 'string_too_long', 'not_found', 'name_conflict'],
-      handle: async ({ params, body }, _req, res) => {
-        const campaign = await updateCampaign(db, organizationOf(res), params.campaign_id, body);
-        if (body.start_time !== undefined || body.end_time !== undefined || body.budget) await lifecycle.scheduleChanged(campaign);
-        return presentCampaign(campaign);
-      },
+      handle: async ({ params, body }, _req, res) => presentCampaign(await changeCampaign(deps, organizationOf(res), params.campaign_id, body)),
     }),
     ...statusActionOperations({
       noun: 'campaign', path: '/v1/campaigns/:campaign_id', tag, schema: campaignSchema,
       errors: { activate: ['campaign_not_approved', 'campaign_terminal'], pause: ['campaign_not_running'], archive: ['cannot_archive'] },
-      apply: async (organizationId, id, action) => {
-        const campaign = await applyCampaignAction(db, organizationId, id, action);
-        if (action === 'archive') await lifecycle.archived(campaign.id);
-        return campaign;
-      },
+      apply: (organizationId, id, action) => changeCampaignStatus(deps, organizationId, id, action),
       present: presentCampaign,
       organizationOf,
     }),

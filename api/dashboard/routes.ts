@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import express, { Router, type Request, type Response } from 'express';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { config } from '../../lib/config';
 import { createClickhouse } from '../../lib/clickhouse/client';
@@ -17,18 +17,17 @@ import type { Db } from '../../lib/db';
 import { jsonBody } from '../../lib/http/body';
 import { unknownRoute } from '../../lib/http/errors';
 import { parseOrThrow } from '../../lib/validation';
-import { listApiKeys, mintApiKey, revokeApiKey } from '../../domain/api-keys/service';
-import { applyCampaignAction, findCampaign, type CampaignAction } from '../../domain/campaigns/service';
+import { listApiKeys } from '../../domain/api-keys/service';
+import type { CampaignAction } from '../../domain/campaigns/campaigns';
 import { endDashboardSession, redeemLoginLink } from '../../domain/dashboard/sessions';
 import { campaignDetail, campaignOverview, reviewQueue } from '../../domain/dashboard/views';
 import { DomainError, notFound } from '../../domain/errors';
-import { isUuid } from '../../domain/ids';
 import { parseInsightsQuery, type RawQuery } from '../../domain/insights/query';
 import { runInsights, type InsightsDeps } from '../../domain/insights/report';
-import { endKeyRotationGrace, settleKeyRotation } from '../../workflows/clients/key-rotation-grace';
-import { reviewCampaign } from '../../workflows/clients/campaign-review';
-import { blockCampaign } from '../../workflows/clients/campaign-lifecycle';
-import { campaignReviewWorkflowId } from '../../workflows/campaign-review';
+import { mintApiKey, revokeApiKey } from '../../use-cases/api-keys/api-keys';
+import { changeCampaignStatus } from '../../use-cases/campaigns/change-campaign';
+import { reviewCampaign } from '../../use-cases/campaigns/review-campaign';
+import { blockCampaign } from '../../use-cases/campaigns/block-campaign';
 import { createApiKeySchema } from '../api-keys/routes';
 import { shellPage, signInPage } from './pages';
 import {
@@ -42,17 +41,6 @@ export const DASHBOARD_BUNDLE_DIR = path.resolve(__dirname, '../../generated/das
 const PAGE_PATHS = ['/', '/campaigns/:campaign_id', '/keys', '/review', '/live'];
 const CAMPAIGN_ACTIONS: CampaignAction[] = ['activate', 'pause', 'archive'];
 const verdictSchema = z.strictObject({ reason: z.string().trim().max(500).optional() });
-
-/** Whether the campaign's review workflow is running (a campaign written straight into the database has none). */
-async function hasOpenReview(temporal: Client, campaignId: string): Promise<boolean> {
-  try {
-    const { status } = await temporal.workflow.getHandle(campaignReviewWorkflowId(campaignId)).describe();
-    return status.name === 'RUNNING';
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
 
 /**
  * Whether a form post comes from the dashboard's own page: browsers say so in
@@ -77,6 +65,7 @@ function securityHeaders(res: Response): void {
 }
 
 export function dashboardRoutes(db: Db, temporal: Client): Router {
+  const deps = { db, temporal };
   const ch = createClickhouse(undefined, { compressResponses: false });
   const insightsDeps = (): InsightsDeps => ({ db, ch, database: config.clickhouse.database, timeoutSeconds: config.insights.queryTimeoutSeconds });
   const forms = express.urlencoded({ extended: false, limit: '4kb' });
@@ -143,7 +132,7 @@ export function dashboardRoutes(db: Db, temporal: Client): Router {
     const { organizationId } = memberOf(res);
     const action = req.params.action as CampaignAction;
     if (!CAMPAIGN_ACTIONS.includes(action)) throw notFound('action');
-    await applyCampaignAction(db, organizationId, req.params.campaign_id, action);
+    await changeCampaignStatus(deps, organizationId, req.params.campaign_id, action);
     res.json(await campaignDetail(db, organizationId, req.params.campaign_id));
   });
   // The same report code and rules as /v1's campaign and ad group insights.
@@ -162,17 +151,12 @@ export function dashboardRoutes(db: Db, temporal: Client): Router {
   api.post('/api-keys', async (req, res) => {
     const { organizationId } = memberOf(res, ['owner', 'admin']);
     const { name } = parseOrThrow(createApiKeySchema, req.body ?? {});
-    const minted = await mintApiKey(db, organizationId, name);
-    await settleKeyRotation(temporal, minted);
+    const minted = await mintApiKey(deps, organizationId, name);
     res.status(201).json({ api_key: minted.record, previous_key_expires_at: minted.rotatedOut?.expiresAt.toISOString() ?? null });
   });
   api.delete('/api-keys/:key_public_id', async (req, res) => {
     const { organizationId } = memberOf(res, ['owner', 'admin']);
-    const id = String(req.params.key_public_id);
-    const revoked = isUuid(id) ? await revokeApiKey(db, organizationId, id.toLowerCase()) : null;
-    if (!revoked) throw notFound('API key', 'key_public_id');
-    if (revoked.endedGraceOf) await endKeyRotationGrace(temporal, revoked.endedGraceOf);
-    res.json(revoked.record);
+    res.json(await revokeApiKey(deps, organizationId, String(req.params.key_public_id)));
   });
 
   // Staff reviewers: the queue and verdicts (the review workflow's signal, as `adctl review` sends it).
@@ -190,18 +174,12 @@ export function dashboardRoutes(db: Db, temporal: Client): Router {
     const { reason } = parseOrThrow(verdictSchema, req.body ?? {});
     if (verdict !== 'approve' && !reason) throw new DomainError('required', `A ${verdict === 'block' ? 'block' : 'rejection'} needs a reason`, 'reason');
     const id = String(req.params.campaign_id);
-    const campaign = isUuid(id) ? await db.campaign.findUnique({ where: { id: id.toLowerCase() }, select: { id: true, organizationId: true, reviewStatus: true } }) : null;
-    if (!campaign) throw notFound('campaign', 'campaign_id');
     if (verdict === 'block') {
-      // `adctl review block`: recorded at once (the auction drops it), then the lifecycle workflow is told.
-      const blocked = await blockCampaign(db, temporal, campaign.id, reason!);
+      const blocked = await blockCampaign(deps, id, reason!);
       res.json({ campaign_id: blocked.campaign_id, lifecycle_state: blocked.lifecycle_state, lifecycle_reason: blocked.reason });
       return;
     }
-    if (campaign.reviewStatus !== 'in_review') throw new DomainError('review_closed', `The campaign was already reviewed: ${campaign.reviewStatus}`);
-    if (!(await hasOpenReview(temporal, campaign.id))) throw new DomainError('review_closed', 'The campaign has no open review workflow; an operator must look at it');
-    await reviewCampaign(db, temporal, campaign.id, verdict === 'approve' ? 'approved' : 'rejected', reason);
-    const after = await findCampaign(db, campaign.organizationId, campaign.id);
+    const after = await reviewCampaign(deps, id, verdict === 'approve' ? 'approved' : 'rejected', reason);
     res.json({ campaign_id: after.id, review_status: after.reviewStatus, review_reason: after.reviewReason });
   });
 

@@ -1,4 +1,4 @@
-import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../../domain/ad-groups/bids';
+import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../../domain/money';
 
 /**
  * The one place that says whether an in-house ad may serve at all (before the
@@ -44,7 +44,7 @@ export function smoothedCtr(clicks: number, impressions: number): number {
 }
 export const priorCtr: CtrEstimator = { ctr: () => smoothedCtr(0, 0) };
 
-export { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../../domain/ad-groups/bids';
+export { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../../domain/money';
 
 /** The in-house bid as a CPM in micros: cpm max bid as is; cpc as eCPM = max CPC x CTR x 1000. */
 export function bidCpmMicros(pricingModel: string, maxBidMicros: number | null, ctr: number): number {

@@ -85,3 +85,8 @@ export async function listApiKeys(db: Db, organizationId: string) {
   const keys = await db.apiKey.findMany({ where: { organizationId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
   return keys.map(presentApiKey);
 }
+
+/** Marks a rotated-out key retired once its grace window is over (the grace workflow's timer is the authority on when). */
+export async function retireRotatedKey(db: Db, apiKeyId: string): Promise<void> {
+  await db.apiKey.updateMany({ where: { id: apiKeyId, isActive: false, revokedAt: null }, data: { revokedAt: new Date() } });
+}

@@ -76,7 +76,7 @@ export async function completeIfBudgetExhausted(db: Db, campaignId: string): Pro
  * completed or archived), and is final; blocking again keeps the first reason.
  * The auction's index drops the campaign on the update's notification.
  */
-export async function blockCampaign(db: Db, campaignId: string, reason: string): Promise<CampaignRow> {
+export async function recordCampaignBlock(db: Db, campaignId: string, reason: string): Promise<CampaignRow> {
   await db.campaign.updateMany({
     where: { id: campaignId, OR: [{ lifecycleState: null }, { lifecycleState: { not: 'blocked' } }] },
     data: { lifecycleState: 'blocked', lifecycleReason: reason, lifecycleChangedAt: new Date() },

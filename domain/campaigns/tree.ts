@@ -4,8 +4,8 @@ import type { Db, Prisma } from '../../lib/db';
 import { createAdAsset, createImageLoader, garbageCollect, type ImageLoader, type LoadedImage } from '../assets/ad-images';
 import type { CreativeContext, CreativeGenerator, GeneratedCopy } from '../creatives/generator';
 import type { CreativeReviewQueue } from '../creatives/review';
-import type { AdGroupInput } from '../ad-groups/schema';
-import type { AdInput } from '../ads/schema';
+import type { AdGroupInput } from './ad-group-schema';
+import type { AdInput } from './ad-schema';
 import type { CreativeInput, CreativeType } from '../creatives/schema';
 
 /**

@@ -8,7 +8,7 @@ import type { Db } from '../../lib/db';
 import { accountDisplay } from '../ad-accounts/account';
 import { assetKey } from '../assets/ad-images';
 import { visibleCampaignStatus } from '../campaigns/lifecycle';
-import { findCampaign } from '../campaigns/service';
+import { findCampaign } from '../campaigns/campaigns';
 import { normalizeId } from '../ids';
 import { spentMicros } from '../delivery/spend';
 import { parseInsightsQuery } from '../insights/query';

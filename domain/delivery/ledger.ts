@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { GroupCommit } from '../events/group-commit';
 import type { DeliveryClaims } from './tracking-token';
-import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../ad-groups/bids';
+import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../money';
 
 /**
  * The delivery ledger (PostgreSQL `delivery_ledger`) and the shared spend store

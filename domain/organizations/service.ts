@@ -63,3 +63,9 @@ export async function createMember(db: Db, organizationId: string, role: Role) {
 export async function deleteOrganization(db: Db, organizationId: string) {
   await db.organization.update({ where: { id: organizationId }, data: { deletedAt: new Date() } });
 }
+
+/** The organization's default payment method (and Stripe customer), or null when billing is not configured. */
+export async function paymentMethodOf(db: Db, organizationId: string): Promise<{ paymentMethodId: string; customerId: string | null } | null> {
+  const org = await db.organization.findUnique({ where: { id: organizationId }, select: { defaultPaymentMethodId: true, stripeCustomerId: true } });
+  return org?.defaultPaymentMethodId ? { paymentMethodId: org.defaultPaymentMethodId, customerId: org.stripeCustomerId } : null;
+}

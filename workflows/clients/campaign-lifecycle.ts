@@ -1,19 +1,16 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { Db } from '../../lib/db';
 import { temporalConfig } from '../../temporal.config';
-import { isUuid } from '../../domain/ids';
-import { blockCampaign as recordBlock, visibleCampaignStatus } from '../../domain/campaigns/lifecycle';
 import type { CampaignRow } from '../../domain/campaigns/rows';
 import {
   blockSignal, budgetExhaustedSignal, campaignArchivedSignal, campaignLifecycle, campaignLifecycleWorkflowId, scheduleChangedSignal,
 } from '../campaign-lifecycle';
 
 /**
- * How the api, adctl and the trackers reach a campaign's lifecycle workflow
- * (workflows/campaign-lifecycle.ts). The review's approval starts it; these
- * start it for campaigns approved before it existed, and signal it. A signal
- * to a campaign with no running workflow (not approved yet, already ended)
- * is no error: it answers false.
+ * Typed start and signal helpers of a campaign's lifecycle workflow
+ * (workflows/campaign-lifecycle.ts), for the use cases and the trackers. The
+ * review's approval starts it; startCampaignLifecycle starts it for campaigns
+ * approved before it existed. A signal to a campaign with no running workflow
+ * (not approved yet, already ended) is no error: it answers false.
  */
 
 /** Idempotent: a running (or already finished) workflow is left alone; only a failed one is started again. */
@@ -32,28 +29,6 @@ export async function startCampaignLifecycle(temporal: Client, campaignId: strin
   }
 }
 
-/**
- * Starts the lifecycle workflow of every approved campaign that may still serve
- * and has none (those approved before the workflow existed, or whose start was
- * lost): `adctl lifecycle backfill`. Safe to repeat: running ones are left alone.
- */
-export async function backfillCampaignLifecycles(db: Db, temporal: Client, organizationId?: string): Promise<{ campaigns: number; started: number }> {
-  const campaigns = await db.campaign.findMany({
-    where: { reviewStatus: 'approved', lifecycleState: null, status: { not: 'archived' }, ...(organizationId ? { organizationId } : {}) },
-    select: { id: true },
-    orderBy: { id: 'asc' },
-  });
-  let started = 0;
-  // A few at a time: each is one round trip to Temporal.
-  const queue = campaigns.map((c) => c.id);
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-      if ((await startCampaignLifecycle(temporal, id)).started) started += 1;
-    }
-  }));
-  return { campaigns: campaigns.length, started };
-}
-
 async function signal(temporal: Client, campaignId: string, send: (handle: WorkflowHandle<typeof campaignLifecycle>) => Promise<void>): Promise<boolean> {
   try {
     await send(temporal.workflow.getHandle<typeof campaignLifecycle>(campaignLifecycleWorkflowId(campaignId)));
@@ -68,7 +43,6 @@ async function signal(temporal: Client, campaignId: string, send: (handle: Workf
 export const signalBudgetExhausted = (temporal: Client, campaignId: string) =>
   signal(temporal, campaignId, (handle) => handle.signal(budgetExhaustedSignal));
 
-/** The campaign's start_time, end_time or budget changed: timers re-armed, budget re-checked. */
 /**
  * What the delivery ledger calls when a charge exhausts budgets (after its
  * commit, off the request path): each campaign's lifecycle workflow re-checks
@@ -84,6 +58,7 @@ export function budgetExhaustionSignaller(temporal: Client) {
   };
 }
 
+/** The campaign's start_time, end_time or budget changed: timers re-armed, budget re-checked. */
 export const signalScheduleChanged = (temporal: Client, campaign: Pick<CampaignRow, 'id' | 'startTime' | 'endTime'>) =>
   signal(temporal, campaign.id, (handle) => handle.signal(scheduleChangedSignal, {
     startTime: campaign.startTime.toISOString(),
@@ -117,21 +92,6 @@ export function campaignLifecycleNotifier(temporal: Client, waitMs = REQUEST_WAI
   };
 }
 
-/**
- * A reviewer's block (`adctl review block`): written at once, whatever the
- * campaign's state, so it stops serving as soon as the auction's index
- * reloads (the update notifies it), even if no worker runs; then the running
- * lifecycle workflow, if any, is signalled so it records the block and ends.
- */
-export async function blockCampaign(db: Db, temporal: Client, campaignId: string, reason: string) {
-  const campaign = isUuid(campaignId) ? await db.campaign.findUnique({ where: { id: campaignId.toLowerCase() } }) : null;
-  if (!campaign) throw new Error(`no such campaign: ${campaignId}`);
-  const blocked = await recordBlock(db, campaign.id, reason);
-  await signal(temporal, campaign.id, (handle) => handle.signal(blockSignal, { reason: blocked.lifecycleReason ?? reason }));
-  return {
-    campaign_id: blocked.id,
-    status: visibleCampaignStatus(blocked),
-    lifecycle_state: blocked.lifecycleState,
-    reason: blocked.lifecycleReason,
-  };
-}
+/** A reviewer blocked the campaign (already recorded): the workflow records it too, and ends. */
+export const signalBlock = (temporal: Client, campaignId: string, reason: string) =>
+  signal(temporal, campaignId, (handle) => handle.signal(blockSignal, { reason }));

@@ -1,32 +1,8 @@
-import type { Client } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Db } from '../../lib/db';
-import { campaignReview, campaignReviewWorkflowId, reviewSignal, type ReviewStatus } from '../campaign-review';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { campaignReview, campaignReviewWorkflowId, reviewSignal, type ReviewDecision, type ReviewStatus } from '../campaign-review';
 import { temporalConfig } from '../../temporal.config';
-import { isUuid } from '../../domain/ids';
 
-/**
- * Signals a campaign's review workflow and waits for it to record the verdict
- * (used by `adctl review`). Reviewers can send the same signal from the
- * Temporal UI or CLI: `temporal workflow signal --workflow-id campaign-review-<id>
- * --name review --input '{"decision":"approved"}'`.
- */
-export async function reviewCampaign(db: Db, temporal: Client, campaignId: string, decision: ReviewStatus, reason?: string) {
-  const campaign = isUuid(campaignId) ? await db.campaign.findUnique({ where: { id: campaignId.toLowerCase() } }) : null;
-  if (!campaign) throw new Error(`no such campaign: ${campaignId}`);
-  if (campaign.reviewStatus !== 'in_review') {
-    throw new Error(`campaign ${campaign.id} was already reviewed: ${campaign.reviewStatus}`);
-  }
-  const handle = temporal.workflow.getHandle(campaignReviewWorkflowId(campaign.id));
-  try {
-    await handle.signal(reviewSignal, { decision, ...(reason ? { reason } : {}) });
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new Error(`campaign ${campaign.id} has no open review`);
-    throw err;
-  }
-  const reviewStatus = await handle.result();
-  return { campaign_id: campaign.id, review_status: reviewStatus };
-}
+/** Typed start and signal helpers of a campaign's review workflow (workflows/campaign-review.ts). */
 
 /**
  * Starts a campaign's review workflow outside the creation saga (demo data), with
@@ -39,4 +15,22 @@ export function startCampaignReview(temporal: Client, campaign: { id: string; na
     args: [{ campaignId: campaign.id }],
     searchAttributes: { CampaignName: [campaign.name], OrganizationId: [campaign.organizationId] },
   });
+}
+
+/** Whether the campaign's review workflow is running. */
+export async function isReviewOpen(temporal: Client, campaignId: string): Promise<boolean> {
+  try {
+    const { status } = await temporal.workflow.getHandle(campaignReviewWorkflowId(campaignId)).describe();
+    return status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** Sends a reviewer's verdict and waits for the workflow to record it: the review status it settled on. */
+export async function sendReviewVerdict(temporal: Client, campaignId: string, verdict: ReviewDecision): Promise<ReviewStatus> {
+  const handle = temporal.workflow.getHandle<typeof campaignReview>(campaignReviewWorkflowId(campaignId));
+  await handle.signal(reviewSignal, verdict);
+  return handle.result();
 }

@@ -1,7 +1,7 @@
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { DomainError } from '../../domain/errors';
 import { temporalConfig } from '../../temporal.config';
-import { campaignCreation, type CampaignCreationInput, type CampaignCreationResult, type SagaError } from '../../workflows/campaign-creation';
+import { campaignCreation, type CampaignCreationInput, type CampaignCreationResult, type SagaError } from '../campaign-creation';
 
 /**
  * Starts the campaign-creation saga under `workflowId` (or attaches to the run

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { adInputSchema, type AdInput } from '../ads/schema';
+import { adInputSchema, type AdInput } from './ad-schema';
 import { MAX_ADS_PER_AD_GROUP, MAX_DISTINCT_IMAGES_PER_REQUEST } from '../caps';
 import { MAX_BID_MICROS } from '../money';
 import { fail, MAX_NAME, resourceId, statusInput, type Ctx } from '../schema-rules';

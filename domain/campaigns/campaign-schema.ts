@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nestedAdGroupInputSchema, refineDistinctImages } from '../ad-groups/schema';
+import { nestedAdGroupInputSchema, refineDistinctImages } from './ad-group-schema';
 import { MAX_AD_GROUPS_PER_CAMPAIGN } from '../caps';
 import { COUNTRY_CODE_PATTERN, normalizeCountryCode } from '../countries';
 import { MIN_BUDGET_MICROS } from '../money';

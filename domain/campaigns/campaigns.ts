@@ -4,7 +4,7 @@ import { normalizeId } from '../ids';
 import { paginate, type PageRequest } from '../pagination';
 import { accountDisplay } from '../ad-accounts/account';
 import type { CampaignRow } from './rows';
-import type { CampaignUpdateInput } from './schema';
+import type { CampaignUpdateInput } from './campaign-schema';
 import type { AccountContext } from './tree';
 import { isLifecycleOver } from './lifecycle';
 

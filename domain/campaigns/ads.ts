@@ -1,15 +1,15 @@
 import type { Db } from '../../lib/db';
 import { deleteAssets } from '../assets/ad-images';
-import { findAdGroup, type AdGroupWithCampaign } from '../ad-groups/service';
-import { adInclude, type AdRow } from '../campaigns/rows';
+import { findAdGroup, type AdGroupWithCampaign } from './ad-groups';
+import { adInclude, type AdRow } from './rows';
 import type { Status } from '../schema-rules';
 import type { CreativeInput } from '../creatives/schema';
-import type { AdCreateInput, AdUpdateInput } from './schema';
+import type { AdCreateInput, AdUpdateInput } from './ad-schema';
 import { normalizeId } from '../ids';
-import { accountContextOf } from '../campaigns/service';
+import { accountContextOf } from './campaigns';
 import {
   createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, prepareScope, releaseImages, type TreeDeps,
-} from '../campaigns/tree';
+} from './tree';
 import { DomainError, invalidValue, notFound } from '../errors';
 import { paginate, type PageRequest } from '../pagination';
 import { MAX_ADS_PER_AD_GROUP } from '../caps';

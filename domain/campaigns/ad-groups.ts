@@ -3,12 +3,12 @@ import { invalidValue, notFound } from '../errors';
 import { MAX_AD_GROUPS_PER_CAMPAIGN } from '../caps';
 import { submitForReview } from '../creatives/review';
 import { paginate, type PageRequest } from '../pagination';
-import type { AdGroupRow, CampaignRow } from '../campaigns/rows';
+import type { AdGroupRow, CampaignRow } from './rows';
 import type { Status } from '../schema-rules';
-import type { AdGroupCreateInput, AdGroupUpdateInput } from './schema';
+import type { AdGroupCreateInput, AdGroupUpdateInput } from './ad-group-schema';
 import { normalizeId } from '../ids';
-import { accountContextOf, adGroupStatusLock, findCampaign } from '../campaigns/service';
-import { insertAdGroupWithAds, prepareAdGroup, prepareScope, releaseImages, type TreeDeps } from '../campaigns/tree';
+import { accountContextOf, adGroupStatusLock, findCampaign } from './campaigns';
+import { insertAdGroupWithAds, prepareAdGroup, prepareScope, releaseImages, type TreeDeps } from './tree';
 
 export type AdGroupWithCampaign = AdGroupRow & { campaign: CampaignRow };
 
