@@ -8,9 +8,14 @@ import { campaignTreeActivities } from './campaign-tree';
 import { externalSupplyActivities } from './external-supply';
 import { reviewActivities } from './review';
 import { campaignLifecycleActivities } from './campaign-lifecycle';
-import { eventPipelineActivities } from './event-pipeline';
+import { jobActivities } from './jobs';
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { Pool } from 'pg';
 import { createClickhouse } from '../lib/clickhouse/client';
+import { config } from '../lib/config';
+import { createPgPool } from '../lib/db';
+import { createJobMetrics, type JobMetrics } from '../jobs/metrics';
+import { Registry } from 'prom-client';
 
 /** Dependencies of the activities, injected so tests can give them real local services. */
 export interface ActivityDeps {
@@ -20,6 +25,10 @@ export interface ActivityDeps {
   creatives: CreativeGenerator;
   /** Default: the configured ClickHouse. */
   clickhouse?: ClickHouseClient;
+  /** The background jobs' plain pg pool (default: a small one of its own). */
+  pool?: Pool;
+  /** Where the background jobs' runs are counted (default: a registry nobody serves). */
+  jobMetrics?: JobMetrics;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -30,7 +39,10 @@ export function createActivities(deps: ActivityDeps) {
     ...campaignLifecycleActivities(deps.db),
     ...billingActivities(deps.db, deps.stripe),
     ...campaignTreeActivities(deps),
-    ...eventPipelineActivities(deps.db, clickhouse),
+    ...jobActivities(
+      { db: deps.db, pool: deps.pool ?? createPgPool(undefined, 3), clickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl },
+      deps.jobMetrics ?? createJobMetrics(new Registry()),
+    ),
     ...externalSupplyActivities(deps.db, clickhouse),
   };
 }

@@ -10,7 +10,7 @@ import { startStripeEmulator } from './stripe-emulator/server';
 import { config } from '../lib/config';
 import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
-import { eventPipelineWorkflowId } from '../worker/event-pipeline';
+import { endBackgroundJobs } from '../worker/jobs';
 
 const root = path.resolve(__dirname, '..');
 
@@ -34,30 +34,13 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): P
   });
 }
 
-/**
- * A worker on a task queue of its own started an event pipeline on that queue
- * (worker/event-pipeline.ts): once the worker is gone for good, no worker will
- * ever poll that queue again, so end the run (left running, they piled up by
- * the hundred on the development server). Bounded; no run, nothing to do.
- */
-export async function endEventPipeline(taskQueue: string, reason: string, databaseUrl?: string): Promise<void> {
-  await closeWithin(config.timeouts.closeMs, 'event pipeline terminate', async () => {
-    const temporal = createTemporalClient();
-    try {
-      await temporal.workflow.getHandle(eventPipelineWorkflowId(taskQueue, databaseUrl)).terminate(reason);
-    } catch (err) {
-      if ((err as Error).name !== 'WorkflowNotFoundError') throw err;
-    } finally {
-      await temporal.connection.close();
-    }
-  });
-}
-
 export async function startLocalStack(name: string, options: { workerLogs?: boolean } = {}): Promise<LocalStack> {
   const taskQueue = `adplatform-${name}-${process.pid}-${Date.now()}`;
   process.env.TEMPORAL_TASK_QUEUE = taskQueue;
   const stripe = await startStripeEmulator({ port: 0 });
   process.env.STRIPE_EMULATOR_URL = stripe.url;
+  // Its metrics on a free port: a running `npm start` worker holds the default one.
+  process.env.WORKER_METRICS_PORT ??= '0';
   delete process.env.STRIPE_SECRET_KEY;
 
   const worker = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'worker/main.ts')], {
@@ -79,7 +62,7 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
         await exited;
         clearTimeout(force);
       }
-      await endEventPipeline(taskQueue, 'local stack stopped');
+      await endBackgroundJobs(taskQueue, 'local stack stopped');
       // Bounded: a keep-alive client must not hold the run's teardown open.
       await closeWithin(config.timeouts.closeMs, 'stripe emulator close', () => stripe.close());
     },

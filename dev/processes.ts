@@ -57,7 +57,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   const child = spawn(process.execPath, serviceNodeArgs(options.service ?? '', path.join(root, options.entry), options.nodeArgs), {
     cwd: root,
     // Metrics on any free port unless the caller names one: several copies of a service may run side by side.
-    env: { ...process.env, METRICS_PORT: '0', AUCTION_METRICS_PORT: '0', ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
+    env: { ...process.env, METRICS_PORT: '0', AUCTION_METRICS_PORT: '0', WORKER_METRICS_PORT: '0', ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

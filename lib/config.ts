@@ -67,6 +67,7 @@ export const config = {
     host: process.env.METRICS_HOST ?? '127.0.0.1',
     apiPort: intFromEnv('METRICS_PORT', 9464),
     auctionPort: intFromEnv('AUCTION_METRICS_PORT', 9465),
+    workerPort: intFromEnv('WORKER_METRICS_PORT', 9466),
   },
   worker: {
     /** Nice value the worker lowers itself to (0 keeps the default): its work is background, the api's and auction's is not. */

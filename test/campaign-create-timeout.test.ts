@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { endEventPipeline } from '../dev/local-stack';
+import { endBackgroundJobs } from '../worker/jobs';
 import { startApiProcess, stopProcess, type ServiceProcess } from '../dev/processes';
 import { closeDb, createDb, type Db } from '../lib/db';
 import { organizationIdOf } from './support/fixtures';
@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
   if (worker) await stopProcess(worker);
-  await endEventPipeline(taskQueue, 'test over');
+  await endBackgroundJobs(taskQueue, 'test over');
   await closeDb(db);
 });
 

@@ -13,7 +13,7 @@ import { config } from '../lib/config';
 import { createDb, createPgPool } from '../lib/db';
 import { recordDeadLetters } from '../domain/dead-letters/store';
 import { awaitingExport, exportLedgerBatch } from '../domain/delivery/exporter';
-import { exportOptions } from '../domain/delivery/tracker';
+import { exportOptions } from '../jobs/delivery-export';
 import type { AuctionContext, BidRecord } from '../auction/types';
 import { until } from './auction/support';
 import { newOrg } from './support/harness';

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { DEVELOPMENT_TRACKING_SECRET, PRODUCTION_REQUIRED_ENV } from '../lib/config';
-import { endEventPipeline } from '../dev/local-stack';
+import { endBackgroundJobs } from '../worker/jobs';
 import { startService } from '../dev/processes';
 
 const root = path.resolve(__dirname, '..');
@@ -41,7 +41,7 @@ function runToExit(entry: string, env: NodeJS.ProcessEnv): Promise<{ code: numbe
 }
 
 // The worker that starts below started an event pipeline on this test's own queue.
-afterAll(() => endEventPipeline(productionEnv.TEMPORAL_TASK_QUEUE, 'test over', productionEnv.DATABASE_URL));
+afterAll(() => endBackgroundJobs(productionEnv.TEMPORAL_TASK_QUEUE, 'test over', productionEnv.DATABASE_URL));
 
 describe.each(processes)('$entry with NODE_ENV=production', ({ entry, ready, portVariable }) => {
   test.each(PRODUCTION_REQUIRED_ENV)('refuses to start without %s', async (variable) => {

@@ -8,7 +8,7 @@ import { sql } from '../lib/clickhouse/sql';
 import { dropExpiredPartitions } from '../lib/clickhouse/retention';
 import { config } from '../lib/config';
 import { createDb } from '../lib/db';
-import { applyRetention, rawTableRetention } from '../worker/retention';
+import { applyRetention, rawTableRetention } from '../jobs/retention';
 
 const db = createDb(undefined, 2);
 const ch = createClickhouse();

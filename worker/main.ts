@@ -9,11 +9,15 @@ import { createStripeClient } from '../lib/stripe';
 import { createCreativeGenerator } from '../domain/creatives/generator';
 import { createClickhouse } from '../lib/clickhouse/client';
 import { createTemporalClient } from '../lib/temporal';
-import { startEventPipeline } from './event-pipeline';
-import { startDeliveryBackground } from '../domain/delivery/tracker';
 import { createPgPool } from '../lib/db';
 import { lowerOwnPriority } from '../lib/process-priority';
-import { startRetention } from './retention';
+import { startMetricsServer } from '../lib/metrics-server';
+import { registerDeadLetterGauge } from '../domain/dead-letters/metrics';
+import { deliveryExportJob } from '../jobs/delivery-export';
+import { runUntilIdle } from '../jobs/job';
+import { createJobMetrics } from '../jobs/metrics';
+import { startBackgroundJobs } from './jobs';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
@@ -24,6 +28,15 @@ async function main() {
   // Bundling and lifecycle chatter is INFO; keep the console for what needs attention.
   Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN') });
   const db = createDb();
+  const pool = createPgPool(undefined, 3);
+  const clickhouse = createClickhouse();
+  // Metrics on the worker's internal port (lib/metrics-server.ts): every background job's runs.
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'worker_' });
+  registerDeadLetterGauge(registry, 'worker', db);
+  const jobMetrics = createJobMetrics(registry);
+  const metrics = await startMetricsServer(registry, { host: config.metrics.host, port: config.metrics.workerPort });
+  console.log(`worker metrics on ${metrics.url}`);
   const connection = await NativeConnection.connect({ address: temporalConfig.address });
   const worker = await Worker.create({
     connection,
@@ -31,26 +44,25 @@ async function main() {
     taskQueue: temporalConfig.taskQueues.main,
     workflowsPath: require.resolve('../workflows'),
     activities: createActivities({
-      db, stripe: createStripeClient(), assets: createAssetStore(), creatives: createCreativeGenerator(), clickhouse: createClickhouse(),
+      db, stripe: createStripeClient(), assets: createAssetStore(), creatives: createCreativeGenerator(), clickhouse, pool, jobMetrics,
     }),
   });
-  // The event pipeline runs on this worker's queue (it replaces a run left by a previous worker).
+  // The background jobs run on this worker's queue (workers of one queue share each job's run).
   const client = createTemporalClient();
-  await startEventPipeline(client, temporalConfig.taskQueues.main);
-  // Delivery tracking's background: ledger rows to ClickHouse, feedback to DSPs.
-  const delivery = startDeliveryBackground({ pool: createPgPool(undefined, 3), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database });
-  // Raw rows past their time to live (README "Personal data and retention").
-  const retentionClickhouse = createClickhouse();
-  const retention = startRetention(db, retentionClickhouse, config.clickhouse.database);
+  await startBackgroundJobs(client, temporalConfig.taskQueues.main);
   // SIGINT/SIGTERM: the SDK's runtime shuts the worker down itself (a second shutdown would throw).
   // Threads the SDK's runtime started meanwhile, too.
   lowerOwnPriority(config.worker.nice);
   console.log(`worker ready on task queue ${temporalConfig.taskQueues.main}`);
   await worker.run();
-  await closeWithin(config.timeouts.closeMs, 'retention', () => retention.stop());
-  await retentionClickhouse.close();
-  await delivery.close();
-  await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => connection.close());
+  // A normal stop exports what the trackers committed (a killed worker leaves it for the next one).
+  const ms = config.timeouts.closeMs;
+  const jobDeps = { db, pool, clickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl, heartbeat: () => {} };
+  await closeWithin(ms, 'last delivery export', () => runUntilIdle(deliveryExportJob, jobDeps));
+  await closeWithin(ms, 'metrics server close', () => metrics.close());
+  await closeWithin(ms, 'temporal connection close', () => connection.close());
+  await closeWithin(ms, 'clickhouse close', () => clickhouse.close());
+  await closeWithin(ms, 'pool end', () => pool.end());
   await closeDb(db);
 }
 

@@ -2,7 +2,7 @@
 export { keyRotationGrace } from './key-rotation-grace';
 export { campaignReview } from './campaign-review';
 export { campaignCreation } from './campaign-creation';
-export { eventPipeline } from './event-pipeline';
+export { backgroundJob } from './background-job';
 export { externalSupplyImport } from './external-supply-import';
 export { creativeReview } from './creative-review';
 export { campaignLifecycle } from './campaign-lifecycle';

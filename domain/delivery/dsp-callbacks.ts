@@ -1,6 +1,5 @@
 import type { Pool } from 'pg';
 import type { Db } from '../../lib/db';
-import { startBackgroundLoop, type BackgroundLoop } from '../../lib/background-loop';
 import type { FeedbackCallback, TrackedDelivery } from './ledger';
 
 /**
@@ -127,9 +126,4 @@ export async function retryParkedCallbacks(db: Db, which: { ids: bigint[] } | { 
     data: { attempts: 0, nextAttemptAt: new Date() },
   });
   return { retried: count };
-}
-
-/** The forwarder loop of an api process. */
-export function startCallbackForwarder(pool: Pool, opts: { maxAttempts: number; timeoutMs: number; intervalMs: number }): BackgroundLoop {
-  return startBackgroundLoop('dsp callback forwarding', () => forwardDueCallbacks(pool, opts), opts.intervalMs);
 }

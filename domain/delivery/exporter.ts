@@ -1,7 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool, PoolClient } from 'pg';
 import type { Db } from '../../lib/db';
-import { startBackgroundLoop, type BackgroundLoop } from '../../lib/background-loop';
 import type { RefusedRow } from '../../lib/clickhouse/refused-rows';
 import { deadLetterInsert, deadLettersOf, type DeadLetter } from '../dead-letters/store';
 import { heldRows, holdRows, releaseHeld, verifiedRevenue } from './dsp-revenue';
@@ -213,23 +212,4 @@ export async function pruneLedger(pool: Pool, tokenTtlSeconds: number): Promise<
     [tokenTtlSeconds + 86_400],
   );
   return rowCount ?? 0;
-}
-
-/**
- * The exporter loop (of the worker): exports while there is work, then waits
- * `intervalMs`; prunes hourly. `runNow()` drains what is committed (tests,
- * shutdown after the server stopped taking requests).
- */
-export function startLedgerExporter(
-  pool: Pool, ch: ClickHouseClient, database: string, opts: ExportOptions & { batch: number; intervalMs: number; tokenTtlSeconds: number },
-): BackgroundLoop {
-  let lastPrune = Date.now();
-  return startBackgroundLoop('delivery export', async () => {
-    while ((await exportLedgerBatch(pool, ch, database, opts.batch, opts)) === opts.batch) { /* a full batch: more may wait */ }
-    await exportHeldImpressions(pool, ch, database, opts);
-    if (Date.now() - lastPrune > 3_600_000) {
-      lastPrune = Date.now();
-      await pruneLedger(pool, opts.tokenTtlSeconds);
-    }
-  }, opts.intervalMs);
 }

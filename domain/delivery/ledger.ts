@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { GroupCommit } from '../events/group-commit';
+import { GroupCommit } from '../../lib/group-commit';
 import type { DeliveryClaims } from './tracking-token';
 import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../money';
 

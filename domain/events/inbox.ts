@@ -1,6 +1,6 @@
 import type { Db } from '../../lib/db';
 import type { CollectedEvent } from './event';
-import { GroupCommit, ItemFailure } from './group-commit';
+import { GroupCommit, ItemFailure } from '../../lib/group-commit';
 
 /**
  * The durable inbox of accepted events (PostgreSQL `event_inbox`): a request is

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { config } from '../../lib/config';
-import { geoLookup } from '../../activities/event-pipeline';
+import { geoLookup } from '../../domain/events/geo';
 import { clientIp } from '../../domain/events/client-ip';
 import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { hostOf, parseUserAgent } from '../../domain/events/enrich';

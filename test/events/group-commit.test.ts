@@ -1,4 +1,4 @@
-import { GroupCommit } from '../../domain/events/group-commit';
+import { GroupCommit } from '../../lib/group-commit';
 
 describe('GroupCommit', () => {
   it('writes what arrives during a flush in the next flush, and answers each caller after its flush', async () => {

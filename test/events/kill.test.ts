@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { endEventPipeline } from '../../dev/local-stack';
+import { endBackgroundJobs } from '../../worker/jobs';
 import { freePort } from '../../dev/processes';
 import { createDb } from '../../lib/db';
 import { organizationIdOf } from '../support/fixtures';
@@ -49,7 +49,7 @@ function sigkill(child: ChildProcess): Promise<void> {
 const workerTaskQueue = `events-kill-${process.pid}-${Date.now()}`;
 afterAll(async () => {
   await Promise.all([...children].map(sigkill));
-  await endEventPipeline(workerTaskQueue, 'test over');
+  await endBackgroundJobs(workerTaskQueue, 'test over');
   await db.$disconnect();
   await clickhouse.close();
 });

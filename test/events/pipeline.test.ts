@@ -6,7 +6,9 @@
  */
 import { Client as PgClient } from 'pg';
 import { config } from '../../lib/config';
-import { eventPipelineActivities, geoLookup, pruneCollectedEventIds } from '../../activities/event-pipeline';
+import { geoLookup } from '../../domain/events/geo';
+import { pruneCollectedEventIds } from '../../domain/events/event-ids';
+import { EVENT_PIPELINE_LOCK, moveEventBatch } from '../../domain/events/pipeline';
 import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
 import { enrich } from '../../domain/events/enrich';
 import { insertInboxRows, serializeEvents } from '../../domain/events/inbox';
@@ -15,7 +17,7 @@ import { newOrg, startHarness, type Harness } from '../support/harness';
 import { clickhouse, storedEvents, waitForEvents } from './support';
 import { until } from '../auction/support';
 
-const LOCK_KEY = 727_001;
+const LOCK_KEY = EVENT_PIPELINE_LOCK;
 let h: Harness;
 beforeAll(async () => { h = await startHarness(); });
 afterAll(async () => {
@@ -50,9 +52,8 @@ it('redoes an in-flight batch without doubling what ClickHouse already has', asy
     await lock.end();
   }
   // Whichever mover gets the lock next (this call or the test run's worker) finishes the batch.
-  const { moveEventBatch } = eventPipelineActivities(h.db, clickhouse);
   while ((await h.db.eventInbox.count({ where: { organizationId: orgId } })) > 0) {
-    await moveEventBatch({ waitMs: 0, batchSize: 100 });
+    await moveEventBatch({ db: h.db, clickhouse, databaseUrl: config.databaseUrl, geo: geoLookup }, { waitMs: 0, batchSize: 100 });
   }
   const rows = await waitForEvents(orgId, (r) => r.length >= 3);
   expect(rows.map((r) => r.event_name).sort()).toEqual(['r1', 'r2', 'r3']); // r4 repeats event_id "same"

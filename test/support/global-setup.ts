@@ -17,5 +17,6 @@ export default async function globalSetup() {
   // Every service a test starts serves its metrics on a free port of its own: many run side by side.
   process.env.METRICS_PORT = '0';
   process.env.AUCTION_METRICS_PORT = '0';
+  process.env.WORKER_METRICS_PORT = '0';
   globalThis.__localStack = await startLocalStack('test', { workerLogs: Boolean(process.env.TEST_WORKER_LOGS) });
 }

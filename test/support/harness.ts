@@ -16,7 +16,8 @@ import { closeWithin } from '../../lib/deadline';
 import { createTemporalClient } from '../../lib/temporal';
 import { temporalCreativeReviews } from '../../workflows/clients/creative-review';
 import { budgetExhaustionSignaller } from '../../workflows/clients/campaign-lifecycle';
-import { startDeliveryBackground, startDeliveryLedger, type DeliveryBackground } from '../../domain/delivery/tracker';
+import { startDeliveryLedger } from '../../domain/delivery/tracker';
+import { runUntilIdle, type Job } from '../../jobs/job';
 import { createClickhouse } from '../../lib/clickhouse/client';
 
 export interface Harness {
@@ -24,8 +25,11 @@ export interface Harness {
   /** The api's metrics, on an internal port of their own (GET it for Prometheus text). */
   metricsUrl: string;
   db: Db;
-  /** The worker's half of delivery tracking, run here too: `delivery.exporter.runNow()` moves committed deliveries to ClickHouse. */
-  delivery: DeliveryBackground;
+  /**
+   * Runs a background job here until it has no more work (jobs/job.ts): the test
+   * run's worker runs them too, so a test need not wait for its next turn.
+   */
+  runJob(job: Job): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -33,7 +37,9 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
   const db = createDb(undefined, 5);
   const temporal = createTemporalClient();
   const ledger = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal) });
-  const delivery = startDeliveryBackground({ pool: createPgPool(undefined, 2), clickhouse: createClickhouse(), clickhouseDatabase: config.clickhouse.database });
+  const jobPool = createPgPool(undefined, 2);
+  const jobClickhouse = createClickhouse();
+  const jobDeps = { db, pool: jobPool, clickhouse: jobClickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl, heartbeat: () => {} };
   const metrics = createApiMetrics(db);
   const metricsServer = await startMetricsServer(metrics.registry, { host: '127.0.0.1', port: 0 });
   const server: Server = await new Promise((resolve) => {
@@ -48,7 +54,7 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
     url: `http://127.0.0.1:${port}`,
     metricsUrl: metricsServer.url,
     db,
-    delivery,
+    runJob: (job) => runUntilIdle(job, jobDeps),
     /** Every step bounded; background writes (last_used) finish before the pool ends. */
     async close() {
       const ms = config.timeouts.closeMs;
@@ -57,7 +63,8 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
       await closeWithin(ms, 'http server close', () => closed);
       await metricsServer.close();
       await ledger.close();
-      await delivery.close();
+      await jobPool.end();
+      await jobClickhouse.close();
       await closeWithin(ms, 'temporal connection close', () => temporal.connection.close());
       await closeDb(db, ms);
     },

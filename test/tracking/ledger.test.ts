@@ -11,7 +11,7 @@ import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/le
 import { feedbackCallbackOf } from '../../domain/delivery/dsp-callbacks';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { awaitingExport, EXPORT_LOCK, exportLedgerBatch, pruneLedger } from '../../domain/delivery/exporter';
-import { exportOptions } from '../../domain/delivery/tracker';
+import { exportOptions } from '../../jobs/delivery-export';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { config } from '../../lib/config';
 import { newOrg } from '../support/harness';

@@ -12,6 +12,7 @@ import { until } from '../auction/support';
 import { signDeliveryToken, TRACKING_PATHS, type DeliveryClaims, type DeliveryTokenKind } from '../../domain/delivery/tracking-token';
 import { insertTree } from '../support/fixtures';
 import { awaitingExport, EXPORT_LOCK } from '../../domain/delivery/exporter';
+import { deliveryExportJob } from '../../jobs/delivery-export';
 
 export type Claims = Omit<DeliveryClaims, 'kind'>;
 
@@ -85,7 +86,7 @@ export const get = (url: string, method = 'GET') => fetch(url, { method, redirec
  * have the turn, and ours then skips it.
  */
 export async function exportedToClickhouse(h: Harness, campaignId: string) {
-  await h.delivery.exporter.runNow();
+  await h.runJob(deliveryExportJob);
   await allExported(h.db, campaignId);
 }
 

@@ -1,17 +1,21 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { config } from '../lib/config';
 import type { Db } from '../lib/db';
-import { startBackgroundLoop, type BackgroundLoop } from '../lib/background-loop';
 import { dropExpiredPartitions } from '../lib/clickhouse/retention';
 import { COLLECTED_EVENTS_TABLE } from '../domain/events/clickhouse-tables';
+import { pruneCollectedEventIds } from '../domain/events/event-ids';
 import { DELIVERY_TABLES } from '../domain/delivery/clickhouse-tables';
 import { AUCTION_LOG_TABLES } from '../auction/log/clickhouse-tables';
+import { pruneLedger } from '../domain/delivery/exporter';
 import { pruneDeadLetters } from '../domain/dead-letters/store';
+import { pruneCounters } from '../domain/rate-limits/sliding-window';
+import { defineJob } from './job';
 
 /**
- * Retention of raw data (README "Personal data and retention"): ClickHouse's raw
- * tables lose the months past their time to live, hourly, and dead letters
- * past theirs. Rollups (delivery_hourly, delivery_daily, ...) are kept.
+ * Retention (README "Personal data and retention"): raw ClickHouse tables lose
+ * the months past their time to live; PostgreSQL loses ledger rows no token can
+ * name any more, event ids past the dedupe window, expired rate-limit counters
+ * and old dead letters. Rollups are kept. Hourly, the first an hour after the job starts.
  */
 export function rawTableRetention(): { table: string; days: number }[] {
   const r = config.retention;
@@ -24,6 +28,7 @@ export function rawTableRetention(): { table: string; days: number }[] {
   ];
 }
 
+/** The raw tables' expired months dropped, and old dead letters deleted: what was dropped, per table. */
 export async function applyRetention(db: Db, ch: ClickHouseClient, database: string, tables = rawTableRetention()): Promise<Record<string, string[]>> {
   const dropped: Record<string, string[]> = {};
   for (const { table, days } of tables) dropped[table] = await dropExpiredPartitions(ch, database, table, days);
@@ -31,9 +36,16 @@ export async function applyRetention(db: Db, ch: ClickHouseClient, database: str
   return dropped;
 }
 
-const HOURLY = 3_600_000;
-
-/** The worker's retention job: every hour (the first an hour after start). */
-export function startRetention(db: Db, ch: ClickHouseClient, database: string): BackgroundLoop {
-  return startBackgroundLoop('retention', () => applyRetention(db, ch, database), HOURLY);
-}
+export const retentionJob = defineJob({
+  name: 'retention',
+  restMs: 3_600_000,
+  restFirst: true,
+  async run({ db, pool, clickhouse, database }) {
+    const dropped = await applyRetention(db, clickhouse, database);
+    const d = config.delivery;
+    const ledger = await pruneLedger(pool, Math.max(d.viewTokenTtlSeconds, d.clickTokenTtlSeconds));
+    const eventIds = await pruneCollectedEventIds(db, config.events.dedupeWindowDays);
+    await pruneCounters(db);
+    return { items: Object.values(dropped).flat().length + ledger + eventIds, more: false };
+  },
+});

@@ -1,0 +1,219 @@
+import { Client as PgClient } from 'pg';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Db } from '../../lib/db';
+import { sql } from '../../lib/clickhouse/sql';
+import { insertSettingAsideRefused } from '../../lib/clickhouse/refused-rows';
+import { deadLetterInsert, deadLettersOf, type DeadLetter } from '../dead-letters/store';
+import { COLLECTED_EVENTS_TABLE } from './clickhouse-tables';
+import { enrich, type CollectedEventRow, type GeoLookup, type InboxRow } from './enrich';
+import type { CollectedEvent } from './event';
+import { firstSeenStatements } from './event-ids';
+
+/**
+ * Moves accepted events from the PostgreSQL inbox to ClickHouse, exactly once
+ * (the event pipeline job, jobs/event-pipeline.ts, runs it).
+ *
+ * - Dedupe by event_id: `collected_event_ids` keeps the first inbox row seen for
+ *   each (organization, event_id) (event-ids.ts); any other row with that id is dropped.
+ * - Exactly once into ClickHouse (18.16 has no insert-deduplication tokens for
+ *   plain MergeTree): before inserting, the batch's inbox id range is recorded
+ *   as in flight in PostgreSQL; the inbox rows are deleted (and the mark cleared)
+ *   in one transaction after ClickHouse committed. A batch found in flight after
+ *   a crash is redone minus the inbox ids ClickHouse already has (after any insert
+ *   of the dead mover that ClickHouse still runs has ended), so no row is lost or
+ *   doubled whatever instant the mover died at.
+ * - One mover at a time per database: a PostgreSQL advisory lock held for the
+ *   batch (released by PostgreSQL if the mover dies), so a second worker or a
+ *   zombie attempt never interleaves.
+ * - A row ClickHouse refuses (or that cannot be read at all) never holds the
+ *   pipeline up: it is set aside as a dead letter (domain/dead-letters) in the
+ *   transaction that consumes the batch, and the rest of the batch goes through.
+ */
+export const EVENT_PIPELINE_LOCK = 727_001; // pg advisory lock id of the event pipeline
+const POLL_MS = 100;
+/** How long a recovering mover waits, at least, for a dead mover's insert to reach ClickHouse. */
+const RECOVERY_SETTLE_MS = 1_000;
+
+export interface MoveBatchInput {
+  /** How long to wait for events before returning empty-handed. */
+  waitMs: number;
+  batchSize: number;
+  /** How long the oldest waiting event may wait for a batch to fill (default 0: move at once). */
+  gatherMs?: number;
+}
+export interface MoveBatchResult {
+  /** Inbox rows consumed (stored + duplicates + dead letters). */
+  moved: number;
+  /** Rows written to ClickHouse. */
+  stored: number;
+  /** Rows ClickHouse refused (or unreadable ones), set aside. */
+  deadLetters: number;
+  /** Another mover holds the lock. */
+  busy: boolean;
+}
+
+export interface MoverDeps {
+  db: Db;
+  clickhouse: ClickHouseClient;
+  /** The database the advisory lock is taken in. */
+  databaseUrl: string;
+  geo: GeoLookup;
+  /** Called while waiting, so that a host watching for liveness (a Temporal activity) knows. */
+  heartbeat?: () => void;
+}
+
+interface RawInboxRow { id: string; organization_id: string; received_at: Date; ip_address: string; event: string }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An inbox row's event: JSON of an object with a string event_name (what intake stored), or an error. */
+function readEvent(text: string): CollectedEvent {
+  const event = JSON.parse(text) as unknown;
+  if (typeof event !== 'object' || event === null || typeof (event as CollectedEvent).event_name !== 'string') throw new Error('not an event object');
+  return event as CollectedEvent;
+}
+
+/**
+ * Waits up to `waitMs` for work; once there is some, gathers until a full
+ * batch waits or the oldest row has waited `gatherMs` (one ClickHouse insert
+ * then carries many requests' events: ClickHouse is far cheaper per row in
+ * large inserts). A batch left in flight by a dead mover is work at once.
+ */
+async function waitForWork(deps: MoverDeps, { waitMs, batchSize, gatherMs = 0 }: MoveBatchInput): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const [row] = await deps.db.$queryRaw<{ recovering: boolean; waiting: boolean; due: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM event_pipeline_state WHERE in_flight_from IS NOT NULL) AS recovering,
+             EXISTS (SELECT 1 FROM event_inbox) AS waiting,
+             (SELECT count(*) FROM (SELECT 1 FROM event_inbox LIMIT ${batchSize}) AS batch) >= ${batchSize}
+             OR (SELECT received_at FROM event_inbox ORDER BY id LIMIT 1) <= (now() AT TIME ZONE 'UTC') - make_interval(secs => ${gatherMs / 1000}) AS due`;
+    if (row.recovering || (row.waiting && (row.due || Date.now() >= deadline))) return true;
+    if (Date.now() >= deadline) return false;
+    deps.heartbeat?.();
+    await sleep(POLL_MS);
+  }
+}
+
+/**
+ * A mover killed mid-insert may have handed ClickHouse a complete batch that it
+ * is still writing; its rows become visible only when that insert ends. We hold
+ * the lock, so any insert into the table still running is such a leftover: wait
+ * (at least RECOVERY_SETTLE_MS) until none runs, then read what arrived.
+ */
+async function deadInsertsSettled(deps: MoverDeps): Promise<void> {
+  const since = Date.now();
+  for (;;) {
+    const result = await deps.clickhouse.query({
+      // The needle is built with concat, so that this query's own text does not match it.
+      query: sql`SELECT count() AS running FROM system.processes WHERE positionCaseInsensitive(query, concat('INSERT INTO ', ${COLLECTED_EVENTS_TABLE})) > 0`,
+      format: 'JSONEachRow',
+    });
+    const [{ running }] = await result.json<{ running: number }>();
+    if (Number(running) === 0 && Date.now() - since >= RECOVERY_SETTLE_MS) return;
+    deps.heartbeat?.();
+    await sleep(POLL_MS);
+  }
+}
+
+/** The batch to move: the one left in flight, else the oldest inbox rows; rows that are not events become dead letters. */
+async function readBatch(db: Db, batchSize: number) {
+  const [state] = await db.$queryRaw<{ from: string | null; to: string | null }[]>`
+    SELECT in_flight_from::text AS "from", in_flight_to::text AS "to" FROM event_pipeline_state WHERE id = 1`;
+  const recovering = Boolean(state?.from && state?.to);
+  const raw = recovering
+    ? await db.$queryRaw<RawInboxRow[]>`
+        SELECT id::text, organization_id::text, received_at, ip_address, event FROM event_inbox
+        WHERE id BETWEEN ${state!.from}::bigint AND ${state!.to}::bigint ORDER BY id`
+    : await db.$queryRaw<RawInboxRow[]>`
+        SELECT id::text, organization_id::text, received_at, ip_address, event FROM event_inbox ORDER BY id LIMIT ${batchSize}`;
+  const unreadable: DeadLetter[] = [];
+  const rows: InboxRow[] = [];
+  for (const r of raw) {
+    try {
+      rows.push({ id: BigInt(r.id), organizationId: r.organization_id, receivedAt: r.received_at, ipAddress: r.ip_address, event: readEvent(r.event) });
+    } catch (err) {
+      unreadable.push({ targetTable: COLLECTED_EVENTS_TABLE, rowKey: r.id, payload: JSON.stringify(r), error: `unreadable inbox row: ${(err as Error).message}` });
+    }
+  }
+  const ids = raw.map((r) => r.id);
+  return { recovering, ids, rows, unreadable, from: recovering ? state!.from! : ids[0], to: recovering ? state!.to! : ids[ids.length - 1] };
+}
+
+/** Step 1: the event_id ledger and the in-flight mark, in one transaction; the rows that are first of their id. */
+async function markInFlight(db: Db, rows: InboxRow[], from: string, to: string): Promise<InboxRow[]> {
+  if (rows.length === 0) return rows;
+  const identified = rows.filter((r) => r.event.event_id !== undefined)
+    .map((r) => ({ organizationId: r.organizationId, eventId: r.event.event_id!, inboxId: r.id.toString() }));
+  const [, firstSeen] = await db.$transaction([
+    ...firstSeenStatements(db, identified),
+    db.$executeRaw`
+      INSERT INTO event_pipeline_state (id, in_flight_from, in_flight_to) VALUES (1, ${from}::bigint, ${to}::bigint)
+      ON CONFLICT (id) DO UPDATE SET in_flight_from = EXCLUDED.in_flight_from, in_flight_to = EXCLUDED.in_flight_to`,
+  ]);
+  const winners = new Map(firstSeen.map((w) => [`${w.org}/${w.event_id}`, w.inbox_id]));
+  return rows.filter((r) => r.event.event_id === undefined || winners.get(`${r.organizationId}/${r.event.event_id}`) === r.id.toString());
+}
+
+/** Step 2, after a crash: only what ClickHouse does not have yet, once a dead mover's insert still running has ended. */
+async function notYetStored(deps: MoverDeps, rows: InboxRow[], from: string, to: string): Promise<InboxRow[]> {
+  if (rows.length === 0) return rows;
+  await deadInsertsSettled(deps);
+  const result = await deps.clickhouse.query({
+    query: `SELECT toString(inbox_id) AS id FROM ${COLLECTED_EVENTS_TABLE} WHERE ${sql`inbox_id >= ${BigInt(from)} AND inbox_id <= ${BigInt(to)}`}`,
+    format: 'JSONEachRow',
+  });
+  const present = new Set((await result.json<{ id: string }>()).map((r) => r.id));
+  return rows.filter((r) => !present.has(r.id.toString()));
+}
+
+/** Step 2: the enriched rows into ClickHouse; what cannot be enriched or is refused comes back as dead letters. */
+async function store(deps: MoverDeps, rows: InboxRow[]): Promise<{ stored: number; deadLetters: DeadLetter[] }> {
+  const deadLetters: DeadLetter[] = [];
+  const enriched: CollectedEventRow[] = [];
+  for (const r of rows) {
+    try { enriched.push(enrich(r, deps.geo)); } catch (err) {
+      deadLetters.push({ targetTable: COLLECTED_EVENTS_TABLE, rowKey: r.id.toString(), payload: JSON.stringify(r.event), error: `unenrichable event: ${(err as Error).message}` });
+    }
+  }
+  const refused = await insertSettingAsideRefused(enriched, (values) => deps.clickhouse.insert({ table: COLLECTED_EVENTS_TABLE, values, format: 'JSONEachRow' }).then(() => undefined));
+  return { stored: enriched.length - refused.length, deadLetters: [...deadLetters, ...deadLettersOf(COLLECTED_EVENTS_TABLE, refused, (row) => row.inbox_id)] };
+}
+
+/** Step 3: out of the inbox, dead letters set aside, the mark cleared, atomically. */
+async function consume(db: Db, ids: string[], deadLetters: DeadLetter[]): Promise<void> {
+  const setAside = deadLetters.length > 0 ? deadLetterInsert(deadLetters) : null;
+  await db.$transaction([
+    db.$executeRaw`DELETE FROM event_inbox WHERE id = ANY(${ids}::bigint[])`,
+    ...(setAside ? [db.$executeRawUnsafe(setAside.text, ...setAside.values)] : []),
+    db.$executeRaw`UPDATE event_pipeline_state SET in_flight_from = NULL, in_flight_to = NULL WHERE id = 1`,
+  ]);
+}
+
+async function moveLocked(deps: MoverDeps, batchSize: number): Promise<Omit<MoveBatchResult, 'busy'>> {
+  const batch = await readBatch(deps.db, batchSize);
+  let keep = await markInFlight(deps.db, batch.rows, batch.from, batch.to);
+  if (batch.recovering) keep = await notYetStored(deps, keep, batch.from, batch.to);
+  deps.heartbeat?.();
+  const { stored, deadLetters } = await store(deps, keep);
+  const allDeadLetters = [...batch.unreadable, ...deadLetters];
+  await consume(deps.db, batch.ids, allDeadLetters);
+  return { moved: batch.ids.length, stored, deadLetters: allDeadLetters.length };
+}
+
+/** Waits up to `waitMs` for inbox rows, then moves one batch of at most `batchSize`. */
+export async function moveEventBatch(deps: MoverDeps, input: MoveBatchInput): Promise<MoveBatchResult> {
+  if (!(await waitForWork(deps, input))) return { moved: 0, stored: 0, deadLetters: 0, busy: false };
+  const lock = new PgClient({ connectionString: deps.databaseUrl });
+  await lock.connect();
+  try {
+    const { rows } = await lock.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [EVENT_PIPELINE_LOCK]);
+    if (!rows[0].locked) return { moved: 0, stored: 0, deadLetters: 0, busy: true };
+    try {
+      return { ...(await moveLocked(deps, input.batchSize)), busy: false };
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [EVENT_PIPELINE_LOCK]);
+    }
+  } finally {
+    await lock.end();
+  }
+}
