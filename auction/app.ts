@@ -11,6 +11,7 @@ import { directRoutesFirst } from '../lib/http/direct-route';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
 import { AuctionLog } from './log/writer';
 import { createAuctionMetrics } from './metrics';
+import { auctionBidders } from './bidders';
 import { recordDeadLetters } from '../domain/dead-letters/store';
 import { adRequestOperation, auctionOpenApi } from './openapi';
 import { directAdRequestRoute } from './ad-request-route';
@@ -48,8 +49,10 @@ export interface Auction {
 export function createAuction(input: AuctionDeps): Auction {
   const settings: AuctionSettings = { ...auctionSettings, ...input.settings };
   const catalog = new Catalog(input.db, { databaseUrl: input.databaseUrl, safetyReloadMs: settings.indexSafetyReloadMs, dspFilter: input.dspFilter });
+  const inhouse = { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr };
   const deps: PipelineDeps = {
     catalog,
+    bidders: auctionBidders(() => catalog.dsps, () => catalog.ads, inhouse, settings),
     health: new DspHealth({ afterFailures: settings.backoffAfterFailures, baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }),
     cache: new BidCache(settings.bidCacheTtlMs),
     log: new AuctionLog(input.clickhouse, {
@@ -57,7 +60,7 @@ export function createAuction(input: AuctionDeps): Auction {
     }),
     metrics: createAuctionMetrics({ size: () => catalog.ads.length, loadedAt: () => catalog.adsLoadedAt }),
     settings,
-    inhouse: { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr },
+    inhouse,
   };
 
   const app = express();

@@ -4,16 +4,17 @@ import { BidCache } from './bid-cache';
 import { dspAgent } from './dsp/http';
 import { adRequestSchema } from './request-schema';
 import { auctionSettings } from './settings';
-import { callDsps } from './stages/3-call-bidders';
-import { validateDspAnswers } from './stages/4-validate-bids';
+import { dspBidder } from './bidders';
+import { callBidders } from './stages/3-call-bidders';
+import { validateBids } from './stages/4-validate-bids';
 import { renderWinner } from './stages/6-render';
 import type { AuctionContext } from './types';
 
 /**
  * `adctl dsp check URL --protocol native|openrtb [--key K] [--render-url U]`:
  * sends contract-conformant requests (both request types, both render modes,
- * every tagid; carousels for native) through the auction's own stages 3, 4
- * and 6, and reports point by point where the answers break the spec, with
+ * every tagid; carousels for native) through the auction's own bidder and
+ * stages 3, 4 and 6, and reports point by point where the answers break the spec, with
  * the spec's reason names. A clean no-bid passes (reason `no_bid` shown).
  */
 export interface CheckResult { name: string; ok: boolean; reason: string | null; detail: string | null }
@@ -61,13 +62,14 @@ export async function checkDsp(opts: { bidUrl: string; protocol: 'native' | 'ope
       { name: 'openrtb opener_image_v1', opener: true, imageEnabled: true, formats: ['sponsored_message'] },
       { name: 'openrtb opener_text_v1', opener: true, imageEnabled: false, formats: ['sponsored_message'] },
     ];
+  const bidder = dspBidder(dsp, auctionSettings);
   const cache = new BidCache(auctionSettings.bidCacheTtlMs);
   const checks: CheckResult[] = [];
   try {
     for (const v of variants) {
       const ctx = context(v);
-      const [answer] = await callDsps(ctx, [{ dsp, timeoutMs: TIMEOUT_MS }], 1);
-      const { valid, records } = validateDspAnswers(ctx, [answer], cache);
+      const answers = await callBidders(ctx, [{ bidder, timeoutMs: TIMEOUT_MS }], 1);
+      const { valid, records } = validateBids(ctx, answers, cache);
       const rejected = records[0];
       if (rejected) {
         const ok = rejected.reason === 'no_bid';
@@ -76,7 +78,7 @@ export async function checkDsp(opts: { bidUrl: string; protocol: 'native' | 'ope
       }
       checks.push({ name: `${v.name}: bid`, ok: true, reason: null, detail: `bid ${valid[0].priceMicros / 1e6} USD${valid[0].creative ? ' with ad_data' : ', render needed'}` });
       if (!valid[0].creative) {
-        const rendered = await renderWinner(ctx, valid, cache, { ...auctionSettings, ownWorkReserveMs: 0 });
+        const rendered = await renderWinner(ctx, valid, () => bidder, cache, { ...auctionSettings, ownWorkReserveMs: 0 });
         const failure = rendered.failed[0];
         checks.push({ name: `${v.name}: render`, ok: !failure, reason: failure?.reason ?? null, detail: failure?.detail ?? `rendered ${rendered.winner?.creative.format}` });
       }

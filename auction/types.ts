@@ -1,4 +1,3 @@
-import type { DspConfig } from '../domain/dsps';
 import type { PublisherRecord } from '../domain/publishers';
 import type { NonBidReason } from './non-bid';
 import type { AdRequest } from './request-schema';
@@ -67,7 +66,6 @@ export interface ValidBid {
   priceMicros: number;
   /** Null when the native DSP sent no ad_data: the creative comes from the render call. */
   creative: Creative | null;
-  dsp?: DspConfig;
   /** In-house: which ad it is (delivery tracking needs it). */
   inhouse?: { adId: string; adGroupId: string; campaignId: string; organizationId: string; adAccountId: string; pricingModel: string; cpcMicros?: number };
 }
