@@ -29,6 +29,9 @@ import { collectEndpoint, collectRoutes } from './events/collect';
 import { deliveryTrackingOperations, deliveryTrackingRoutes, viewPixelDirectRoute } from './tracking/delivery';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
 import { dashboardRoutes } from './dashboard/routes';
+import { dashboardApiRoutes, dashboardOperations } from './dashboard/operations';
+import { labelRoute } from '../lib/http-metrics';
+import { createClickhouse } from '../lib/clickhouse/client';
 import { DASHBOARD_PREFIX } from './dashboard/session-cookie';
 
 export interface AppDeps {
@@ -60,6 +63,8 @@ export function createApp(deps: AppDeps) {
   const { db } = deps;
   const app = express();
   const metrics = deps.metrics ?? createApiMetrics(db);
+  // One ClickHouse client for every report the api answers (/v1 insights, the dashboard's).
+  const analytics = createClickhouse(undefined, { compressResponses: false });
   const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
   // The hot requests' plain forms are answered before Express sees them: event collection's
   // steady stream (api/events/collect.ts) and the impression pixel (api/tracking/delivery.ts).
@@ -69,7 +74,7 @@ export function createApp(deps: AppDeps) {
   app.set('etag', false);
   app.use(requestId);
   app.use(metrics.middleware);
-  app.get('/healthz', (_req, res) => { res.json({ ok: true }); });
+  app.get('/healthz', labelRoute('/healthz'), (_req, res) => { res.json({ ok: true }); });
   // Every `/v1` operation, declared once: mounted below and documented from the same list.
   const v1Operations = [
     ...adAccountOperations(db),
@@ -78,18 +83,19 @@ export function createApp(deps: AppDeps) {
     ...adGroupOperations(deps),
     ...adOperations(deps),
     uploadOperation(db, deps.assets),
-    ...insightsOperations(db),
+    ...insightsOperations(db, analytics),
   ];
   // {tracking_url}: the signed token is the auth; {events_url}: the organization's ak_ key.
   const deliveryOperations = deliveryTrackingOperations(ledger);
   const trackingOperations = pollOperations(db);
   const collectOperations = [collect.operation];
+  const dashboardJson = dashboardOperations({ db, temporal: deps.temporal }, analytics);
   // The contract itself is public: it holds no organization's data.
   const openApi = buildOpenApiDocument(
-    [...v1Operations, ...apiKeyOperations(db, deps.temporal), ...deliveryOperations, ...trackingOperations, ...collectOperations],
+    [...v1Operations, ...apiKeyOperations(db, deps.temporal), ...deliveryOperations, ...trackingOperations, ...collectOperations, ...dashboardJson],
     { title: 'Chat ads platform API', version: '1.0.0' },
   );
-  app.get('/v1/openapi.json', (_req, res) => { res.json(openApi); });
+  app.get('/v1/openapi.json', labelRoute('/v1/openapi.json'), (_req, res) => { res.json(openApi); });
 
   app.use(apiKeyRoutes(db, deps.temporal));
 
@@ -107,7 +113,8 @@ export function createApp(deps: AppDeps) {
   app.use(pollRoutes(trackingOperations));
   app.use(collectRoutes(collectOperations));
   // {platform_url}'s dashboard: pages and its own JSON under the session cookie (README, Dashboard).
-  app.use(DASHBOARD_PREFIX, dashboardRoutes(db, deps.temporal));
+  app.use(dashboardApiRoutes(db, dashboardJson));
+  app.use(DASHBOARD_PREFIX, dashboardRoutes(db));
   // Unknown paths of the platform surface answer in its envelope (mount `/api` routes above).
   app.use('/api', unknownRoute, envelopeErrorHandler);
   // Anything else, on any host, answers with the error object rather than an HTML page.

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { PublisherRecord } from '../domain/publishers';
 import { bodyObject, parseOrThrow } from '../lib/validation';
 import { adRequestSchema, type AdRequest } from './request-schema';
-import { plainJsonLength, withoutBom } from '../lib/http/plain-json';
-import type { DirectRoute } from '../lib/http/direct-route';
+import { plainJsonLength } from '../lib/http/plain-json';
+import { readPlainJsonBody, writeJson, type DirectRoute } from '../lib/http/direct-route';
 
 /**
  * POST /v1/ad_requests on its direct route: the hot path of a service that
@@ -25,17 +25,6 @@ import type { DirectRoute } from '../lib/http/direct-route';
 
 const DIRECT_MAX_BYTES = 256 * 1024;
 
-/** body-parser's rules for a JSON body, errors included (lib/http/errors.ts maps them). */
-const bodyError = (type: 'entity.parse.failed' | 'request.size.invalid') => Object.assign(new Error(type), { type, status: 400, expose: true });
-
-function parseStrictJson(text: string): unknown {
-  // Like body-parser's `strict` JSON: an object or an array at the top, a leading BOM ignored.
-  const body = withoutBom(text);
-  const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(body)?.[1];
-  if (first !== '{' && first !== '[') throw bodyError('entity.parse.failed');
-  try { return JSON.parse(body); } catch { throw bodyError('entity.parse.failed'); }
-}
-
 export function directAdRequestRoute(deps: {
   authenticate(req: IncomingMessage): PublisherRecord;
   run(req: IncomingMessage, body: AdRequest, publisher: PublisherRecord): Promise<unknown>;
@@ -48,26 +37,8 @@ export function directAdRequestRoute(deps: {
     let publisher: PublisherRecord;
     try { publisher = deps.authenticate(req); } catch (err) { return next(err); }
 
-    const chunks: Buffer[] = [];
-    let received = 0;
-    req.on('data', (chunk: Buffer) => { received += chunk.length; chunks.push(chunk); });
-    req.once('error', next);
-    req.once('end', () => {
-      if (received !== length) return next(bodyError('request.size.invalid'));
-      let body: AdRequest;
-      try {
-        body = parseOrThrow(adRequestSchema, bodyObject(parseStrictJson(Buffer.concat(chunks, received).toString('utf8'))));
-      } catch (err) {
-        return next(err);
-      }
-      deps.run(req, body, publisher).then((result) => {
-        const text = JSON.stringify(result);
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-        // write() then end(), not end(text): the same bytes in one direct socket write, without
-        // end()'s cork and buffered writev (whose socket-owned buffer list kept answers alive past GCs).
-        res.write(text);
-        res.end();
-      }, next);
-    });
+    readPlainJsonBody(req, length)
+      .then((raw) => deps.run(req, parseOrThrow(adRequestSchema, bodyObject(raw)), publisher))
+      .then((result) => writeJson(res, 200, result), next);
   };
 }

@@ -21,9 +21,21 @@ export class DomainError extends Error {
   }
 }
 
-/** `rate_limit_exceeded`, with when to retry: the edges send it as `Retry-After`. */
+/** A rate budget as clients see it (the `X-RateLimit-*` headers). */
+export interface RateBudget { limit: number; remaining: number; resetAt: number }
+
+/**
+ * `rate_limit_exceeded`, with when to retry and the budget it ran out of: the
+ * one way every surface answers 429 (lib/http/errors.ts sends `Retry-After`
+ * and the `X-RateLimit-*` headers from it).
+ */
 export class RateLimitError extends DomainError {
-  constructor(readonly retryAfterSeconds: number, message = 'request was throttled') {
+  constructor(readonly retryAfterSeconds: number, message = 'request was throttled', readonly budget?: RateBudget) {
     super('rate_limit_exceeded', message);
   }
+}
+
+/** The `X-RateLimit-*` headers of a budget: on every answer that spends one, throttled or not. */
+export function rateBudgetHeaders(budget: RateBudget): Record<string, string> {
+  return { 'X-RateLimit-Limit': String(budget.limit), 'X-RateLimit-Remaining': String(budget.remaining), 'X-RateLimit-Reset': String(budget.resetAt) };
 }

@@ -30,9 +30,23 @@ export function createHttpMetrics(prefix: string): HttpMetrics {
     observe,
     middleware(req: Request, res: Response, next: NextFunction) {
       const started = performance.now();
-      // The matched route pattern, never the raw path: ids must not become label values.
-      res.on('finish', () => observe(req.method, `${req.baseUrl}${(req.route?.path as string | undefined) ?? 'unmatched'}`, res.statusCode, started));
+      // The matched route's declared pattern (labelRoute), never the raw path: ids must not become label values.
+      res.on('finish', () => observe(req.method, (res.locals as { route?: string }).route ?? 'unmatched', res.statusCode, started));
       next();
     },
+  };
+}
+
+/**
+ * Names the route a request matched, for the duration metric's `route` label:
+ * the pattern as declared (`/v1/campaigns/:campaign_id`), set when the route
+ * matches (declared operations set theirs: lib/http/operations.ts). Express's
+ * own baseUrl and route.path, read when the answer is sent, garbled it once an
+ * error handler mounted on a path had run (`/api/collect/api/collect`).
+ */
+export function labelRoute(route: string): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.route = route;
+    next();
   };
 }

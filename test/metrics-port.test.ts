@@ -27,13 +27,13 @@ test('api and auction: /metrics is a 404 on the public port, Prometheus text on 
   }
 });
 
-test('the defaults: loopback, 9464 for the api and 9465 for the auction', () => {
+test('the defaults: loopback, 9464 for the api, 9465 for the auction and 9466 for the worker', () => {
   const saved = { ...process.env };
   try {
-    delete process.env.METRICS_HOST; delete process.env.METRICS_PORT; delete process.env.AUCTION_METRICS_PORT;
+    delete process.env.METRICS_HOST; delete process.env.METRICS_PORT; delete process.env.AUCTION_METRICS_PORT; delete process.env.WORKER_METRICS_PORT;
     jest.isolateModules(() => {
       const fresh = (require('../lib/config') as { config: typeof config }).config;
-      expect(fresh.metrics).toEqual({ host: '127.0.0.1', apiPort: 9464, auctionPort: 9465 });
+      expect(fresh.metrics).toEqual({ host: '127.0.0.1', apiPort: 9464, auctionPort: 9465, workerPort: 9466 });
     });
   } finally {
     process.env = saved;

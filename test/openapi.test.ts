@@ -2,6 +2,7 @@
  * `/v1/openapi.json`: public, OpenAPI 3.1.0, and a faithful account of the
  * routes the app serves so far, with the spec's error object.
  */
+import { csrfTokenFor } from '../lib/csrf';
 import { call, newOrg, startHarness, type Harness } from './support/harness';
 
 let h: Harness;
@@ -66,10 +67,13 @@ test('every documented operation is really served (none answers as an unknown ro
     const concrete = path
       .replace('{org_public_id}', org.org_public_id)
       .replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
-    const token = op.security?.[0]?.apiKey ? org.api_key : org.session_token;
+    const cookie = Boolean(op.security?.[0]?.dashboardCookie);
+    const token = op.security?.[0]?.apiKey ? org.api_key : cookie ? undefined : org.session_token;
+    // The dashboard's endpoints: the same session as its cookie, state changes with its CSRF token.
+    const headers: Record<string, string> = cookie ? { cookie: `dashboard_session=${org.session_token}`, 'x-csrf-token': csrfTokenFor(org.session_token) } : {};
     // A body the validator refuses is enough to reach the route without changing anything.
     const body = op.requestBody ? { __probe__: true } : undefined;
-    const res = await call(h.url, method.toUpperCase(), concrete, { token, body });
+    const res = await call(h.url, method.toUpperCase(), concrete, { token, body, headers });
     const message: string = res.body?.error?.message ?? '';
     expect({ path, method, unknownRoute: /Unrecognized request URL|No such resource/.test(message) }).toEqual({ path, method, unknownRoute: false });
     expect({ path, method, status: res.status }).not.toEqual({ path, method, status: 401 });
@@ -183,7 +187,14 @@ test('documents every endpoint of the advertiser API spec', () => {
   expect(missing).toEqual([]);
   // And nothing documented that the spec does not have (besides what is ours by design).
   // Ours by design: the delivery trackers behind the auction's view_url, url and feedback_url (spec 3, DESIGN).
-  const ours: [string, string][] = [['get', '/api/v1/tracking/view'], ['get', '/api/v1/tracking/click'], ['post', '/api/v1/tracking/feedback']];
+  const ours: [string, string][] = [
+    ['get', '/api/v1/tracking/view'], ['get', '/api/v1/tracking/click'], ['post', '/api/v1/tracking/feedback'],
+    // The dashboard's own JSON endpoints (DESIGN: dashboard), behind its session cookie.
+    ['get', '/dashboard/api/me'], ['get', '/dashboard/api/campaigns'], ['get', '/dashboard/api/campaigns/{campaign_id}'],
+    ...['activate', 'pause', 'archive'].map((a): [string, string] => ['post', `/dashboard/api/campaigns/{campaign_id}/${a}`]), ['get', '/dashboard/api/campaigns/{id}/insights'], ['get', '/dashboard/api/ad-groups/{id}/insights'],
+    ['get', '/dashboard/api/api-keys'], ['post', '/dashboard/api/api-keys'], ['delete', '/dashboard/api/api-keys/{key_public_id}'],
+    ['get', '/dashboard/api/review/campaigns'], ['get', '/dashboard/api/review/live'], ...['approve', 'reject', 'block'].map((v): [string, string] => ['post', `/dashboard/api/review/campaigns/{campaign_id}/${v}`]),
+  ];
   const documented = operations().map(([path, method]) => `${method} ${path}`).sort();
   expect(documented).toEqual([...specEndpoints, ...ours].map(([method, path]) => `${method} ${path}`).sort());
 });

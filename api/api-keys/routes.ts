@@ -11,7 +11,7 @@ import { mintApiKey, revokeApiKey } from '../../use-cases/api-keys/api-keys';
 // `name` is optional: absent or null is the empty label.
 export const createApiKeySchema = z.strictObject({ name: z.string().max(100).nullish().transform((name) => name ?? '') });
 
-const apiKeyRecordSchema = z.object({
+export const apiKeyRecordSchema = z.object({
   public_id: z.uuid(),
   name: z.string(),
   is_active: z.boolean(),

@@ -95,3 +95,13 @@ export function memberOf(res: Response, roles: Role[] = ['owner', 'admin', 'memb
 export function staffOf(res: Response): void {
   if (signedIn(res).kind !== 'staff') throw new DomainError('insufficient_role', 'Only staff reviewers may do this');
 }
+
+/** No dashboard answer is cached, framed, or given scripts from anywhere but the dashboard itself. */
+export function securityHeaders(res: Response): void {
+  res.set({
+    'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+  });
+}

@@ -12,12 +12,13 @@ import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { apiKeyAuthOf, type ApiKeyAuth } from '../auth/api-key-auth';
 import { cachedApiKeyAuth } from '../auth/cached-api-key-auth';
 import { errorHandler, writeError } from '../../lib/http/errors';
-import { plainJsonLength, withoutBom } from '../../lib/http/plain-json';
+import { plainJsonLength } from '../../lib/http/plain-json';
 import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
-import type { DirectRoute } from '../../lib/http/direct-route';
+import { readPlainJsonBody, writeJson, type DirectRoute } from '../../lib/http/direct-route';
 import { nextId } from '../../lib/http/request-id';
 import type { HttpMetrics } from '../../lib/http-metrics';
-import { consume, type RateLimitVerdict } from '../../domain/rate-limits/sliding-window';
+import { consume, throttled, type RateLimitVerdict } from '../../domain/rate-limits/sliding-window';
+import { rateBudgetHeaders } from '../../lib/errors';
 
 /**
  * `POST {events_url}/api/collect`: server-side events with the organization's
@@ -35,55 +36,16 @@ const parseJson = express.json({ limit: COLLECT_BODY_LIMIT, type: () => true, st
 function readJsonBody(req: Request, res: Response): Promise<unknown> {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (!hasBody) throw new DomainError('invalid_value', 'The body must be a JSON object (an event, or { "events": [...] })');
-  if (plainJsonLength(req.headers, COLLECT_BODY_LIMIT_BYTES) !== null) return readPlainJson(req);
+  const length = plainJsonLength(req.headers, COLLECT_BODY_LIMIT_BYTES);
+  if (length !== null) return readPlainJsonBody(req, length, { strict: false });
   if (!req.is('application/json')) throw new DomainError('unsupported_media_type', 'Request body must be application/json');
   return new Promise((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve(req.body))));
 }
 
-/** A plain JSON body (lib/http/plain-json.ts) read and parsed here, as body-parser would (same errors). */
-function readPlainJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let ended = false;
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      ended = true;
-      const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
-      try {
-        resolve(JSON.parse(withoutBom(text)));
-      } catch {
-        reject(new DomainError('invalid_json', 'Request body is not valid JSON'));
-      }
-    });
-    const unreadable = () => { if (!ended) reject(new DomainError('invalid_json', 'Request body could not be read')); };
-    req.on('error', unreadable);
-    req.on('close', unreadable);
-  });
-}
-
 type EventResult = { index: number; status: 'accepted' | 'valid' | 'rejected'; error?: { code: string; message: string; param: string | null } };
-
-function rateLimitHeaders(verdict: RateLimitVerdict): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(verdict.limit),
-    'X-RateLimit-Remaining': String(verdict.remaining),
-    'X-RateLimit-Reset': String(verdict.resetAt),
-  };
-}
 
 const setHeaders = (res: ServerResponse, headers: Record<string, string>) => { for (const [name, value] of Object.entries(headers)) res.setHeader(name, value); };
 
-function throttled(res: ServerResponse, verdict: RateLimitVerdict): DomainError {
-  setHeaders(res, { ...rateLimitHeaders(verdict), 'Retry-After': String(verdict.retryAfterSeconds) });
-  return new DomainError('rate_limit_exceeded', 'request was throttled');
-}
-
-/** What res.json writes, on node's own response (the direct route has no Express one). */
-function sendJson(res: ServerResponse, status: number, payload: unknown): void {
-  const text = JSON.stringify(payload);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 /**
  * `POST /api/collect`: the operation, declared once (mounted by collectRoutes,
@@ -136,8 +98,8 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
         });
         verdict = outcome.verdict;
       }
-      if (!verdict.allowed) throw throttled(res, verdict);
-      setHeaders(res, rateLimitHeaders(verdict));
+      if (!verdict.allowed) throw throttled(verdict);
+      setHeaders(res, rateBudgetHeaders(verdict));
     }
     if (!results) {
       res.writeHead(204);
@@ -145,7 +107,7 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
       return;
     }
     const rejected = results.filter((r) => r.status === 'rejected').length;
-    sendJson(res, 200, { validate_only: validateOnly, accepted: validateOnly ? 0 : results.length - rejected, rejected, results });
+    writeJson(res, 200, { validate_only: validateOnly, accepted: validateOnly ? 0 : results.length - rejected, rejected, results });
   }
 
   const operation = defineOperation({
@@ -170,13 +132,14 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
    * and spellings of the path) takes the route.
    */
   const directRoute: DirectRoute = (req, res, fallThrough) => {
-    if (req.method !== 'POST' || req.url !== PATH || plainJsonLength(req.headers, COLLECT_BODY_LIMIT_BYTES) === null) return fallThrough();
+    const length = plainJsonLength(req.headers, COLLECT_BODY_LIMIT_BYTES);
+    if (req.method !== 'POST' || req.url !== PATH || length === null) return fallThrough();
     const key = auth.lookup(req);
     if (!key) return fallThrough();
     const started = performance.now();
     res.setHeader('Request-Id', nextId());
     res.once('finish', () => metrics.observe('POST', PATH, res.statusCode, started));
-    readPlainJson(req).then((body) => collect(req, res, key, body, false)).catch((err: unknown) => writeError(res, PATH, err));
+    readPlainJsonBody(req, length, { strict: false }).then((body) => collect(req, res, key, body, false)).catch((err: unknown) => writeError(res, PATH, err));
   };
 
   return { operation, directRoute };

@@ -1,10 +1,9 @@
 import type { RequestHandler } from 'express';
 import type { Db } from '../../lib/db';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
-import { DomainError } from '../../domain/errors';
+import { rateBudgetHeaders } from '../../lib/errors';
 // The counting rule is the domain's (shared with the API-key mint budget); this is its HTTP edge.
-import { consume } from '../../domain/rate-limits/sliding-window';
-
+import { consume, throttled } from '../../domain/rate-limits/sliding-window';
 
 /**
  * Middleware for one per-key budget. The response carries the budget as the
@@ -14,18 +13,10 @@ export function rateLimit(db: Db, name: string, limit: () => number): RequestHan
   return async (_req, res, next) => {
     const { apiKeyId } = apiKeyAuthOf(res);
     const verdict = await consume(db, `${name}:${apiKeyId}`, limit());
-    const headers = {
-      'X-RateLimit-Limit': String(verdict.limit),
-      'X-RateLimit-Remaining': String(verdict.remaining),
-      'X-RateLimit-Reset': String(verdict.resetAt),
-    };
-    if (!verdict.allowed) {
-      res.set({ ...headers, 'Retry-After': String(verdict.retryAfterSeconds) });
-      throw new DomainError('rate_limit_exceeded', 'request was throttled');
-    }
+    if (!verdict.allowed) throw throttled(verdict);
     // With two budgets (all requests + campaign creates) the tighter one is shown.
     const shown = Number(res.get('X-RateLimit-Remaining') ?? Infinity);
-    if (verdict.remaining < shown) res.set(headers);
+    if (verdict.remaining < shown) res.set(rateBudgetHeaders(verdict));
     next();
   };
 }

@@ -1,3 +1,4 @@
+import { labelRoute } from '../../lib/http-metrics';
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash';
 import express, { Router, type Request, type Response } from 'express';
@@ -93,8 +94,8 @@ const MIME_BY_EXT: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg
 /** Public, immutable asset URLs: `/assets/<sha256>.<ext>` (content-addressed). */
 export function assetRoutes(store: AssetStore): Router {
   const router = Router();
-  router.get('/assets/:name', async (req, res, next) => {
-    const match = /^([0-9a-f]{64})\.(png|jpg|webp)$/.exec(req.params.name);
+  router.get('/assets/:name', labelRoute('/assets/:name'), async (req, res, next) => {
+    const match = /^([0-9a-f]{64})\.(png|jpg|webp)$/.exec(String(req.params.name));
     const bytes = match ? await store.get(`assets/${match[1]}.${match[2]}`) : null;
     if (!bytes || !match) return next();
     res.set({

@@ -61,6 +61,9 @@ export async function pruneCounters(db: Db, now = Date.now()): Promise<void> {
 /** Consumes one unit of `bucket`; over the budget it throws `rate_limit_exceeded` carrying its Retry-After. */
 export async function consumeOrThrow(db: Db, bucket: string, limit: number, message: string): Promise<RateLimitVerdict> {
   const verdict = await consume(db, bucket, limit);
-  if (!verdict.allowed) throw new RateLimitError(verdict.retryAfterSeconds, message);
+  if (!verdict.allowed) throw throttled(verdict, message);
   return verdict;
 }
+
+/** The 429 of a verdict that did not allow the request. */
+export const throttled = (verdict: RateLimitVerdict, message?: string) => new RateLimitError(verdict.retryAfterSeconds, message, verdict);

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { DomainError, RateLimitError } from '../errors';
+import { DomainError, RateLimitError, rateBudgetHeaders } from '../errors';
 import { ERROR_CODES, errorTypeOf, isKnownCode, type ErrorType } from './error-codes';
 
 /** The spec's error object, `{ error: { message, type, param, code } }`. */
@@ -55,20 +55,16 @@ export function toErrorResponse(err: unknown): ErrorResponse {
   return { status, code, message, param, body: { error: { message, type: errorTypeOf(status), param, code } } };
 }
 
-/** Headers an error answer carries besides its body: `Retry-After` on a throttled request. */
+/** Headers an error answer carries besides its body: on a throttled request, `Retry-After` and the budget's. */
 export function errorHeaders(err: unknown): Record<string, string> {
-  return err instanceof RateLimitError ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
+  if (!(err instanceof RateLimitError)) return {};
+  return { ...(err.budget ? rateBudgetHeaders(err.budget) : {}), 'Retry-After': String(err.retryAfterSeconds) };
 }
 
 /** Logs what answers 5xx (with the stack, never sent to the client). */
 export function logServerError(res: ServerResponse, path: string, err: unknown): void {
   const unregistered = err instanceof DomainError && !isKnownCode(err.code) ? ` (unregistered error code ${err.code})` : '';
   console.error(JSON.stringify({ level: 'error', request_id: res.getHeader('Request-Id'), path, error: `${String((err as Error)?.stack ?? err)}${unregistered}` }));
-}
-
-export function sendError(res: Response, err: unknown): void {
-  const answer = toErrorResponse(err);
-  res.status(answer.status).json(answer.body);
 }
 
 /** Last middleware of a surface that answers with the spec's error object. */

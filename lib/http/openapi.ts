@@ -28,15 +28,20 @@ export const errorEnvelopeSchema = z.object({
 const SECURITY_SCHEMES = {
   apiKey: { type: 'http', scheme: 'bearer', description: '`ak_` API key' },
   dashboardSession: { type: 'http', scheme: 'bearer', description: 'Dashboard session token' },
+  dashboardCookie: {
+    type: 'apiKey', in: 'cookie', name: 'dashboard_session',
+    description: 'The dashboard\'s session cookie (sign-in by `adctl login-link`); state changes also carry the session\'s CSRF token in `X-CSRF-Token`',
+  },
   publisherKey: { type: 'http', scheme: 'bearer', description: 'Publisher key (`adctl publisher create`)' },
 } as const;
 const SCHEME_OF: Record<Auth, keyof typeof SECURITY_SCHEMES | null> = {
-  apiKey: 'apiKey', session: 'dashboardSession', publisherKey: 'publisherKey', none: null,
+  apiKey: 'apiKey', session: 'dashboardSession', dashboard: 'dashboardCookie', publisherKey: 'publisherKey', none: null,
 };
 /** What every operation of a surface may answer besides its own errors. */
 const SURFACE_ERRORS: Record<Auth, ErrorCode[]> = {
   apiKey: ['auth_required', 'invalid_api_key', 'rate_limit_exceeded'],
   session: ['auth_required', 'invalid_session', 'insufficient_role', 'not_found'],
+  dashboard: ['auth_required', 'insufficient_role', 'csrf_failed'],
   publisherKey: ['auth_required', 'invalid_api_key'],
   none: [],
 };

@@ -4,6 +4,7 @@ import { DomainError } from '../errors';
 import { bodyObject, parseOrThrow } from '../validation';
 import { jsonBody } from './body';
 import type { ErrorCode } from './error-codes';
+import { labelRoute } from '../http-metrics';
 
 /**
  * Each HTTP operation is declared once: method, path, auth, request schemas,
@@ -11,7 +12,7 @@ import type { ErrorCode } from './error-codes';
  * (with their parsing, and 405 + Allow for other methods on a known path);
  * lib/http/openapi.ts derives the OpenAPI entry from the same declaration.
  */
-export type Auth = 'apiKey' | 'session' | 'publisherKey' | 'none';
+export type Auth = 'apiKey' | 'session' | 'dashboard' | 'publisherKey' | 'none';
 
 /** An OpenAPI link from a response to another operation (stateful testing follows them). */
 export interface Link {
@@ -103,7 +104,7 @@ export function mountOperations(operations: Operation[], respond: Respond = resp
   const router = Router({ mergeParams: true });
   const methodsByPath = new Map<string, string[]>();
   for (const op of operations) {
-    const chain = [...(op.rawBody ? [] : [jsonBody]), ...(op.before ?? []), handlerOf(op, respond)];
+    const chain = [labelRoute(op.path), ...(op.rawBody ? [] : [jsonBody]), ...(op.before ?? []), handlerOf(op, respond)];
     router[op.method](op.path, ...chain);
     const methods = methodsByPath.get(op.path) ?? [];
     methods.push(METHOD_NAMES[op.method], ...(op.method === 'get' ? ['HEAD'] : []));
@@ -111,7 +112,7 @@ export function mountOperations(operations: Operation[], respond: Respond = resp
   }
   for (const [path, methods] of methodsByPath) {
     const allow = [...new Set([...methods, 'OPTIONS'])].join(', ');
-    router.all(path, (req, res, next) => {
+    router.all(path, labelRoute(path), (req, res, next) => {
       res.set('Allow', allow);
       if (req.method === 'OPTIONS') return void res.status(204).end();
       next(new DomainError('method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${allow}`));

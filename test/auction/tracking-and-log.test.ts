@@ -128,6 +128,12 @@ describe('the api process serves /metrics too', () => {
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).toContain('api_http_request_duration_ms_bucket{le="1",method="GET",route="/healthz",status="200"}');
+      // Labels are the declared patterns, whatever handled the answer (an error handler mounted on a path garbled them once).
+      await fetch(`${api.url}/api/collect?validate_only=true`, { method: 'POST' });
+      await fetch(`${api.url}/api/v1/tracking/sponsored-polls/vote?token=x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await fetch(`${api.url}/no/such/path`);
+      const labels = new Set([...(await (await fetch(api.metricsUrl)).text()).matchAll(/route="([^"]+)"/g)].map((m) => m[1]));
+      expect([...labels].filter((l) => /collect|sponsored-polls|unmatched/.test(l)).sort()).toEqual(['/api/collect', '/api/v1/tracking/sponsored-polls/vote', 'unmatched']);
       expect(text).toContain('api_process_cpu_user_seconds_total');
     } finally {
       await api.close();

@@ -8,6 +8,7 @@ import { startApiProcess, type ServiceProcess } from '../../dev/processes';
 import { closeDb, createDb, type Db } from '../../lib/db';
 import { newOrg } from '../support/harness';
 import { runSchemathesis } from '../support/schemathesis';
+import { csrfTokenFor } from '../../lib/csrf';
 
 const MAX_SECONDS = Number(process.env.CONTRACT_MAX_SECONDS ?? 100);
 
@@ -36,7 +37,10 @@ test('schemathesis: every check, stateful phase included, 0 failures', async () 
     schemaUrl: `${api.url}/v1/openapi.json`,
     baseUrl: api.url,
     maxSeconds: MAX_SECONDS,
-    env: { CONTRACT_API_KEY: org.api_key, CONTRACT_SESSION_TOKEN: keyOwner.session_token, CONTRACT_ORG_PUBLIC_ID: keyOwner.org_public_id },
+    env: {
+      CONTRACT_API_KEY: org.api_key, CONTRACT_SESSION_TOKEN: keyOwner.session_token, CONTRACT_ORG_PUBLIC_ID: keyOwner.org_public_id,
+      CONTRACT_DASHBOARD_CSRF: csrfTokenFor(keyOwner.session_token),
+    },
   });
   expect({ exitCode: run.exitCode, failures: run.failures }).toEqual({ exitCode: 0, failures: [] });
   expect(run.casesGenerated).toBeGreaterThan(200);
