@@ -32,7 +32,7 @@ metricsServer.then((m) => console.log(`api metrics on ${m.url}`), (err: Error) =
   process.exit(1);
 });
 
-const pruneTimer = setInterval(() => pruneCounters(db).catch(() => undefined), 10 * 60 * 1000);
+const pruneTimer = setInterval(() => void pruneCounters(db).catch(() => undefined), 10 * 60 * 1000);
 pruneTimer.unref();
 
 /** Stop taking requests, then let background writes finish and close; every step bounded. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, type Operation } from '../lib/http/operations';
 import { buildOpenApiDocument } from '../lib/http/openapi';
-import { adRequestSchema } from './request-schema';
+import { adRequestSchema, type AdRequest } from './request-schema';
 
 /**
  * The auction's one HTTP operation, declared once with the shared mechanism
@@ -22,7 +22,7 @@ export const adResponseSchema = z.object({
   ad: adSchema.nullable(),
 });
 
-export function adRequestOperation(handle: Operation['handle']): Operation {
+export function adRequestOperation(handle: Operation<undefined, AdRequest>['handle']): Operation {
   return defineOperation({
     id: 'createAdRequest',
     method: 'post',

@@ -25,12 +25,20 @@ async function main() {
   const shutdown = () => {
     if (stopping) return;
     stopping = true;
-    server.close(async () => {
+    const closeAll = async () => {
       await metrics.close();
       await auction.close();
       await clickhouse.close();
       await db.$disconnect();
-      process.exit(0);
+    };
+    server.close(() => {
+      closeAll().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(`auction shutdown failed: ${(err as Error).message}`);
+          process.exit(1);
+        },
+      );
     });
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), 3000).unref();

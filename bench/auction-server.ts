@@ -20,4 +20,7 @@ auction.start().then(async () => {
     });
   });
   server.keepAliveTimeout = 65_000;
+}).catch((err: unknown) => {
+  console.error(`bench auction failed to start: ${(err as Error).message}`);
+  process.exit(1);
 });

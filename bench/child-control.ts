@@ -18,7 +18,7 @@ export function serveBenchControl(ready: Record<string, unknown>, name: string, 
   loop.enable();
   const gcs = gcTrace();
   const post = (method: string, params: object = {}) => new Promise<any>((resolve, reject) => { profiler!.post(method, params, (err, result) => (err ? reject(err) : resolve(result))); });
-  process.on('message', async (m: string) => {
+  const answer = async (m: string) => {
     if (m === 'cpu') {
       process.send!({ cpu: process.cpuUsage(), loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 });
       return void loop.reset();
@@ -48,6 +48,12 @@ export function serveBenchControl(ready: Record<string, unknown>, name: string, 
     }
     if (m === 'profile-start' || m === 'profile-stop') return void process.send!({});
     if (m === 'stop') { await stop(); process.exit(0); }
+  };
+  process.on('message', (m: string) => {
+    answer(m).catch((err: unknown) => {
+      console.error(`${name}: ${m} failed: ${(err as Error).message}`);
+      process.exit(1);
+    });
   });
   process.send!(ready);
 }

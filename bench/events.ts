@@ -62,7 +62,7 @@ async function startFloor(): Promise<{ port: number; stop(): void }> {
     .listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); });`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => {
-    child.stdout!.on('data', (d: Buffer) => { const m = /port (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
+    child.stdout.on('data', (d: Buffer) => { const m = /port (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
   });
   return { port, stop: () => child.kill('SIGKILL') };
 }

@@ -28,45 +28,45 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function main() {
-  const wantedRows = Number(process.env.BENCH_ROWS ?? 10_000_000);
-  const iterations = Number(process.env.BENCH_ITERATIONS ?? 30);
-  const database = config.clickhouse.database;
-  const rawTable = `${identifier(database)}.${DELIVERY_TABLES.rows}`;
-  const db = createDb();
-  const ch = createClickhouse(undefined, { compressResponses: false });
+type Clickhouse = ReturnType<typeof createClickhouse>;
+type Busiest = { organization_id: string; ad_account_id: string; ad_group_id: string; n: string };
+type Report = { name: string; path: string; raw: string };
 
+/** Seeds delivery rows until the raw table holds `wantedRows`; returns how many it holds. */
+async function ensureRows(db: ReturnType<typeof createDb>, ch: Clickhouse, rawTable: string, wantedRows: number): Promise<number> {
   const countRows = async () => Number((await (await ch.query({ query: `SELECT count() AS n FROM ${rawTable}`, format: 'JSONEachRow' })).json<{ n: string }>())[0].n);
-  let rows = await countRows();
-  if (rows < wantedRows) {
-    console.log(`seeding ${wantedRows - rows} delivery rows over 90 days (the database holds ${rows})`);
-    const started = performance.now();
-    let lastPrinted = 0;
-    await seedDemo({ db, ch, database }, {
-      days: 90, impressions: wantedRows - rows,
-      onProgress: (done, total) => {
-        if (done - lastPrinted >= 2_000_000 || done === total) { console.log(`  ${done}/${total} rows`); lastPrinted = done; }
-      },
-    });
-    console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    rows = await countRows();
-  } else {
+  const rows = await countRows();
+  if (rows >= wantedRows) {
     console.log(`reusing ${rows} delivery rows`);
+    return rows;
   }
+  console.log(`seeding ${wantedRows - rows} delivery rows over 90 days (the database holds ${rows})`);
+  const started = performance.now();
+  let lastPrinted = 0;
+  await seedDemo({ db, ch, database: config.clickhouse.database }, {
+    days: 90, impressions: wantedRows - rows,
+    onProgress: (done, total) => {
+      if (done - lastPrinted >= 2_000_000 || done === total) { console.log(`  ${done}/${total} rows`); lastPrinted = done; }
+    },
+  });
+  console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return countRows();
+}
 
-  // The organization with the most delivery in the last 90 days, and one of its ad groups.
-  const now = Math.floor(Date.now() / 1000);
+/** The organization with the most delivery in the last 90 days, and one of its ad groups. */
+async function busiestOrganization(ch: Clickhouse, now: number): Promise<Busiest> {
   const since90 = new Date((Math.floor(now / DAY) * DAY - 89 * DAY) * 1000);
   const [busiest] = await (await ch.query({
     query: `SELECT organization_id, ad_account_id, any(ad_group_id) AS ad_group_id, sum(impressions) AS n
-            FROM ${identifier(database)}.${DELIVERY_TABLES.hourly} WHERE ${sql`hour >= ${since90}`}
+            FROM ${identifier(config.clickhouse.database)}.${DELIVERY_TABLES.hourly} WHERE ${sql`hour >= ${since90}`}
             GROUP BY organization_id, ad_account_id ORDER BY n DESC LIMIT 1`,
     format: 'JSONEachRow',
-  })).json<{ organization_id: string; ad_account_id: string; ad_group_id: string; n: string }>();
-  const key = await mintApiKey(db, busiest.organization_id, 'bench insights');
-  console.log(`organization ${busiest.organization_id}: ${busiest.n} impressions in 90 days`);
+  })).json<Busiest>();
+  return busiest;
+}
 
-  const api = await startApiProcess({ RATE_LIMIT_PER_HOUR: '1000000' });
+/** Each report through the endpoint, with the same aggregation as plain SQL over the raw rows. */
+function reportsOf(busiest: Busiest, rawTable: string, now: number): Report[] {
   const today = new Date(now * 1000).toISOString().slice(0, 10);
   const daysAgo = (n: number) => new Date((now - n * DAY) * 1000).toISOString().slice(0, 10);
   const hourStart = Math.floor(now / HOUR) * HOUR;
@@ -79,7 +79,7 @@ async function main() {
   const org = sql`organization_id = ${busiest.organization_id} AND ad_account_id = ${busiest.ad_account_id}`;
   const between = (from: number, to: number) => sql`event_time >= toDateTime(${from}, 'UTC') AND event_time < toDateTime(${to}, 'UTC')`;
   const dayStart = Math.floor(now / DAY) * DAY;
-  const reports = [
+  return [
     {
       name: 'account daily 30 days',
       path: `/v1/ad_account/insights?${q({ 'time_ranges[]': window30 })}`,
@@ -105,37 +105,62 @@ async function main() {
             WHERE ${org} AND ${sql`ad_group_id = ${busiest.ad_group_id}`} AND ${between(dayStart - 29 * DAY, dayStart + DAY)} GROUP BY d, country ORDER BY d, country`,
     },
   ];
+}
 
+/** One report `iterations` times (after three warm-ups) through the endpoint and as raw SQL. */
+async function timeReport(report: Report, apiUrl: string, secret: string, ch: Clickhouse, iterations: number) {
+  const http: number[] = [];
+  const raw: number[] = [];
+  for (let i = -3; i < iterations; i++) {
+    let started = performance.now();
+    const res = await fetch(`${apiUrl}${report.path}`, { headers: { authorization: `Bearer ${secret}` } });
+    const body = await res.json() as { count?: number };
+    const httpMs = performance.now() - started;
+    if (res.status !== 200) throw new Error(`${report.name}: ${res.status} ${JSON.stringify(body)}`);
+    if (i === -3) console.log(`${report.name}: ${body.count} rows in the first page`);
+    started = performance.now();
+    await (await ch.query({ query: report.raw, format: 'JSONEachRow' })).json();
+    const rawMs = performance.now() - started;
+    if (i >= 0) { http.push(httpMs); raw.push(rawMs); } // the first three are warm-up
+  }
+  console.log(`  http p50 ${percentile(http, 50).toFixed(1)} ms p95 ${percentile(http, 95).toFixed(1)} ms | raw SQL p50 ${percentile(raw, 50).toFixed(1)} ms p95 ${percentile(raw, 95).toFixed(1)} ms`);
+  return { http, raw };
+}
+
+/** For reference: what any authenticated request costs here (auth, rate limit, one PostgreSQL read). */
+async function timeApiFloor(apiUrl: string, secret: string, iterations: number) {
+  const floor: number[] = [];
+  for (let i = -3; i < iterations; i++) {
+    const started = performance.now();
+    await (await fetch(`${apiUrl}/v1/ad_account`, { headers: { authorization: `Bearer ${secret}` } })).text();
+    if (i >= 0) floor.push(performance.now() - started);
+  }
+  console.log(`api floor, GET /v1/ad_account: p50 ${percentile(floor, 50).toFixed(1)} ms p95 ${percentile(floor, 95).toFixed(1)} ms`);
+}
+
+async function main() {
+  const wantedRows = Number(process.env.BENCH_ROWS ?? 10_000_000);
+  const iterations = Number(process.env.BENCH_ITERATIONS ?? 30);
+  const rawTable = `${identifier(config.clickhouse.database)}.${DELIVERY_TABLES.rows}`;
+  const db = createDb();
+  const ch = createClickhouse(undefined, { compressResponses: false });
+  const rows = await ensureRows(db, ch, rawTable, wantedRows);
+
+  const now = Math.floor(Date.now() / 1000);
+  const busiest = await busiestOrganization(ch, now);
+  const key = await mintApiKey(db, busiest.organization_id, 'bench insights');
+  console.log(`organization ${busiest.organization_id}: ${busiest.n} impressions in 90 days`);
+
+  const api = await startApiProcess({ RATE_LIMIT_PER_HOUR: '1000000' });
   const httpTimes: number[] = [];
   const rawTimes: number[] = [];
   try {
-    for (const report of reports) {
-      const http: number[] = [];
-      const raw: number[] = [];
-      for (let i = -3; i < iterations; i++) {
-        let started = performance.now();
-        const res = await fetch(`${api.url}${report.path}`, { headers: { authorization: `Bearer ${key.record.secret}` } });
-        const body = await res.json() as { count?: number };
-        const httpMs = performance.now() - started;
-        if (res.status !== 200) throw new Error(`${report.name}: ${res.status} ${JSON.stringify(body)}`);
-        if (i === -3) console.log(`${report.name}: ${body.count} rows in the first page`);
-        started = performance.now();
-        await (await ch.query({ query: report.raw, format: 'JSONEachRow' })).json();
-        const rawMs = performance.now() - started;
-        if (i >= 0) { http.push(httpMs); raw.push(rawMs); } // the first three are warm-up
-      }
-      console.log(`  http p50 ${percentile(http, 50).toFixed(1)} ms p95 ${percentile(http, 95).toFixed(1)} ms | raw SQL p50 ${percentile(raw, 50).toFixed(1)} ms p95 ${percentile(raw, 95).toFixed(1)} ms`);
+    for (const report of reportsOf(busiest, rawTable, now)) {
+      const { http, raw } = await timeReport(report, api.url, key.record.secret, ch, iterations);
       httpTimes.push(...http);
       rawTimes.push(...raw);
     }
-    // For reference: what any authenticated request costs here (auth, rate limit, one PostgreSQL read).
-    const floor: number[] = [];
-    for (let i = -3; i < iterations; i++) {
-      const started = performance.now();
-      await (await fetch(`${api.url}/v1/ad_account`, { headers: { authorization: `Bearer ${key.record.secret}` } })).text();
-      if (i >= 0) floor.push(performance.now() - started);
-    }
-    console.log(`api floor, GET /v1/ad_account: p50 ${percentile(floor, 50).toFixed(1)} ms p95 ${percentile(floor, 95).toFixed(1)} ms`);
+    await timeApiFloor(api.url, key.record.secret, iterations);
   } finally {
     await api.stop();
     await ch.close();

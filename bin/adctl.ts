@@ -114,144 +114,173 @@ async function loginLink(db: Db, args: string[]): Promise<object> {
   return { url: `${config.api.publicUrl}/dashboard/login?token=${link.token}`, expires_at: link.expiresAt.toISOString() };
 }
 
+/** A command: its arguments after the noun and verb, and its name (`noun verb`). */
+type Command = (db: Db, args: string[], command: string) => Promise<object>;
+
+const exactlyOne = (positionals: string[], what: string) => {
+  if (!positionals[0] || positionals.length > 1) throw new UsageError(`exactly one ${what} is required`);
+  return positionals[0];
+};
+
+const organizationCommands: Record<string, Command> = {
+  'org create': async (db, args) => {
+    const { values } = options(args, {
+      name: { type: 'string' }, domain: { type: 'string' }, 'payment-method': { type: 'string' }, customer: { type: 'string' }, 'no-ad-account': { type: 'boolean' },
+    } as const);
+    if (!values.name) throw new UsageError('--name is required');
+    return createOrganization(db, {
+      name: values.name,
+      domain: values.domain,
+      paymentMethodId: values['payment-method'],
+      stripeCustomerId: values.customer,
+      withAdAccount: !values['no-ad-account'],
+    });
+  },
+  'org delete': async (db, args) => {
+    const { values } = options(args, { org: { type: 'string' } } as const);
+    const org = await organizationOf(db, values.org);
+    await deleteOrganization(db, org.id);
+    return { org_public_id: org.publicId, deleted: true };
+  },
+  'member create': async (db, args) => {
+    const { values } = options(args, { org: { type: 'string' }, role: { type: 'string' } } as const);
+    const role = values.role as Role;
+    if (!['owner', 'admin', 'member'].includes(role)) throw new UsageError('--role must be owner, admin or member');
+    const org = await organizationOf(db, values.org);
+    return createMember(db, org.id, role);
+  },
+};
+
+const reviewCampaignCommand: Command = async (db, args, command) => {
+  const { values, positionals } = options(args, { reason: { type: 'string' } } as const);
+  const campaignId = exactlyOne(positionals, 'CAMPAIGN_ID');
+  const { reviewCampaign } = await import('../use-cases/campaigns/review-campaign');
+  const verdict = command === 'review approve' ? 'approved' : 'rejected';
+  const reviewed = await withTemporal((temporal) => reviewCampaign({ db, temporal }, campaignId, verdict, values.reason));
+  return { campaign_id: reviewed.id, review_status: reviewed.reviewStatus };
+};
+
+const reviewCreativeCommand: Command = async (db, args, command) => {
+  const { values, positionals } = options(args, { reason: { type: 'string' }, revision: { type: 'string' } } as const);
+  const adId = exactlyOne(positionals, 'AD_ID');
+  const revision = values.revision === undefined ? undefined : Number(values.revision);
+  if (revision !== undefined && !Number.isInteger(revision)) throw new UsageError('--revision must be an integer');
+  const { reviewCreative } = await import('../use-cases/creatives/review-creative');
+  const verdict = command === 'review approve-ad' ? 'approved' : 'rejected';
+  return withTemporal((temporal) => reviewCreative({ db, temporal }, adId, verdict, values.reason, revision));
+};
+
+const reviewCommands: Record<string, Command> = {
+  'review approve': reviewCampaignCommand,
+  'review reject': reviewCampaignCommand,
+  'review block': async (db, args) => {
+    const { values, positionals } = options(args, { reason: { type: 'string' } } as const);
+    const campaignId = exactlyOne(positionals, 'CAMPAIGN_ID');
+    const reason = values.reason?.trim();
+    if (!reason) throw new UsageError('--reason is required');
+    const { blockCampaign } = await import('../use-cases/campaigns/block-campaign');
+    return withTemporal((temporal) => blockCampaign({ db, temporal }, campaignId, reason));
+  },
+  'review pending': async (db, args) => {
+    // Changed creatives of approved campaigns: what serves now, what waits, and what differs.
+    const { values } = options(args, { campaign: { type: 'string' } } as const);
+    if (values.campaign !== undefined && !isUuid(values.campaign)) throw new UsageError('--campaign must be a campaign id');
+    const { pendingCreativeReviews } = await import('../domain/creatives/review');
+    return { pending: await pendingCreativeReviews(db, values.campaign?.toLowerCase()) };
+  },
+  'review approve-ad': reviewCreativeCommand,
+  'review reject-ad': reviewCreativeCommand,
+};
+
+const campaignCommands: Record<string, Command> = {
+  'lifecycle backfill': async (db, args) => {
+    const { values } = options(args, { org: { type: 'string' } } as const);
+    const organizationId = values.org === undefined ? undefined : (await organizationOf(db, values.org)).id;
+    const { backfillCampaignLifecycles } = await import('../use-cases/campaigns/backfill-lifecycles');
+    return withTemporal((temporal) => backfillCampaignLifecycles({ db, temporal }, organizationId));
+  },
+};
+
+/** The supply-side commands live beside the auction's domain (bin/adctl-supply.ts). */
+const supplyCommand: Command = async (db, args, command) => {
+  const { runSupplyCommand } = await import('./adctl-supply');
+  return runSupplyCommand(db, command, args, (a, spec) => options(a, spec), (m) => new UsageError(m));
+};
+const supplyCommands: Record<string, Command> = Object.fromEntries(
+  ['publisher create', 'publisher list', 'dsp add', 'dsp list', 'dsp disable', 'dsp check', 'dsp report', 'dsp callbacks'].map((name) => [name, supplyCommand]),
+);
+
+const externalSupplyCommands: Record<string, Command> = {
+  'external import': async (db, args) => {
+    const { values } = options(args, { file: { type: 'string' }, partner: { type: 'string' } } as const);
+    if (!values.file) throw new UsageError('--file is required');
+    const { readFile } = await import('node:fs/promises');
+    const { importExternalReport, parseExternalReport } = await import('../domain/delivery/external-supply');
+    const text = await readFile(values.file, 'utf8');
+    return withClickhouse((ch) => importExternalReport({ db, ch, database: config.clickhouse.database }, values.partner ?? 'default', parseExternalReport(text)));
+  },
+  'external schedule': async (_db, args) => {
+    const { values } = options(args, { partner: { type: 'string' }, url: { type: 'string' }, cron: { type: 'string' } } as const);
+    const { partner, url, cron } = values;
+    if (!partner || !url) throw new UsageError('--partner and --url are required');
+    const { scheduleExternalImport } = await import('../workflows/clients/external-supply');
+    return withTemporal((temporal) => scheduleExternalImport(temporal, { partner, url, cron }));
+  },
+};
+
+const demoSeedCommand: Command = async (db, args) => {
+  const { values } = options(args, { days: { type: 'string' }, impressions: { type: 'string' } } as const);
+  const days = Number(values.days ?? 90);
+  const impressions = Number(values.impressions ?? 1_000_000);
+  if (!Number.isInteger(days) || days < 1 || days > 366) throw new UsageError('--days must be an integer from 1 to 366');
+  if (!Number.isInteger(impressions) || impressions < 1) throw new UsageError('--impressions must be a positive integer');
+  const { seedDemo } = await import('../dev/demo-seed');
+  const { startCampaignReview } = await import('../workflows/clients/campaign-review');
+  const progress = await progressReporter('rows');
+  try {
+    const result = await withTemporal((temporal) => withClickhouse((ch) => seedDemo({ db, ch, database: config.clickhouse.database }, {
+      days, impressions, onProgress: progress.update, startReview: (campaign) => startCampaignReview(temporal, campaign),
+    })));
+    return { organizations: result.organizations, campaigns: result.campaigns, rows: result.rows };
+  } finally {
+    progress.stop();
+  }
+};
+
+/** Rows a mover could not store in ClickHouse, with ClickHouse's refusal (domain/dead-letters). */
+const deadLetterCommands: Record<string, Command> = {
+  'dead-letters list': async (db, args) => {
+    const { values, positionals } = options(args, { table: { type: 'string' }, limit: { type: 'string' } } as const);
+    if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+    const limit = values.limit === undefined ? 50 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
+    const { countDeadLetters, listDeadLetters } = await import('../domain/dead-letters/store');
+    return { counts: await countDeadLetters(db), dead_letters: await listDeadLetters(db, { table: values.table, limit }) };
+  },
+  'dead-letters delete': async (db, args) => {
+    const { values, positionals } = options(args, { table: { type: 'string' }, all: { type: 'boolean' } } as const);
+    const { deleteDeadLetters } = await import('../domain/dead-letters/store');
+    if (values.all) {
+      if (!values.table || positionals.length > 0) throw new UsageError('--all takes --table and no ids');
+      return { deleted: await deleteDeadLetters(db, { table: values.table }) };
+    }
+    if (positionals.length === 0 || values.table) throw new UsageError('give dead letter ids, or --table T --all');
+    if (positionals.some((id) => !/^[0-9]{1,18}$/.test(id))) throw new UsageError('dead letter ids are integers');
+    return { deleted: await deleteDeadLetters(db, { ids: positionals.map(BigInt) }) };
+  },
+};
+
+const COMMANDS = new Map<string, Command>(Object.entries({
+  ...organizationCommands, ...reviewCommands, ...campaignCommands, ...supplyCommands, ...externalSupplyCommands, 'demo seed': demoSeedCommand, ...deadLetterCommands,
+}));
+
 async function run(db: Db, argv: string[]): Promise<object> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'login-link') return loginLink(db, argv.slice(1));
   const command = `${noun ?? ''} ${verb ?? ''}`;
-  switch (command) {
-    case 'org create': {
-      const { values } = options(rest, {
-        name: { type: 'string' }, domain: { type: 'string' }, 'payment-method': { type: 'string' }, customer: { type: 'string' }, 'no-ad-account': { type: 'boolean' },
-      } as const);
-      if (!values.name) throw new UsageError('--name is required');
-      return createOrganization(db, {
-        name: values.name,
-        domain: values.domain,
-        paymentMethodId: values['payment-method'],
-        stripeCustomerId: values.customer,
-        withAdAccount: !values['no-ad-account'],
-      });
-    }
-    case 'org delete': {
-      const { values } = options(rest, { org: { type: 'string' } } as const);
-      const org = await organizationOf(db, values.org);
-      await deleteOrganization(db, org.id);
-      return { org_public_id: org.publicId, deleted: true };
-    }
-    case 'member create': {
-      const { values } = options(rest, { org: { type: 'string' }, role: { type: 'string' } } as const);
-      const role = values.role as Role;
-      if (!['owner', 'admin', 'member'].includes(role)) throw new UsageError('--role must be owner, admin or member');
-      const org = await organizationOf(db, values.org);
-      return createMember(db, org.id, role);
-    }
-    case 'review approve':
-    case 'review reject': {
-      const { values, positionals } = options(rest, { reason: { type: 'string' } } as const);
-      const campaignId = positionals[0];
-      if (!campaignId || positionals.length > 1) throw new UsageError('exactly one CAMPAIGN_ID is required');
-      const { reviewCampaign } = await import('../use-cases/campaigns/review-campaign');
-      const reviewed = await withTemporal((temporal) => reviewCampaign({ db, temporal }, campaignId, verb === 'approve' ? 'approved' : 'rejected', values.reason));
-      return { campaign_id: reviewed.id, review_status: reviewed.reviewStatus };
-    }
-    case 'review block': {
-      const { values, positionals } = options(rest, { reason: { type: 'string' } } as const);
-      const campaignId = positionals[0];
-      if (!campaignId || positionals.length > 1) throw new UsageError('exactly one CAMPAIGN_ID is required');
-      if (!values.reason?.trim()) throw new UsageError('--reason is required');
-      const { blockCampaign } = await import('../use-cases/campaigns/block-campaign');
-      return withTemporal((temporal) => blockCampaign({ db, temporal }, campaignId, values.reason!.trim()));
-    }
-    case 'lifecycle backfill': {
-      const { values } = options(rest, { org: { type: 'string' } } as const);
-      const organizationId = values.org === undefined ? undefined : (await organizationOf(db, values.org)).id;
-      const { backfillCampaignLifecycles } = await import('../use-cases/campaigns/backfill-lifecycles');
-      return withTemporal((temporal) => backfillCampaignLifecycles({ db, temporal }, organizationId));
-    }
-    case 'publisher create':
-    case 'publisher list':
-    case 'dsp add':
-    case 'dsp list':
-    case 'dsp disable':
-    case 'dsp check':
-    case 'dsp report':
-    case 'dsp callbacks': {
-      // The supply-side commands live beside the auction's domain (bin/adctl-supply.ts).
-      const { runSupplyCommand } = await import('./adctl-supply');
-      return runSupplyCommand(db, command, rest, (args, spec) => options(args, spec), (m) => new UsageError(m));
-    }
-    case 'external import': {
-      const { values } = options(rest, { file: { type: 'string' }, partner: { type: 'string' } } as const);
-      if (!values.file) throw new UsageError('--file is required');
-      const { readFile } = await import('node:fs/promises');
-      const { importExternalReport, parseExternalReport } = await import('../domain/delivery/external-supply');
-      const text = await readFile(values.file, 'utf8');
-      return withClickhouse((ch) => importExternalReport({ db, ch, database: config.clickhouse.database }, values.partner ?? 'default', parseExternalReport(text)));
-    }
-    case 'external schedule': {
-      const { values } = options(rest, { partner: { type: 'string' }, url: { type: 'string' }, cron: { type: 'string' } } as const);
-      if (!values.partner || !values.url) throw new UsageError('--partner and --url are required');
-      const { scheduleExternalImport } = await import('../workflows/clients/external-supply');
-      return withTemporal((temporal) => scheduleExternalImport(temporal, { partner: values.partner!, url: values.url!, cron: values.cron }));
-    }
-    case 'demo seed': {
-      const { values } = options(rest, { days: { type: 'string' }, impressions: { type: 'string' } } as const);
-      const days = Number(values.days ?? 90);
-      const impressions = Number(values.impressions ?? 1_000_000);
-      if (!Number.isInteger(days) || days < 1 || days > 366) throw new UsageError('--days must be an integer from 1 to 366');
-      if (!Number.isInteger(impressions) || impressions < 1) throw new UsageError('--impressions must be a positive integer');
-      const { seedDemo } = await import('../dev/demo-seed');
-      const { startCampaignReview } = await import('../workflows/clients/campaign-review');
-      const progress = await progressReporter('rows');
-      try {
-        const result = await withTemporal((temporal) => withClickhouse((ch) => seedDemo({ db, ch, database: config.clickhouse.database }, {
-          days, impressions, onProgress: progress.update, startReview: (campaign) => startCampaignReview(temporal, campaign),
-        })));
-        return { organizations: result.organizations, campaigns: result.campaigns, rows: result.rows };
-      } finally {
-        progress.stop();
-      }
-    }
-    case 'review pending': {
-      // Changed creatives of approved campaigns: what serves now, what waits, and what differs.
-      const { values } = options(rest, { campaign: { type: 'string' } } as const);
-      if (values.campaign !== undefined && !isUuid(values.campaign)) throw new UsageError('--campaign must be a campaign id');
-      const { pendingCreativeReviews } = await import('../domain/creatives/review');
-      return { pending: await pendingCreativeReviews(db, values.campaign?.toLowerCase()) };
-    }
-    case 'review approve-ad':
-    case 'review reject-ad': {
-      const { values, positionals } = options(rest, { reason: { type: 'string' }, revision: { type: 'string' } } as const);
-      const adId = positionals[0];
-      if (!adId || positionals.length > 1) throw new UsageError('exactly one AD_ID is required');
-      const revision = values.revision === undefined ? undefined : Number(values.revision);
-      if (revision !== undefined && !Number.isInteger(revision)) throw new UsageError('--revision must be an integer');
-      const { reviewCreative } = await import('../use-cases/creatives/review-creative');
-      return withTemporal((temporal) => reviewCreative({ db, temporal }, adId, verb === 'approve-ad' ? 'approved' : 'rejected', values.reason, revision));
-    }
-    case 'dead-letters list': {
-      // Rows a mover could not store in ClickHouse, with ClickHouse's refusal (domain/dead-letters).
-      const { values, positionals } = options(rest, { table: { type: 'string' }, limit: { type: 'string' } } as const);
-      if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-      const limit = values.limit === undefined ? 50 : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
-      const { countDeadLetters, listDeadLetters } = await import('../domain/dead-letters/store');
-      return { counts: await countDeadLetters(db), dead_letters: await listDeadLetters(db, { table: values.table, limit }) };
-    }
-    case 'dead-letters delete': {
-      const { values, positionals } = options(rest, { table: { type: 'string' }, all: { type: 'boolean' } } as const);
-      const { deleteDeadLetters } = await import('../domain/dead-letters/store');
-      if (values.all) {
-        if (!values.table || positionals.length > 0) throw new UsageError('--all takes --table and no ids');
-        return { deleted: await deleteDeadLetters(db, { table: values.table }) };
-      }
-      if (positionals.length === 0 || values.table) throw new UsageError('give dead letter ids, or --table T --all');
-      if (positionals.some((id) => !/^[0-9]{1,18}$/.test(id))) throw new UsageError('dead letter ids are integers');
-      return { deleted: await deleteDeadLetters(db, { ids: positionals.map(BigInt) }) };
-    }
-    default:
-      throw new UsageError(`unknown command: ${command.trim() || '(none)'}`);
-  }
+  const handler = COMMANDS.get(command);
+  if (!handler) throw new UsageError(`unknown command: ${command.trim() || '(none)'}`);
+  return handler(db, rest, command);
 }
 
 async function main() {
@@ -270,4 +299,10 @@ async function main() {
   }
 }
 
-main().then((code) => process.exit(code));
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`adctl: ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);

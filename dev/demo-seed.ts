@@ -58,7 +58,7 @@ async function createTree(db: Db, runId: string, o: number, options: Required<Pi
   for (let c = 0; c < options.campaignsPerOrganization; c++) {
     const campaign = await db.campaign.create({
       data: {
-        organizationId, adAccountId: org.ad_account_id!, name: `Demo campaign ${c + 1} ${runId}`, status: 'active', reviewStatus: 'approved',
+        organizationId, adAccountId: org.ad_account_id, name: `Demo campaign ${c + 1} ${runId}`, status: 'active', reviewStatus: 'approved',
         startTime: new Date(), lifetimeSpendLimitMicros: 1_000_000_000_000n, recurringFrequency: 'daily', pricingModel: 'cpm', targetCountries: [],
       },
     });
@@ -70,7 +70,7 @@ async function createTree(db: Db, runId: string, o: number, options: Required<Pi
       }
     }
   }
-  return { apiKey: org.api_key, organizationId, adAccountId: org.ad_account_id!, ads };
+  return { apiKey: org.api_key, organizationId, adAccountId: org.ad_account_id, ads };
 }
 
 /** A campaign as POST /v1/campaigns leaves it (paused, in review): a card and a poll, and its review workflow started. */

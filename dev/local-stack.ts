@@ -9,7 +9,6 @@ import path from 'node:path';
 import { startStripeEmulator } from './stripe-emulator/server';
 import { config } from '../lib/config';
 import { closeWithin } from '../lib/deadline';
-import { createTemporalClient } from '../lib/temporal';
 import { endBackgroundJobs } from '../worker/jobs';
 
 const root = path.resolve(__dirname, '..');
@@ -48,8 +47,8 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
   });
   await waitForLine(worker, /worker ready/, 120_000);
   // Keep draining so a chatty worker never blocks on a full pipe.
-  worker.stdout!.on('data', (d: Buffer) => { if (options.workerLogs) process.stderr.write(d); });
-  worker.stderr!.on('data', (d: Buffer) => { if (options.workerLogs) process.stderr.write(d); });
+  worker.stdout.on('data', (d: Buffer) => { if (options.workerLogs) process.stderr.write(d); });
+  worker.stderr.on('data', (d: Buffer) => { if (options.workerLogs) process.stderr.write(d); });
 
   return {
     worker,

@@ -61,13 +61,13 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${options.entry} did not start:\n${output}`)), options.startTimeoutMs ?? 60_000);
     const onData = () => { if (options.ready.test(output)) { clearTimeout(timer); resolve(); } };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${options.entry} exited with ${code}:\n${output}`)); });
   });
   return {

@@ -28,7 +28,7 @@ export interface JobDeps {
   /** PostgreSQL database URL (advisory locks on their own connection). */
   databaseUrl: string;
   /** Liveness for the host while a run waits (a Temporal activity's heartbeat). */
-  heartbeat(): void;
+  heartbeat: () => void;
 }
 
 export interface JobRun {

@@ -88,7 +88,7 @@ describe('POST /v1/ads', () => {
 
   test('auto_generate writes the missing title and body from the ad group and account', async () => {
     const writer = await newOrg(h.db);
-    await h.db.adAccount.update({ where: { id: writer.ad_account_id! }, data: { name: 'Acme Shoes', url: 'https://acme.example' } });
+    await h.db.adAccount.update({ where: { id: writer.ad_account_id }, data: { name: 'Acme Shoes', url: 'https://acme.example' } });
     const group = await insertAdGroup(h.db, (await insertCampaign(h.db, writer)).id, { name: 'Runners', contextHints: ['trail running', 'hiking'] });
     const copy = await templateGenerator.generate({ adGroupName: 'Runners', contextHints: ['trail running', 'hiking'], accountName: 'Acme Shoes', accountUrl: 'https://acme.example' });
     expect(copy.title.length).toBeGreaterThan(0);

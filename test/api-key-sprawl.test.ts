@@ -4,7 +4,7 @@
  * organization (429 in the platform envelope with Retry-After), and the grace
  * workflow of a key retired early is ended, on the Temporal dev server.
  */
-import { WorkflowExecutionStatusName } from '@temporalio/client';
+import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { mintApiKey } from '../domain/api-keys/service';
 import { createMember } from '../domain/organizations/service';
 import { config } from '../lib/config';

@@ -152,7 +152,7 @@ describe('GET /v1/ad_account', () => {
     const res = await call(h.url, 'GET', '/v1/ad_account', { token: org.api_key });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const account = await h.db.adAccount.findUniqueOrThrow({ where: { id: org.ad_account_id! } });
+    const account = await h.db.adAccount.findUniqueOrThrow({ where: { id: org.ad_account_id } });
     expect(res.body).toStrictEqual({
       id: org.ad_account_id,
       name: account.name,
@@ -166,7 +166,7 @@ describe('GET /v1/ad_account', () => {
   test("the account's own url wins over the domain; preview_url appears once a logo is set", async () => {
     const org = await newOrg(h.db, { domain: 'shop.example.org' });
     await h.db.adAccount.update({
-      where: { id: org.ad_account_id! },
+      where: { id: org.ad_account_id },
       data: { url: 'https://brand.example.org/', logoUrl: 'https://cdn.example.org/logo.png', name: 'Brand' },
     });
     const res = await call(h.url, 'GET', '/v1/ad_account', { token: org.api_key });

@@ -22,7 +22,7 @@ function setup() {
   });
   const remember = () => new Promise<void>((resolve, reject) => {
     const res = { locals: {} as Record<string, unknown> };
-    void (cache.middleware as unknown as (q: unknown, r: unknown, n: (e?: unknown) => void) => Promise<void>)(req, res, (err) => (err ? reject(err) : resolve()));
+    void (cache.middleware as unknown as (q: unknown, r: unknown, n: (e?: Error) => void) => Promise<void>)(req, res, (err) => (err ? reject(err) : resolve()));
   });
   const flush = () => new Promise((r) => setImmediate(r));
   return { cache, remember, renewals, flush, lookups: () => requestLookups, advance: (ms: number) => { clock += ms; } };

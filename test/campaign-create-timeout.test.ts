@@ -39,8 +39,8 @@ async function startWorker(): Promise<ChildProcess> {
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => { output += d.toString(); if (/worker ready/.test(output)) resolve(); });
-    child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => { output += d.toString(); if (/worker ready/.test(output)) resolve(); });
+    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
   });
   return child;

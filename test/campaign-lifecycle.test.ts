@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
-import type { Client } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { loadIndexedAds } from '../auction/inhouse/ad-index';
 import { createCreativeGenerator } from '../domain/creatives/generator';
@@ -103,7 +102,7 @@ describe('campaignLifecycle on the time-skipping test server', () => {
     // What the /v1 update route does: the row first, then the signal.
     const laterEnd = new Date(now + 3 * DAY);
     const updated = await h.db.campaign.update({ where: { id: campaign.id }, data: { endTime: laterEnd } });
-    expect(await signalScheduleChanged(env.client as Client, updated)).toBe(true);
+    expect(await signalScheduleChanged(env.client, updated)).toBe(true);
 
     await env.sleep(2 * DAY); // past the old end, before the new one
     expect((await campaignRow(campaign.id)).lifecycleState).toBeNull();
@@ -138,14 +137,14 @@ describe('campaignLifecycle on the time-skipping test server', () => {
 
     // Not exhausted (a budget raised since the charge, say): the re-check keeps it running.
     await h.db.campaignSpend.create({ data: { campaignId: campaign.id, spentMicros: campaign.lifetimeSpendLimitMicros - 1n } });
-    expect(await signalBudgetExhausted(env.client as Client, campaign.id)).toBe(true);
+    expect(await signalBudgetExhausted(env.client, campaign.id)).toBe(true);
     await until(async () => (await handle.query(lifecycleQuery)).budgetChecks === 1, 'the first budget check');
     expect((await campaignRow(campaign.id)).lifecycleState).toBeNull();
     expect((await handle.describe()).status.name).toBe('RUNNING');
 
     // Exhausted for real: completed.
     await h.db.campaignSpend.update({ where: { campaignId: campaign.id }, data: { spentMicros: campaign.lifetimeSpendLimitMicros } });
-    expect(await signalBudgetExhausted(env.client as Client, campaign.id)).toBe(true);
+    expect(await signalBudgetExhausted(env.client, campaign.id)).toBe(true);
     expect(await handle.result()).toStrictEqual({ state: 'completed', reason: 'budget_exhausted' });
     const row = await campaignRow(campaign.id);
     expect(row.lifecycleState).toBe('completed');

@@ -36,7 +36,7 @@ describe('insertSettingAsideRefused', () => {
     let inserts = 0;
     const refused = await insertSettingAsideRefused(lines, async (part) => {
       inserts += 1;
-      await (await ch.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow ${part.join('\n')}` })).stream.resume();
+      (await ch.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow ${part.join('\n')}` })).stream.resume();
     });
     expect(refused.map((r) => r.row)).toEqual([lines[1], lines[4]]);
     expect(refused[0].error).toMatch(/surrogate/);
@@ -45,7 +45,7 @@ describe('insertSettingAsideRefused', () => {
       .toEqual(['b1', 'b2', 'b3', 'b4']);
 
     const missingTable = insertSettingAsideRefused([good(5)], async (part) => {
-      await (await ch.exec({ query: `INSERT INTO ${config.clickhouse.database}.no_such_table FORMAT JSONEachRow ${part.join('\n')}` })).stream.resume();
+      (await ch.exec({ query: `INSERT INTO ${config.clickhouse.database}.no_such_table FORMAT JSONEachRow ${part.join('\n')}` })).stream.resume();
     });
     await expect(missingTable).rejects.toThrow(/no_such_table/);
   });

@@ -4,7 +4,7 @@
  * unless METRICS_HOST says otherwise), never on the public port of the pixels.
  */
 import { startApiProcess, startAuctionProcess, type ServiceProcess } from '../dev/processes';
-import { config } from '../lib/config';
+import type { config } from '../lib/config';
 import { until } from './auction/support';
 
 let services: ServiceProcess[] = [];

@@ -167,7 +167,7 @@ describe('PaymentIntents', () => {
     expect(small.param).toBe('amount');
 
     const unknown = await failureOf(
-      stripe.paymentIntents.create({ ...charge(), capture_method: 'manual' } as Stripe.PaymentIntentCreateParams),
+      stripe.paymentIntents.create({ ...charge(), capture_method: 'manual' }),
     );
     expect(unknown).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(unknown.code).toBe('parameter_unknown');

@@ -66,7 +66,7 @@ async function main() {
   await closeDb(db);
 }
 
-main().catch((err) => {
-  console.error(`worker failed: ${err.stack ?? err}`);
+main().catch((err: unknown) => {
+  console.error(`worker failed: ${(err as Error).stack ?? String(err)}`);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Db } from '../../lib/db';
 import { API_KEY_PATTERN } from '../../lib/secrets';
 import { DomainError } from '../../domain/errors';

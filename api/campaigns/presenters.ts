@@ -1,4 +1,3 @@
-import type { Prisma } from '../../lib/db';
 import { assetUrl } from '../../domain/assets/ad-images';
 import type { AdGroupObject, AdObject, CampaignObject, CreativeObject } from './resources';
 

@@ -37,12 +37,17 @@ const VERDICTS = ['approve', 'reject', 'block'] as const;
 const verdictSchema = z.strictObject({ reason: z.string().trim().max(500).optional() });
 const filterQuery = z.object({ campaign: z.string().max(64).optional(), org: z.string().max(64).optional() });
 
+const owners = ['owner', 'admin'] as const;
+
 /** `ch`: the api's ClickHouse client for reports (shared with /v1 insights). */
 export function dashboardOperations(deps: UseCaseDeps, ch: ClickHouseClient): Operation[] {
+  return [...campaignOperations(deps, ch), ...apiKeyOperations(deps), ...reviewOperations(deps)];
+}
+
+/** Who is signed in, and the member's campaigns: list, detail, status actions, insights. */
+function campaignOperations(deps: UseCaseDeps, ch: ClickHouseClient): Operation[] {
   const { db } = deps;
   const insightsDeps = (): InsightsDeps => ({ db, ch, database: config.clickhouse.database, timeoutSeconds: config.insights.queryTimeoutSeconds });
-  const owners = ['owner', 'admin'] as const;
-
   const insights = ([segment, level]: readonly ['campaigns' | 'ad-groups', 'campaign' | 'ad_group']) => defineOperation({
     id: `dashboard${level === 'campaign' ? 'Campaign' : 'AdGroup'}Insights`, method: 'get', path: `${BASE}/${segment}/:id/insights`, tag, auth: 'dashboard',
     summary: `A ${level.replace('_', ' ')}'s insights, with the same query and rules as /v1`, handlerValidatesQuery: true,
@@ -88,6 +93,13 @@ export function dashboardOperations(deps: UseCaseDeps, ch: ClickHouseClient): Op
     })),
     insights(['campaigns', 'campaign']),
     insights(['ad-groups', 'ad_group']),
+  ];
+}
+
+/** The organization's API keys (owners and admins). */
+function apiKeyOperations(deps: UseCaseDeps): Operation[] {
+  const { db } = deps;
+  return [
     defineOperation({
       id: 'dashboardApiKeys', method: 'get', path: `${BASE}/api-keys`, tag, auth: 'dashboard', summary: 'The organization\'s API keys (owners and admins; no secrets)',
       success: { status: 200, description: 'Key records', schema: z.object({ api_keys: z.array(apiKeyRecordSchema) }) },
@@ -111,13 +123,19 @@ export function dashboardOperations(deps: UseCaseDeps, ch: ClickHouseClient): Op
       success: { status: 200, description: 'Revoked', schema: z.object({ public_id: z.uuid(), revoked: z.literal(true) }) }, errors: ['not_found'],
       handle: async ({ params }, _req, res) => revokeApiKey(deps, memberOf(res, [...owners]).organizationId, params.key_public_id),
     }),
+  ];
+}
+
+/** The staff's review queues and verdicts. */
+function reviewOperations(deps: UseCaseDeps): Operation[] {
+  return [
     ...([['campaigns', 'in_review'], ['live', 'live']] as const).map(([segment, list]) => defineOperation({
       id: segment === 'campaigns' ? 'dashboardReviewQueue' : 'dashboardLiveQueue', method: 'get', path: `${BASE}/review/${segment}`, tag, auth: 'dashboard',
       summary: segment === 'campaigns' ? 'Campaigns waiting for review (staff)' : 'Live campaigns (staff)', query: filterQuery,
       success: { status: 200, description: 'The queue', schema: view }, errors: ['invalid_value', 'string_too_long'],
       handle: async ({ query }, _req, res) => {
         staffOf(res);
-        return reviewQueue(db, { campaignId: query.campaign, organizationPublicId: query.org }, list);
+        return reviewQueue(deps.db, { campaignId: query.campaign, organizationPublicId: query.org }, list);
       },
     })),
     ...VERDICTS.map((verdict) => defineOperation({

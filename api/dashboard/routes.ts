@@ -50,7 +50,8 @@ export function dashboardRoutes(db: Db): Router {
   router.post('/login', labelRoute('/dashboard/login'), forms, async (req, res) => {
     // Login CSRF: another site must not sign this browser in to the attacker's account.
     if (!fromDashboardItself(req)) throw new DomainError('csrf_failed', 'Sign-in must be submitted from the dashboard itself');
-    const redeemed = await redeemLoginLink(db, String((req.body as Record<string, unknown> | undefined)?.token ?? ''));
+    const token = (req.body as Record<string, unknown> | undefined)?.token;
+    const redeemed = await redeemLoginLink(db, typeof token === 'string' ? token : '');
     if (!redeemed) {
       res.status(401).type('html').send(signInPage(null, 'This sign-in link is invalid, expired or already used. Ask for a new one.'));
       return;

@@ -39,7 +39,7 @@ function readJsonBody(req: Request, res: Response): Promise<unknown> {
   const length = plainJsonLength(req.headers, COLLECT_BODY_LIMIT_BYTES);
   if (length !== null) return readPlainJsonBody(req, length, { strict: false });
   if (!req.is('application/json')) throw new DomainError('unsupported_media_type', 'Request body must be application/json');
-  return new Promise((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve(req.body))));
+  return new Promise((resolve, reject) => parseJson(req, res, (err?: Error) => (err ? reject(err) : resolve(req.body))));
 }
 
 type EventResult = { index: number; status: 'accepted' | 'valid' | 'rejected'; error?: { code: string; message: string; param: string | null } };
@@ -69,7 +69,7 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
     if (!isBatch) {
       events = [parseEvent(body)];
     } else {
-      const list = (body as { events: unknown }).events;
+      const list = body.events;
       if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH_EVENTS) {
         throw new DomainError('invalid_value', `events must be an array of 1 to ${MAX_BATCH_EVENTS} events`, 'events');
       }

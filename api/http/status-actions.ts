@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ErrorCode } from '../../lib/http/error-codes';
 import { defineOperation, type Operation } from '../../lib/http/operations';
 

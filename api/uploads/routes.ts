@@ -66,7 +66,7 @@ async function receiveUpload(db: Db, store: AssetStore, req: Request, res: Respo
     bytes = part.bytes;
   } else if (req.is('application/json')) {
     param = 'image_url';
-    await new Promise<void>((resolve, reject) => parseJson(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => parseJson(req, res, (err?: Error) => (err ? reject(err) : resolve())));
     const body = req.body as unknown;
     if (body === null || typeof body !== 'object' || Array.isArray(body) || !('image_url' in body)) throw neither();
     // The guard itself refuses anything that is not an absolute http(s) URL string.

@@ -9,7 +9,7 @@ import { openrtbBidder } from './openrtb';
 
 /** A configured DSP's bidder, by its protocol: the one place that asks. */
 export const dspBidder = (dsp: DspConfig, settings: Pick<AuctionSettings, 'renderReserveMs'>): Bidder =>
-  (dsp.protocol === 'native' ? nativeBidder(dsp, settings.renderReserveMs) : openrtbBidder(dsp)) as Bidder;
+  dsp.protocol === 'native' ? nativeBidder(dsp, settings.renderReserveMs) : openrtbBidder(dsp);
 
 /**
  * The bidders of every auction: the enabled DSPs' and ours (last: it answers

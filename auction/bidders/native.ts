@@ -55,7 +55,7 @@ export function nativeBidder(dsp: DspConfig, renderReserveMs: number): Bidder<Na
       let body: unknown;
       try { body = parseJson(answer); } catch { throw new CallFailure('render_failed', 'render body is not JSON', answer.latencyMs); }
       if (typeof body !== 'object' || body === null || !('data' in body)) throw new BidRejection('invalid_ad_data', 'render response must be { data: <creative> }');
-      return validateNativeCreative((body as { data: unknown }).data, creativeRules(ctx));
+      return validateNativeCreative(body.data, creativeRules(ctx));
     },
   };
 }

@@ -19,12 +19,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function parseBidResponse(body: unknown, auctionId: string): ParsedOpenRtb {
   if (body === undefined || (isObject(body) && Object.keys(body).length === 0)) return { kind: 'no_bid', detail: 'empty response' };
   if (!isObject(body)) return reject('invalid_response', 'BidResponse must be a JSON object');
-  if (body.nbr !== undefined && (!Array.isArray(body.seatbid) || body.seatbid.length === 0)) return { kind: 'no_bid', detail: `nbr ${String(body.nbr)}` };
+  if (body.nbr !== undefined && (!Array.isArray(body.seatbid) || body.seatbid.length === 0)) return { kind: 'no_bid', detail: `nbr ${JSON.stringify(body.nbr)}` };
   if (body.id !== auctionId) reject('invalid_response', 'BidResponse id does not echo the request id');
   if (body.cur !== undefined && body.cur !== 'USD') reject('invalid_response', 'BidResponse cur must be USD');
   if (body.seatbid === undefined || (Array.isArray(body.seatbid) && body.seatbid.length === 0)) return { kind: 'no_bid', detail: 'no seatbid' };
   if (!Array.isArray(body.seatbid)) return reject('invalid_response', 'seatbid must be an array');
-  const bids = body.seatbid.flatMap((seat) => (isObject(seat) && Array.isArray(seat.bid) ? seat.bid : reject('invalid_response', 'seatbid[].bid must be an array')));
+  const bids = body.seatbid.flatMap((seat): unknown[] => (isObject(seat) && Array.isArray(seat.bid) ? (seat.bid as unknown[]) : reject('invalid_response', 'seatbid[].bid must be an array')));
   if (bids.length === 0) return { kind: 'no_bid', detail: 'empty seatbid' };
   const ours = bids.filter((b) => isObject(b) && b.impid === '1') as Record<string, unknown>[];
   if (ours.length === 0) return reject('invalid_response', 'no bid for imp "1"');

@@ -31,16 +31,19 @@ async function register(url: string, key: string) {
 }
 
 startReferenceDsp({
-  key: values.key!,
+  key: values.key,
   ...(values.latency ? { latencyMs: Number(values.latency) } : {}),
   ...(values.price ? { price: Number(values.price) } : {}),
   ...(values['no-bid-rate'] ? { noBidRate: Number(values['no-bid-rate']) } : {}),
   ...(values.fault ? { fault: values.fault as Fault } : {}),
   ...(values.creative ? { creative: values.creative as CreativeKind } : {}),
 }, Number(values.port)).then(async (dsp) => {
-  const note = values['no-register'] ? 'not registered (--no-register)' : await register(dsp.url, values.key!);
+  const note = values['no-register'] ? 'not registered (--no-register)' : await register(dsp.url, values.key);
   console.log(`reference DSP on ${dsp.url} (native bid /native/bid, render /native/render, OpenRTB /openrtb): ${note}`);
   const stop = () => { void dsp.close().then(() => process.exit(0)); };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}).catch((err: unknown) => {
+  console.error(`reference DSP failed to start: ${(err as Error).message}`);
+  process.exit(1);
 });

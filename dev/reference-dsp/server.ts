@@ -132,7 +132,7 @@ export function startReferenceDsp(initial: Partial<ReferenceDspOptions> = {}, po
     const arrived = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    const answer = async () => {
       let body: any;
       try { body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'); } catch { return send(res, 400, { error: 'body is not JSON' }); }
       const path = (req.url ?? '').split('?')[0];
@@ -179,6 +179,9 @@ export function startReferenceDsp(initial: Partial<ReferenceDspOptions> = {}, po
         });
       }
       return send(res, 404, { error: 'not found' });
+    };
+    req.on('end', () => {
+      answer().catch((err: unknown) => send(res, 500, { error: (err as Error).message }));
     });
   });
   server.keepAliveTimeout = 65_000;

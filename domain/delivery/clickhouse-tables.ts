@@ -54,6 +54,43 @@ const METRIC_COLUMNS = `impressions Int64,
        clicks Int64,
        spend_micros Int64`;
 
+/** A rollup's columns between the entity path and the metrics: its time bucket and its segments, in table order. */
+interface RollupColumn {
+  name: string;
+  type: string;
+  /** How the materialized view computes it from a delivery row (default: the column of the same name). */
+  from?: string;
+}
+
+const HOUR: RollupColumn = { name: 'hour', type: "DateTime('UTC')", from: 'toStartOfHour(event_time)' };
+const DAY: RollupColumn = { name: 'day', type: 'Date', from: "toDate(event_time, 'UTC')" };
+const SOURCE: RollupColumn = { name: 'source', type: 'String' };
+const COUNTRY: RollupColumn = { name: 'country', type: 'String' };
+const DEVICE: RollupColumn = { name: 'device', type: 'String' };
+
+/** A SummingMergeTree of the delivery rows per entity path and `columns`, and the materialized view that feeds it. */
+function rollup(db: string, table: string, columns: RollupColumn[], orderBy: string, where?: string): string[] {
+  const bucket = columns.find((c) => c === HOUR || c === DAY)!.name;
+  const entity = 'organization_id, ad_account_id, campaign_id, ad_group_id, ad_id';
+  return [
+    `CREATE TABLE IF NOT EXISTS ${db}.${table} (
+       ${ENTITY_COLUMNS},
+       ${columns.map((c) => `${c.name} ${c.type}`).join(',\n       ')},
+       ${METRIC_COLUMNS}
+     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
+     PARTITION BY toYYYYMM(${bucket})
+     ORDER BY (${orderBy})`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${table}_mv TO ${db}.${table} AS
+     SELECT ${entity},
+            ${columns.map((c) => (c.from ? `${c.from} AS ${c.name}` : c.name)).join(', ')},
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
+     FROM ${db}.${DELIVERY_TABLES.rows}${where ? `
+     WHERE ${where}` : ''}
+     GROUP BY ${entity}, ${columns.map((c) => c.name).join(', ')}`,
+  ];
+}
+
 export function deliveryTables(database: string): string[] {
   const db = identifier(database);
   const t = DELIVERY_TABLES;
@@ -74,73 +111,10 @@ export function deliveryTables(database: string): string[] {
      PARTITION BY toYYYYMM(event_time)
      ORDER BY (organization_id, ad_account_id, campaign_id, event_time, event_id)`,
 
-    `CREATE TABLE IF NOT EXISTS ${db}.${t.hourly} (
-       ${ENTITY_COLUMNS},
-       source String,
-       hour DateTime('UTC'),
-       ${METRIC_COLUMNS}
-     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
-     PARTITION BY toYYYYMM(hour)
-     ORDER BY (organization_id, ad_account_id, hour, campaign_id, ad_group_id, ad_id, source)`,
-
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.hourly}_mv TO ${db}.${t.hourly} AS
-     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source,
-            toStartOfHour(event_time) AS hour,
-            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
-     FROM ${db}.${t.rows}
-     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, hour`,
-
-    `CREATE TABLE IF NOT EXISTS ${db}.${t.daily} (
-       ${ENTITY_COLUMNS},
-       source String,
-       day Date,
-       ${METRIC_COLUMNS}
-     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
-     PARTITION BY toYYYYMM(day)
-     ORDER BY (organization_id, ad_account_id, day, campaign_id, ad_group_id, ad_id, source)`,
-
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.daily}_mv TO ${db}.${t.daily} AS
-     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source,
-            toDate(event_time, 'UTC') AS day,
-            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
-     FROM ${db}.${t.rows}
-     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, day`,
-
-    `CREATE TABLE IF NOT EXISTS ${db}.${t.segmentsHourly} (
-       ${ENTITY_COLUMNS},
-       hour DateTime('UTC'),
-       country String,
-       device String,
-       ${METRIC_COLUMNS}
-     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
-     PARTITION BY toYYYYMM(hour)
-     ORDER BY (organization_id, ad_group_id, hour, ad_id, country, device)`,
-
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.segmentsHourly}_mv TO ${db}.${t.segmentsHourly} AS
-     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
-            toStartOfHour(event_time) AS hour, country, device,
-            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
-     FROM ${db}.${t.rows}
-     WHERE source = 'own'
-     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, hour, country, device`,
-
-    `CREATE TABLE IF NOT EXISTS ${db}.${t.segmentsDaily} (
-       ${ENTITY_COLUMNS},
-       day Date,
-       country String,
-       device String,
-       ${METRIC_COLUMNS}
-     ) ENGINE = SummingMergeTree((impressions, clicks, spend_micros))
-     PARTITION BY toYYYYMM(day)
-     ORDER BY (organization_id, ad_group_id, day, ad_id, country, device)`,
-
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${t.segmentsDaily}_mv TO ${db}.${t.segmentsDaily} AS
-     SELECT organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
-            toDate(event_time, 'UTC') AS day, country, device,
-            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
-     FROM ${db}.${t.rows}
-     WHERE source = 'own'
-     GROUP BY organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, day, country, device`,
+    ...rollup(db, t.hourly, [SOURCE, HOUR], 'organization_id, ad_account_id, hour, campaign_id, ad_group_id, ad_id, source'),
+    ...rollup(db, t.daily, [SOURCE, DAY], 'organization_id, ad_account_id, day, campaign_id, ad_group_id, ad_id, source'),
+    ...rollup(db, t.segmentsHourly, [HOUR, COUNTRY, DEVICE], 'organization_id, ad_group_id, hour, ad_id, country, device', "source = 'own'"),
+    ...rollup(db, t.segmentsDaily, [DAY, COUNTRY, DEVICE], 'organization_id, ad_group_id, day, ad_id, country, device', "source = 'own'"),
 
     `CREATE TABLE IF NOT EXISTS ${db}.${t.dspRows} (
        event_id String,

@@ -5,6 +5,7 @@ let geoip: typeof import('geoip-lite') | undefined;
 
 /** The offline IP database lookup of geoip-lite; null for unknown addresses (loopback, private). */
 export const geoLookup: GeoLookup = (ip) => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded synchronously on first use, as said above
   geoip ??= require('geoip-lite') as typeof import('geoip-lite');
   const found = geoip.lookup(ip);
   if (!found) return null;

@@ -100,7 +100,7 @@ async function insertIsolatingFailures(store: InboxStore, submissions: InboxSubm
  * group does not fit, its requests are checked one by one so those that fit pass.
  */
 async function budgetsOf<V extends { allowed: boolean }>(submissions: InboxSubmission[], budget: EventBudget<V>): Promise<V[]> {
-  const verdicts: V[] = new Array(submissions.length);
+  const verdicts = new Array<V>(submissions.length);
   const byKey = new Map<string, number[]>();
   submissions.forEach((s, i) => {
     const indexes = byKey.get(s.apiKeyId);

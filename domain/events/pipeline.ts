@@ -123,7 +123,7 @@ async function readBatch(db: Db, batchSize: number) {
   const raw = recovering
     ? await db.$queryRaw<RawInboxRow[]>`
         SELECT id::text, organization_id::text, received_at, ip_address, event FROM event_inbox
-        WHERE id BETWEEN ${state!.from}::bigint AND ${state!.to}::bigint ORDER BY id`
+        WHERE id BETWEEN ${state.from}::bigint AND ${state.to}::bigint ORDER BY id`
     : await db.$queryRaw<RawInboxRow[]>`
         SELECT id::text, organization_id::text, received_at, ip_address, event FROM event_inbox ORDER BY id LIMIT ${batchSize}`;
   const unreadable: DeadLetter[] = [];
@@ -136,7 +136,7 @@ async function readBatch(db: Db, batchSize: number) {
     }
   }
   const ids = raw.map((r) => r.id);
-  return { recovering, ids, rows, unreadable, from: recovering ? state!.from! : ids[0], to: recovering ? state!.to! : ids[ids.length - 1] };
+  return { recovering, ids, rows, unreadable, from: recovering ? state.from! : ids[0], to: recovering ? state.to! : ids[ids.length - 1] };
 }
 
 /** Step 1: the event_id ledger and the in-flight mark, in one transaction; the rows that are first of their id. */

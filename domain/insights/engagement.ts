@@ -38,8 +38,6 @@ interface HourlyCount {
   count: number;
 }
 
-const isEngagement = (metric: Metric): metric is EngagementMetric => (ENGAGEMENT_METRICS as readonly string[]).includes(metric);
-
 /** The hours (Unix seconds) each window counts, as [from, to) per window index. */
 const windowHours = (query: InsightsQuery) => query.windows.map((w) => storedBucketRange(w, HOUR));
 

@@ -24,8 +24,7 @@ export const DEFAULT_FIELDS: Metric[] = ['impressions', 'clicks', 'spend'];
 export const MAX_LIMIT = 2000;
 
 /** Entity levels an id filter may name (`campaign.id` or `campaign_id`). */
-const ID_FILTER_LEVELS = ['campaign', 'ad_group', 'ad'] as const;
-type IdFilterLevel = (typeof ID_FILTER_LEVELS)[number];
+type IdFilterLevel = 'campaign' | 'ad_group' | 'ad';
 
 const METRIC_NAME = `(?:[A-Za-z_]+\\.)?(?:${METRICS.join('|')})`;
 /** A metric, optionally behind a dotted prefix (`ad.impressions`); the prefix is ignored. */
@@ -178,7 +177,7 @@ function parseFilters(raw: RawQuery, level: Level): ParsedFilters {
       if (levelRank(idLevel) > levelRank(level)) throw invalid(`${field} is finer than aggregation_level ${level}`);
       // Several filters on one level narrow together: an id must be in every list.
       const previous = out.idFilters[idLevel];
-      const ids = [...new Set((value as string[]).map((id) => id.toLowerCase()))];
+      const ids = [...new Set(value.map((id) => id.toLowerCase()))];
       out.idFilters[idLevel] = previous ? previous.filter((id) => ids.includes(id)) : ids;
     } else if (field === 'source') {
       if (operator !== 'IN') throw badOperator(field, 'IN');

@@ -113,7 +113,7 @@ function parseIp(text: string): { family: Family; value: bigint } | null {
   if (gap !== -1) {
     const head = groups.slice(0, gap).filter(Boolean);
     const rest = groups.slice(gap).filter(Boolean);
-    groups = [...head, ...Array(8 - head.length - rest.length).fill('0'), ...rest];
+    groups = [...head, ...Array<string>(8 - head.length - rest.length).fill('0'), ...rest];
   }
   return { family, value: groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n) };
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError, RateLimitError, rateBudgetHeaders } from '../errors';
 import { ERROR_CODES, errorTypeOf, isKnownCode, type ErrorType } from './error-codes';
 
@@ -39,7 +39,7 @@ export function toDomainError(err: unknown): DomainError {
   // The router throws URIError for a path parameter with a broken %-escape; such a
   // URL names no resource (as on routes without parameters), and it is no 500.
   if (err instanceof URIError) return new DomainError('not_found', 'Unrecognized request URL (malformed percent-encoding)');
-  const parsed = err && typeof err === 'object' ? fromBodyParserError(err as { type?: string }) : null;
+  const parsed = err && typeof err === 'object' ? fromBodyParserError(err) : null;
   if (parsed) return parsed;
   // The body reader marks the client's other faults (a corrupt gzip/deflate/br body,
   // a body shorter than its Content-Length) as an exposable 400: the body is unreadable.

@@ -27,7 +27,7 @@ export interface ParsedInput<Q, B> {
   params: Record<string, string>;
 }
 
-export interface Operation<Q = any, B = any> {
+export interface Operation<Q = unknown, B = unknown> {
   /** OpenAPI operationId, also what links point at. */
   id: string;
   method: 'get' | 'post' | 'delete';
@@ -58,8 +58,8 @@ export interface Operation<Q = any, B = any> {
   errors?: ErrorCode[];
   /** Middleware of this operation alone, run after parsing-independent surface middleware. */
   before?: RequestHandler[];
-  /** The success body (sent with `success.status`), or undefined when the handler answered itself. */
-  handle(input: ParsedInput<Q, B>, req: Request, res: Response): Promise<unknown> | unknown;
+  /** The success body (sent with `success.status`), or undefined when the handler answered itself; or a promise of either. */
+  handle(input: ParsedInput<Q, B>, req: Request, res: Response): unknown;
 }
 
 /** Declares an operation; typed input comes from its schemas. */
@@ -71,10 +71,10 @@ export function defineOperation<Q extends z.ZodObject | undefined = undefined, B
       input: ParsedInput<Q extends z.ZodType ? z.output<Q> : undefined, B extends z.ZodType ? z.output<B> : undefined>,
       req: Request,
       res: Response,
-    ): Promise<unknown> | unknown;
+    ): unknown;
   },
 ): Operation {
-  return op as Operation;
+  return op;
 }
 
 /** How a surface sends a success body (`/v1`: as is; the platform surface: in its envelope). */

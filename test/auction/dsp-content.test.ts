@@ -1,6 +1,6 @@
 /** The one module every DSP string passes through before we keep or serve it. */
 import { boundedText, creativeDomain, creativeUrl } from '../../auction/dsp/dsp-content';
-import { BidRejection } from '../../auction/non-bid';
+import type { BidRejection } from '../../auction/non-bid';
 
 const reasonOf = (f: () => unknown) => { try { f(); return null; } catch (err) { return (err as BidRejection).reason; } };
 

@@ -127,7 +127,7 @@ describe('request validation', () => {
       const res = await fetch(`${h.url}/v1/ad_requests`, {
         method: 'POST', duplex: 'half', body: chunked ? stream : body,
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      } as RequestInit);
+      });
       return { status: res.status, type: res.headers.get('content-type'), body: (await res.text()).replace(/"auction_id":"[^"]+"/, '"auction_id":"?"') };
     };
     const valid = JSON.stringify(contextualRequest({ country_code: 'AQ' }));

@@ -32,8 +32,8 @@ function spawnProcess(script: string, env: Record<string, string>, ready: RegExp
       output += d.toString();
       if (ready.test(output)) resolve(child);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
     child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before ready:\n${output}`)));
   });
 }

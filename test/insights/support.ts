@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { config } from '../../lib/config';
-import type { Db } from '../../lib/db';
 import { insertDeliveryRows, type DeliveryRow } from '../../domain/delivery/rows';
 import { insertAd, insertAdGroup, insertCampaign, organizationIdOf } from '../support/fixtures';
 import { call, newOrg, type Harness } from '../support/harness';

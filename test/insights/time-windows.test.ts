@@ -2,7 +2,7 @@
  * Time windows as pure functions: IANA zones through daylight-saving gaps and
  * overlaps, half-hour zones and the midpoint rule, limits and defaults.
  */
-import { DomainError } from '../../domain/errors';
+import type { DomainError } from '../../domain/errors';
 import { cachedZoneFormatters, defaultWindow, parseTimeRange, storedBucketRange, wallTimeToInstant } from '../../domain/insights/time-windows';
 import { canonicalTimeZone } from '../../lib/time-zones';
 

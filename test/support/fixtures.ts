@@ -89,7 +89,7 @@ export async function insertUpload(db: Db, store: AssetStore, organizationId: st
   await db.upload.create({
     data: {
       fileId, organizationId, sha256: createHash('sha256').update(bytes).digest('hex'),
-      ext: 'png', mime: 'image/png', width: width!, height: height!, sizeBytes: bytes.length,
+      ext: 'png', mime: 'image/png', width: width, height: height, sizeBytes: bytes.length,
     },
   });
   return fileId;

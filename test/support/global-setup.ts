@@ -6,7 +6,6 @@
 import { startLocalStack, type LocalStack } from '../../dev/local-stack';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __localStack: LocalStack | undefined;
 }
 

@@ -10,7 +10,6 @@ import { once } from 'node:events';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { inList, sql } from '../../lib/clickhouse/sql';
 import { newOrg, startHarness, type Harness } from '../support/harness';
-import { until } from '../auction/support';
 import { allExported, clickhouseTotals, deliverableCampaign, spendOf, trackerUrl } from './support';
 
 let h: Harness;

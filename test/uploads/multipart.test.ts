@@ -23,7 +23,7 @@ function body(parts: Part[]): Buffer {
 
 /** Stand-in for an IncomingMessage: a stream with headers; nothing leaves the process. */
 function fakeRequest(headers: http.IncomingHttpHeaders = { 'content-type': CONTENT_TYPE }) {
-  return Object.assign(new PassThrough(), { headers }) as PassThrough & { headers: http.IncomingHttpHeaders };
+  return Object.assign(new PassThrough(), { headers });
 }
 
 function read(payload: Buffer, opts: { maxBytes: number; field?: string }, headers?: http.IncomingHttpHeaders) {

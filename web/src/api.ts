@@ -7,14 +7,14 @@ export class ApiError extends Error {
   }
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken();
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`/dashboard/api${path}`, {
     method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const parsed = await res.json().catch(() => null);
+  const parsed = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
   if (!res.ok) {
     const error = parsed?.error ?? {};
     if (res.status === 401) location.assign('/dashboard/login');

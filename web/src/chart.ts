@@ -39,7 +39,7 @@ export function seriesOf(rows: InsightRow[], metric: Metric, segment: string | n
   const labels = [...new Set([...window, ...rows.map((r) => r.readable_time ?? String(r.start_time))])].sort();
   const groups = new Map<string, Map<string, InsightRow[]>>();
   for (const row of rows) {
-    const key = segment ? String((row as unknown as Record<string, unknown>)[segment] || 'unknown') : 'All';
+    const key = segment ? String((row as unknown as Record<string, string | number | null>)[segment] || 'unknown') : 'All';
     const label = row.readable_time ?? String(row.start_time);
     const byLabel = groups.get(key) ?? new Map<string, InsightRow[]>();
     byLabel.set(label, [...(byLabel.get(label) ?? []), row]);

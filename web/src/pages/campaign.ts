@@ -40,19 +40,21 @@ export async function campaignPage(main: HTMLElement, campaignId: string): Promi
   }
   const c = view.campaign;
   const actionStatus = h('div', { 'aria-live': 'polite', class: 'action-status' });
+  /** Shows its own failure: never rejects. */
+  const act = async (action: string) => {
+    actionStatus.replaceChildren();
+    try {
+      await api('POST', `/campaigns/${c.id}/${action}`);
+      await campaignPage(main, campaignId);
+      main.querySelector('.action-status')?.append(notice(`Done: ${action}`));
+    } catch (err) {
+      actionStatus.append(notice(describeError(err), 'alert'));
+    }
+  };
   const actions = h('div', { class: 'actions', role: 'group', 'aria-label': 'Campaign status actions' },
     ...ACTIONS.map((action) => h('button', {
       type: 'button', 'data-action': action,
-      onclick: async () => {
-        actionStatus.replaceChildren();
-        try {
-          await api('POST', `/campaigns/${c.id}/${action}`);
-          await campaignPage(main, campaignId);
-          main.querySelector('.action-status')?.append(notice(`Done: ${action}`));
-        } catch (err) {
-          actionStatus.append(notice(describeError(err), 'alert'));
-        }
-      },
+      onclick: () => void act(action),
     }, action[0].toUpperCase() + action.slice(1))));
 
   // Chart controls: granularity, metric, split, and the scope (the campaign, or one ad group for country/device splits).

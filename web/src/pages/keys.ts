@@ -25,25 +25,38 @@ export async function keysPage(main: HTMLElement, flash?: HTMLElement): Promise<
   }
   const status = h('div', { 'aria-live': 'polite' });
   const nameInput = h('input', { id: 'key-name', name: 'name', maxlength: 100, autocomplete: 'off' });
+  // The two actions show their own failures: neither rejects.
+  const create = async () => {
+    status.replaceChildren();
+    try {
+      const created = await api<{ api_key: KeyRecord & { secret: string }; previous_key_expires_at: string | null }>('POST', '/api-keys', { name: nameInput.value });
+      // The secret exists only in this response: shown here once, gone on the next load.
+      const panel = h('section', { class: 'secret', 'aria-labelledby': 'secret-heading' },
+        h('h2', { id: 'secret-heading' }, 'Your new API key'),
+        h('p', {}, 'Copy it now: it is shown only once.'),
+        h('p', {}, h('code', { 'data-secret': 'true' }, created.api_key.secret)),
+        created.previous_key_expires_at
+          ? h('p', {}, `The previous key stays valid until ${iso(created.previous_key_expires_at)} (30-minute grace window).`)
+          : null);
+      await keysPage(main, panel);
+    } catch (err) {
+      status.append(notice(describeError(err), 'alert'));
+    }
+  };
+  const revoke = async (key: KeyRecord) => {
+    status.replaceChildren();
+    try {
+      await api('DELETE', `/api-keys/${key.public_id}`);
+      await keysPage(main, notice(`Key ${key.key_preview} revoked.`));
+    } catch (err) {
+      status.append(notice(describeError(err), 'alert'));
+    }
+  };
   const form = h('form', {
     class: 'create-key',
-    onsubmit: async (event: Event) => {
+    onsubmit: (event: Event) => {
       event.preventDefault();
-      status.replaceChildren();
-      try {
-        const created = await api<{ api_key: KeyRecord & { secret: string }; previous_key_expires_at: string | null }>('POST', '/api-keys', { name: nameInput.value });
-        // The secret exists only in this response: shown here once, gone on the next load.
-        const panel = h('section', { class: 'secret', 'aria-labelledby': 'secret-heading' },
-          h('h2', { id: 'secret-heading' }, 'Your new API key'),
-          h('p', {}, 'Copy it now: it is shown only once.'),
-          h('p', {}, h('code', { 'data-secret': 'true' }, created.api_key.secret)),
-          created.previous_key_expires_at
-            ? h('p', {}, `The previous key stays valid until ${iso(created.previous_key_expires_at)} (30-minute grace window).`)
-            : null);
-        await keysPage(main, panel);
-      } catch (err) {
-        status.append(notice(describeError(err), 'alert'));
-      }
+      void create();
     },
   },
   h('label', { for: 'key-name' }, 'Name (optional)'),
@@ -61,15 +74,7 @@ export async function keysPage(main: HTMLElement, flash?: HTMLElement): Promise<
       h('td', {}, live
         ? h('button', {
           type: 'button', class: 'danger', 'aria-label': `Revoke key ${key.name || key.key_preview}`,
-          onclick: async () => {
-            status.replaceChildren();
-            try {
-              await api('DELETE', `/api-keys/${key.public_id}`);
-              await keysPage(main, notice(`Key ${key.key_preview} revoked.`));
-            } catch (err) {
-              status.append(notice(describeError(err), 'alert'));
-            }
-          },
+          onclick: () => void revoke(key),
         }, 'Revoke')
         : ''));
   });

@@ -26,6 +26,7 @@ function campaignCard(c: StaffCampaign, list: (typeof LISTS)[keyof typeof LISTS]
   const reasonId = `reason-${c.id}`;
   const reason = h('textarea', { id: reasonId, name: 'reason', rows: 2, maxlength: 500 });
   const article = h('article', { class: 'review', 'data-campaign-id': c.id, 'aria-labelledby': `title-${c.id}` });
+  /** Shows its own failure: never rejects. */
   const decide = async (verdict: Verdict) => {
     status.replaceChildren();
     try {
@@ -48,7 +49,7 @@ function campaignCard(c: StaffCampaign, list: (typeof LISTS)[keyof typeof LISTS]
       h('label', { for: reasonId }, list.reasonLabel),
       reason,
       h('div', { class: 'actions' }, ...list.verdicts.map(([verdict, label, style]) =>
-        h('button', { type: 'button', class: style, onclick: () => decide(verdict) }, label)))),
+        h('button', { type: 'button', class: style, onclick: () => void decide(verdict) }, label)))),
     status);
   return article;
 }
