@@ -13,6 +13,7 @@ import { adOperations } from './ads/routes';
 import { apiKeyOperations, apiKeyRoutes } from './api-keys/routes';
 import { apiKeyAuth } from './auth/api-key-auth';
 import { campaignOperations } from './campaigns/routes';
+import { campaignDeliveryOperation } from './campaigns/delivery';
 import { campaignCreateOperation } from './campaigns/create';
 import { jsonBody } from '../lib/http/body';
 import { envelopeErrorHandler } from './http/envelope';
@@ -80,6 +81,7 @@ export function createApp(deps: AppDeps) {
     ...adAccountOperations(db),
     campaignCreateOperation(db, deps.temporal),
     ...campaignOperations(db, deps.temporal),
+    campaignDeliveryOperation(db, analytics),
     ...adGroupOperations(deps),
     ...adOperations(deps),
     uploadOperation(db, deps.assets),

@@ -9,7 +9,8 @@ import { errorHandler, unknownRoute } from '../lib/http/errors';
 import { mountOperations } from '../lib/http/operations';
 import { directRoutesFirst } from '../lib/http/direct-route';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
-import { AuctionLog } from './log/writer';
+import { AuctionLog, nowDateTime } from './log/writer';
+import { InhouseTallies } from './inhouse/tally';
 import { createAuctionMetrics } from './metrics';
 import { auctionBidders } from './bidders';
 import { recordDeadLetters } from '../domain/dead-letters/store';
@@ -43,12 +44,17 @@ export interface Auction {
   app: express.Express;
   deps: PipelineDeps;
   start(): Promise<void>;
+  /** Writes the in-house bidder's tallies now (they go every inhouseStatsFlushMs anyway). */
+  flushInhouseStats(): Promise<void>;
   close(): Promise<void>;
 }
 
 export function createAuction(input: AuctionDeps): Auction {
   const settings: AuctionSettings = { ...auctionSettings, ...input.settings };
-  const catalog = new Catalog(input.db, { databaseUrl: input.databaseUrl, safetyReloadMs: settings.indexSafetyReloadMs, dspFilter: input.dspFilter });
+  const tallies = new InhouseTallies();
+  const catalog = new Catalog(input.db, {
+    databaseUrl: input.databaseUrl, safetyReloadMs: settings.indexSafetyReloadMs, dspFilter: input.dspFilter, onAdsLoaded: (ads) => tallies.adopt(ads),
+  });
   const inhouse = { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr };
   const deps: PipelineDeps = {
     catalog,
@@ -62,6 +68,11 @@ export function createAuction(input: AuctionDeps): Auction {
     settings,
     inhouse,
   };
+
+  // The in-house bidder's tallies go to ClickHouse with the log, every few seconds (the delivery diagnostics read them).
+  const flushTallies = () => deps.log.recordInhouseStats(tallies.take(nowDateTime()));
+  const tallyTimer = setInterval(flushTallies, settings.inhouseStatsFlushMs);
+  tallyTimer.unref();
 
   const app = express();
   app.disable('x-powered-by');
@@ -90,9 +101,12 @@ export function createAuction(input: AuctionDeps): Auction {
     app,
     deps,
     start: () => catalog.start(),
+    flushInhouseStats: () => { flushTallies(); return deps.log.flush(); },
     async close() {
       await catalog.close();
       deps.cache.close();
+      clearInterval(tallyTimer);
+      flushTallies();
       await deps.log.drain();
     },
   };

@@ -31,7 +31,10 @@ export class Catalog {
   private running = false;
   private closed = false;
 
-  constructor(private readonly db: Db, private readonly opts: { databaseUrl?: string; safetyReloadMs: number; dspFilter?: (dsp: DspConfig) => boolean }) {}
+  constructor(
+    private readonly db: Db,
+    private readonly opts: { databaseUrl?: string; safetyReloadMs: number; dspFilter?: (dsp: DspConfig) => boolean; onAdsLoaded?: (ads: IndexedAd[]) => void },
+  ) {}
 
   async start(): Promise<void> {
     await this.listen();
@@ -91,7 +94,12 @@ export class Catalog {
   private async reload(parts: Part[]) {
     if (this.closed) return;
     await Promise.all(parts.map(async (part) => {
-      if (part === 'ads') { this.ads = await loadIndexedAds(this.db); this.adsLoadedAt = Date.now(); }
+      if (part === 'ads') {
+        const ads = await loadIndexedAds(this.db);
+        this.opts.onAdsLoaded?.(ads);
+        this.ads = ads;
+        this.adsLoadedAt = Date.now();
+      }
       if (part === 'publishers') this.publishers = await loadEnabledPublishers(this.db);
       if (part === 'dsps') this.dsps = (await loadEnabledDsps(this.db)).filter(this.opts.dspFilter ?? (() => true));
     }));

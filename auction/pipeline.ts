@@ -55,6 +55,7 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
     }));
   }
 
+  for (const answer of answers) answer.bidder.settle?.(ctx, winner);
   const ad = winner ? presentAd(ctx, winner) : null;
   const elapsed = performance.now() - ctx.startedAt;
   // Our own overhead is the auction's time minus the slowest call over the network (and the render).

@@ -47,5 +47,7 @@ export const auctionSettings = {
   /** ClickHouse log batching. */
   logBatchSize: intFromEnv('AUCTION_LOG_BATCH', 500),
   logFlushMs: intFromEnv('AUCTION_LOG_FLUSH_MS', 1000),
+  /** How often the in-house bidder's tallies go to ClickHouse (`inhouse_stats`, read by the delivery diagnostics). */
+  inhouseStatsFlushMs: intFromEnv('AUCTION_INHOUSE_STATS_FLUSH_MS', 10_000),
 };
 export type AuctionSettings = typeof auctionSettings;

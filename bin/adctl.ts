@@ -20,6 +20,7 @@ const USAGE = `usage:
   adctl review approve|reject CAMPAIGN_ID [--reason R]
   adctl review block CAMPAIGN_ID --reason R
   adctl lifecycle backfill [--org ORG]
+  adctl campaign delivery CAMPAIGN_ID
   adctl publisher create --name N [--domain D] [--tmax MS]
   adctl publisher list
   adctl dsp add --name N --protocol native|openrtb --bid-url U [--render-url U] [--key K] [--auth bearer|url] [--site-id ID] [--publisher-id ID]
@@ -193,6 +194,13 @@ const reviewCommands: Record<string, Command> = {
 };
 
 const campaignCommands: Record<string, Command> = {
+  'campaign delivery': async (db, args) => {
+    // The delivery status and issues, as GET /v1/campaigns/{id}/delivery answers them (any organization's campaign).
+    const { positionals } = options(args, {} as const);
+    if (positionals.length !== 1) throw new UsageError('exactly one CAMPAIGN_ID is required');
+    const { campaignDelivery } = await import('../domain/serving/diagnostics');
+    return withClickhouse((ch) => campaignDelivery({ db, ch, database: config.clickhouse.database }, null, positionals[0]));
+  },
   'lifecycle backfill': async (db, args) => {
     const { values } = options(args, { org: { type: 'string' } } as const);
     const organizationId = values.org === undefined ? undefined : (await organizationOf(db, values.org)).id;

@@ -16,3 +16,11 @@ export const DEPOSIT_MICROS = 10 * MICROS_PER_DOLLAR;
  */
 export const DEFAULT_CPM_MICROS = 1_000_000;
 export const DEFAULT_CPC_MICROS = 500_000;
+
+/** Micros as dollars for people: cents when whole (`$1.50`), else as many digits as it takes (`$0.015`, never rounded up to `$0.02`). */
+export function formatUsd(micros: number): string {
+  const sign = micros < 0 ? '-' : '';
+  const abs = Math.abs(micros);
+  const digits = abs % 10_000 === 0 ? 2 : String(abs % MICROS_PER_DOLLAR).padStart(6, '0').replace(/0+$/, '').length;
+  return `${sign}$${(abs / MICROS_PER_DOLLAR).toFixed(Math.max(2, digits))}`;
+}

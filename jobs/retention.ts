@@ -6,6 +6,7 @@ import { COLLECTED_EVENTS_TABLE } from '../domain/events/clickhouse-tables';
 import { pruneCollectedEventIds } from '../domain/events/event-ids';
 import { DELIVERY_TABLES } from '../domain/delivery/clickhouse-tables';
 import { AUCTION_LOG_TABLES } from '../auction/log/clickhouse-tables';
+import { INHOUSE_STATS_TABLE } from '../domain/serving/traffic';
 import { pruneLedger } from '../domain/delivery/exporter';
 import { pruneDeadLetters } from '../domain/dead-letters/store';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
@@ -25,6 +26,7 @@ export function rawTableRetention(): { table: string; days: number }[] {
     { table: DELIVERY_TABLES.dspRows, days: r.deliveriesDays },
     { table: AUCTION_LOG_TABLES.auctions, days: r.auctionLogDays },
     { table: AUCTION_LOG_TABLES.bids, days: r.auctionLogDays },
+    { table: INHOUSE_STATS_TABLE, days: r.auctionLogDays },
   ];
 }
 

@@ -5,9 +5,10 @@ import { createClickhouse } from '../lib/clickhouse/client';
 import { deliveryTables, retireLegacyDeliveryEvents } from '../domain/delivery/clickhouse-tables';
 import { auctionTables } from '../auction/log/clickhouse-tables';
 import { eventTables } from '../domain/events/clickhouse-tables';
+import { servingTables } from '../domain/serving/traffic';
 
 /** Every table family; each module keeps its DDL beside its queries. */
-const families: TableFamily[] = [deliveryTables, auctionTables, eventTables];
+const families: TableFamily[] = [deliveryTables, auctionTables, eventTables, servingTables];
 
 async function migrate() {
   // Older databases' placeholder delivery table is renamed aside first (18.16 cannot add columns idempotently).

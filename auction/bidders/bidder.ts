@@ -12,7 +12,8 @@ import type { AuctionContext, BidderKind, BidRecord, Creative, ValidBid } from '
  */
 export type BidderAnswer<Raw> =
   | { status: 'bid'; raw: Raw }
-  | { status: 'no_bid'; detail: string }
+  /** `reason`: why a bidder of ours did not bid (the in-house bidder's skips); a DSP's no-bid is plain `no_bid`. */
+  | { status: 'no_bid'; detail: string; reason?: NonBidReason }
   | { status: 'failed'; reason: NonBidReason; detail: string };
 
 export type BidderPlan = { call: true; timeoutMs: number } | { call: false; reason: NonBidReason; detail: string };
@@ -36,6 +37,8 @@ export interface Bidder<Raw = unknown> {
   named(raw: Raw): { bidId: string | null; priceMicros: number | null };
   /** Stage 6: the creative of a bid that came without one. */
   render?(ctx: AuctionContext, bid: ValidBid, timeoutMs: number): Promise<Creative>;
+  /** After the auction: what the bidder learns from its outcome (the in-house bidder tallies who won and who was outbid). */
+  settle?(ctx: AuctionContext, winner: ValidBid | null): void;
 }
 
 /** The one place a bid record is built (what is logged, counted and reported per bidder). */

@@ -2,14 +2,15 @@ import type { Db, Prisma } from '../../lib/db';
 import { assetUrl } from '../../domain/assets/ad-images';
 import { servableCreative } from '../../domain/creatives/review';
 import { hintTerms, type HintTerms } from './relevance';
-import type { ServableFacts } from './eligibility';
+import { landingUrlOf, type ServableFacts } from '../../domain/serving/eligibility';
+import { newAdTally, type AdTally } from './tally';
 
 /**
  * The in-memory index of our advertisers' ads. Loaded from PostgreSQL (in
  * pages) when the service starts and again (debounced) whenever the
  * `auction_index` notification says a campaign, ad group, ad or ad account
  * changed (auction/catalog.ts); never per request. Status and review are kept
- * on each entry so that isServable() decides, at request time, with the clock.
+ * on each entry so that the serving rules decide, at request time, with the clock.
  */
 export interface IndexedAd extends ServableFacts {
   adId: string;
@@ -33,17 +34,14 @@ export interface IndexedAd extends ServableFacts {
   pricingModel: string;
   maxBidMicros: number | null;
   hints: HintTerms;
+  /** What the bidder did with this ad, counted for the delivery diagnostics (kept across reloads: InhouseTallies). */
+  tally: AdTally;
 }
-
-const asUrl = (value: string | null | undefined) => {
-  if (!value) return null;
-  return /^https?:\/\//i.test(value) ? value : `https://${value}`;
-};
 
 /** Ads per query of a reload (see loadIndexedAds). */
 export const INDEX_PAGE_SIZE = 250;
 
-/** Only campaigns that could serve now or later; the exact rule is isServable(). */
+/** Only campaigns that could serve now or later; the exact rules are domain/serving/eligibility.ts. */
 const servableWhere = (): Prisma.AdWhereInput => ({
   adGroup: { campaign: { status: 'active', reviewStatus: 'approved', lifecycleState: null, OR: [{ endTime: null }, { endTime: { gt: new Date() } }] } },
 });
@@ -73,7 +71,7 @@ const indexSelect = {
  * most of it) that grows with the index; paged, requests wait at most one
  * page's worth (~10 ms for 250 ads), however large the index. The ids come
  * first, in one light query; each page is then a lookup by primary key (an
- * entry carries its campaign's state, so isServable() still decides if that
+ * entry carries its campaign's state, so the serving rules still decide if that
  * changed in between; the change's notification reloads again).
  */
 export async function loadIndexedAds(db: Db, pageSize = INDEX_PAGE_SIZE): Promise<IndexedAd[]> {
@@ -116,7 +114,7 @@ function indexEntry(ad: IndexRow): IndexedAd | null {
     logoUrl: campaign.adAccount.logoUrl,
     advertiser: campaign.adAccount.name || campaign.organization.name,
     domain: website ? website.replace(/^https?:\/\//i, '').replace(/\/.*$/, '').toLowerCase() : null,
-    clickUrl: asUrl(creative.target_url) ?? asUrl(website),
+    clickUrl: landingUrlOf(creative.target_url, campaign.adAccount.url, campaign.organization.domain),
     countries: campaign.targetCountries.length ? new Set(campaign.targetCountries.map((c) => c.toUpperCase())) : null,
     pricingModel: campaign.pricingModel,
     maxBidMicros: group.maxBidMicros === null ? null : Number(group.maxBidMicros),
@@ -128,5 +126,6 @@ function indexEntry(ad: IndexRow): IndexedAd | null {
     adGroupStatus: group.status,
     adStatus: ad.status,
     lifecycleState: campaign.lifecycleState,
+    tally: newAdTally(),
   };
 }

@@ -3,14 +3,17 @@ import { pollOptionsOf } from '../../domain/polls/service';
 import { headlineLimit } from '../request-schema';
 import type { AuctionContext, Creative, ValidBid } from '../types';
 import type { IndexedAd } from './ad-index';
-import { bidCpmMicros, DEFAULT_CPC_MICROS, isServable, type BudgetGate, type CtrEstimator } from './eligibility';
+import { creativeBlock, servingBlock } from '../../domain/serving/eligibility';
+import { bidCpmMicros, DEFAULT_CPC_MICROS, type BudgetGate, type CtrEstimator } from './eligibility';
+import { count, countOutbid } from './tally';
 import { conversationTerms, relevance, RELEVANCE_THRESHOLD } from './relevance';
 
 /**
  * The in-house bidder: our advertisers' best eligible ad for this request, from
- * the in-memory index (no I/O). Eligible = servable now (isServable), budget
- * open, country targeted (or untargeted), a format the request accepts, and
- * relevant to the conversation (openers skip relevance).
+ * the in-memory index (no I/O). Eligible = servable now and budget open
+ * (domain/serving/eligibility.ts), country targeted (or untargeted), relevant
+ * to the conversation (openers skip relevance), and a creative that fits the
+ * request. Every ad passed over is counted with its reason (tally.ts).
  */
 export interface InhouseDeps { budget: BudgetGate; ctr: CtrEstimator }
 
@@ -25,32 +28,29 @@ export function truncateHeadline(text: string, max: number): string {
   return `${(space >= max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-/** The creative this ad would serve as for this request, or null when no offered format fits. */
-export function creativeFor(ad: IndexedAd, ctx: AuctionContext): Creative | null {
+/** The creative an eligible ad serves as for this request (creativeBlock said it fits). */
+export function creativeFor(ad: IndexedAd, ctx: AuctionContext): Creative {
   const req = ctx.request;
   const max = headlineLimit(req, 'native');
-  if (!ad.clickUrl) return null;
+  const url = ad.clickUrl!;
   if (ad.creativeType === 'poll') {
-    if (!req.ad_formats.includes('poll')) return null;
     return {
       format: 'poll',
       question: truncateHeadline(ad.title, max),
       options: pollOptionsOf(ad.options),
-      cta_url: ad.clickUrl,
+      cta_url: url,
       advertiser: ad.advertiser,
       ...(ad.logoUrl ? { logo_url: ad.logoUrl } : {}),
     };
   }
-  if (!req.ad_formats.includes('sponsored_message')) return null;
   // chat_card: image placement when it has an image and images are on, else text placement with the account's logo.
   const image = ad.imageUrl && req.config.image_enabled ? ad.imageUrl : null;
-  if (!image && !ad.logoUrl) return null;
   return {
     format: 'sponsored_message',
     placement: image ? 'image' : 'text',
     headline: truncateHeadline(ad.title, max),
     ...(ad.body ? { description: ad.body } : {}),
-    url: ad.clickUrl,
+    url,
     advertiser: ad.advertiser,
     ...(ad.domain ? { domain: ad.domain } : {}),
     cta_text: ad.cta ?? 'Learn more',
@@ -61,30 +61,68 @@ export function creativeFor(ad: IndexedAd, ctx: AuctionContext): Creative | null
 
 export const INHOUSE_BIDDER = { id: 'inhouse', name: 'inhouse' } as const;
 
-export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps: InhouseDeps, now = Date.now()): ValidBid | null {
+/** The request-dependent reasons, in the order they are checked: the furthest an ad got is the bidder's no-bid reason. */
+const SKIP_ORDER = ['budget_exhausted', 'not_targeted', 'not_relevant', 'no_landing_url', 'format_not_offered', 'no_image_or_logo'] as const;
+export type InhouseSkip = (typeof SKIP_ORDER)[number];
+
+export interface InhouseResult {
+  bid: ValidBid | null;
+  /** Every eligible ad (for the tally of who won and who was outbid); empty when none. */
+  eligible: IndexedAd[];
+  /** Without a bid: how far the furthest ad got (null when no ad could serve at all). */
+  skip: InhouseSkip | null;
+}
+
+export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps: InhouseDeps, now = Date.now()): InhouseResult {
   const req = ctx.request;
+  const offer = { formats: req.ad_formats, imageEnabled: req.config.image_enabled };
   // The conversation's terms, computed once and only when an ad gets as far as relevance.
   let conversation: Map<string, number> | undefined;
   const terms = () => (conversation ??= conversationTerms(req.messages ?? []));
-  let best: ValidBid | null = null;
+  let best: IndexedAd | null = null;
+  let bestPrice = 0;
   let ties = 0;
+  let furthest = -1;
+  const eligible: IndexedAd[] = [];
   for (const ad of ads) {
-    if (!isServable(ad, now) || !deps.budget.mayServe(ad.campaignId)) continue;
-    if (ad.countries && !ad.countries.has(req.country_code)) continue;
-    if (req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD) continue;
+    // State (paused, scheduled, ...) is not counted: the diagnostics read it from the database.
+    if (servingBlock(ad, now) !== null) continue;
+    const skip = !deps.budget.mayServe(ad.campaignId) ? 'budget_exhausted'
+      : ad.countries && !ad.countries.has(req.country_code) ? 'not_targeted'
+        : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD ? 'not_relevant'
+          : creativeBlock(ad, offer);
+    if (skip) {
+      count(ad.tally, skip);
+      furthest = Math.max(furthest, SKIP_ORDER.indexOf(skip));
+      continue;
+    }
+    count(ad.tally, 'eligible');
+    eligible.push(ad);
     const price = bidCpmMicros(ad.pricingModel, ad.maxBidMicros, deps.ctr.ctr(ad.adGroupId));
-    if (best && price < best.priceMicros) continue;
-    const creative = creativeFor(ad, ctx);
-    if (!creative) continue;
+    if (best && price < bestPrice) continue;
     // Ties at random (reservoir sampling over equal prices).
-    if (best && price === best.priceMicros) { ties += 1; if (Math.random() * (ties + 1) >= 1) continue; } else ties = 0;
-    best = {
-      bidderId: INHOUSE_BIDDER.id, bidderName: INHOUSE_BIDDER.name, kind: 'inhouse', bidId: randomUUID(), priceMicros: price, creative,
-      inhouse: {
-        adId: ad.adId, adGroupId: ad.adGroupId, campaignId: ad.campaignId, organizationId: ad.organizationId, adAccountId: ad.adAccountId, pricingModel: ad.pricingModel,
-        ...(ad.pricingModel === 'cpc' ? { cpcMicros: ad.maxBidMicros ?? DEFAULT_CPC_MICROS } : {}),
-      },
-    };
+    if (best && price === bestPrice) { ties += 1; if (Math.random() * (ties + 1) >= 1) continue; } else ties = 0;
+    best = ad;
+    bestPrice = price;
   }
-  return best;
+  return { bid: best && bidOf(ctx, best, bestPrice), eligible, skip: furthest >= 0 ? SKIP_ORDER[furthest] : null };
+}
+
+function bidOf(ctx: AuctionContext, ad: IndexedAd, priceMicros: number): ValidBid {
+  return {
+    bidderId: INHOUSE_BIDDER.id, bidderName: INHOUSE_BIDDER.name, kind: 'inhouse', bidId: randomUUID(), priceMicros, creative: creativeFor(ad, ctx),
+    inhouse: {
+      adId: ad.adId, adGroupId: ad.adGroupId, campaignId: ad.campaignId, organizationId: ad.organizationId, adAccountId: ad.adAccountId, pricingModel: ad.pricingModel,
+      ...(ad.pricingModel === 'cpc' ? { cpcMicros: ad.maxBidMicros ?? DEFAULT_CPC_MICROS } : {}),
+    },
+  };
+}
+
+/** Tallies an auction's outcome for the eligible ads: the winner won, the others were outbid by the winning price. */
+export function tallyOutcome(eligible: readonly IndexedAd[], winner: ValidBid | null): void {
+  if (!winner) return;
+  for (const ad of eligible) {
+    if (winner.inhouse?.adId === ad.adId) count(ad.tally, 'won');
+    else countOutbid(ad.tally, winner.priceMicros);
+  }
 }

@@ -1,30 +1,10 @@
 import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../../domain/money';
 
 /**
- * The one place that says whether an in-house ad may serve at all (before the
- * request's country, formats and relevance are looked at). Extend it here when
- * new rules arrive (per-ad review of edited creatives, budgets, ...).
+ * The in-house bidder's pricing and its test seams. Whether an ad may serve
+ * at all, and whether its creative fits a request, are the domain's rules
+ * (domain/serving/eligibility.ts), shared with the delivery diagnostics.
  */
-export interface ServableFacts {
-  campaignStatus: string;
-  reviewStatus: string;
-  startTime: number;
-  endTime: number | null;
-  adGroupStatus: string;
-  adStatus: string;
-  /** completed | blocked (domain/campaigns/lifecycle.ts): never serves again; null while live. */
-  lifecycleState: string | null;
-}
-
-export function isServable(ad: ServableFacts, now: number): boolean {
-  return ad.campaignStatus === 'active'
-    && ad.reviewStatus === 'approved'
-    && ad.startTime <= now
-    && (ad.endTime === null || ad.endTime > now)
-    && ad.adGroupStatus === 'active'
-    && ad.adStatus === 'active'
-    && ad.lifecycleState === null;
-}
 
 /** A test seam over budgets (the contract run closes in-house demand with it). Spent budgets themselves never reach the index: loadIndexedAds drops them. */
 export interface BudgetGate {

@@ -5,6 +5,7 @@ import type { DeadLetter } from '../../domain/dead-letters/store';
 import { seatNonBidCode } from '../non-bid';
 import { boundedText } from '../dsp/dsp-content';
 import type { AuctionContext, BidRecord, ValidBid } from '../types';
+import { INHOUSE_STATS_TABLE, type InhouseStatsRow } from '../../domain/serving/traffic';
 
 /**
  * The auction log: rows are queued in memory and inserted in batches every
@@ -22,7 +23,7 @@ import type { AuctionContext, BidRecord, ValidBid } from '../types';
 /** 'YYYY-MM-DD hh:mm:ss' (UTC) of the current second, computed once per second. */
 let clockSecond = -1;
 let clockText = '';
-function nowDateTime(): string {
+export function nowDateTime(): string {
   const ms = Date.now();
   const second = Math.floor(ms / 1000);
   if (second !== clockSecond) {
@@ -33,6 +34,7 @@ function nowDateTime(): string {
 }
 
 interface Batch { chunks: Buffer[]; rows: number }
+type LogTable = 'auctions' | 'auction_bids' | typeof INHOUSE_STATS_TABLE;
 const CHUNK_BYTES = 256 * 1024;
 
 /** Newline-terminated rows in off-heap Buffers, oldest first. */
@@ -75,11 +77,12 @@ export class RowQueue {
   }
 }
 
-/** A log row's key among dead letters: its auction, and for a bid its bidder. */
+/** A log row's key among dead letters: its auction, and for a bid its bidder (a stats row: its ad and outcome). */
 function auctionRowKey(line: string): string {
   try {
-    const row = JSON.parse(line) as { auction_id?: string; bidder_id?: string };
-    return row.bidder_id !== undefined ? `${row.auction_id}:${row.bidder_id}` : String(row.auction_id);
+    const row = JSON.parse(line) as { auction_id?: string; bidder_id?: string; ad_id?: string; outcome?: string };
+    if (row.auction_id === undefined) return `${row.ad_id}:${row.outcome}`; // an in-house stats row
+    return row.bidder_id !== undefined ? `${row.auction_id}:${row.bidder_id}` : row.auction_id;
   } catch {
     return `unparsable:${line.length}:${line.slice(0, 64)}`;
   }
@@ -89,6 +92,7 @@ export class AuctionLog {
   private readonly maxQueued = 200_000;
   private readonly auctions = new RowQueue(this.maxQueued);
   private readonly bids = new RowQueue(this.maxQueued * 4);
+  private readonly inhouseStats = new RowQueue(this.maxQueued);
   private timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -120,6 +124,11 @@ export class AuctionLog {
     if (this.auctions.rows >= this.opts.batchSize) void this.flush();
   }
 
+  /** The in-house bidder's tallies (auction/inhouse/tally.ts), written with the next flush. */
+  recordInhouseStats(rows: readonly InhouseStatsRow[]) {
+    for (const row of rows) this.inhouseStats.push(JSON.stringify(row));
+  }
+
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       const auctions = this.auctions.take();
@@ -135,6 +144,13 @@ export class AuctionLog {
       } catch (err) {
         this.requeue(null, bids, err);
       }
+      const stats = this.inhouseStats.take();
+      try {
+        if (stats) await this.insert(INHOUSE_STATS_TABLE, stats);
+      } catch (err) {
+        console.error(`auction: in-house stats insert failed, will retry: ${(err as Error).message}`);
+        this.inhouseStats.putBack(stats!);
+      }
     });
     return this.flushing;
   }
@@ -144,7 +160,7 @@ export class AuctionLog {
    * fails the first attempt. A batch refused for its data is split to set the
    * refused rows aside (rare: every string a DSP sends is checked first).
    */
-  private async insert(table: 'auctions' | 'auction_bids', batch: Batch) {
+  private async insert(table: LogTable, batch: Batch) {
     try {
       await this.send(table, batch.chunks);
     } catch (err) {
@@ -153,14 +169,14 @@ export class AuctionLog {
     }
   }
 
-  private async send(table: 'auctions' | 'auction_bids', chunks: readonly Buffer[]) {
+  private async send(table: LogTable, chunks: readonly Buffer[]) {
     // The rows are already JSONEachRow text: sent as the body of the (value-free) INSERT.
     const { stream } = await this.clickhouse.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from(chunks, { objectMode: false }) });
     stream.resume();
     await new Promise((resolve, reject) => { stream.once('end', resolve); stream.once('error', reject); });
   }
 
-  private async setAsideRefused(table: 'auctions' | 'auction_bids', batch: Batch) {
+  private async setAsideRefused(table: LogTable, batch: Batch) {
     const lines = Buffer.concat(batch.chunks).toString('utf8').split('\n').filter(Boolean);
     const refused = await insertSettingAsideRefused(lines, (part) => this.send(table, [Buffer.from(`${part.join('\n')}\n`)]));
     if (refused.length === 0) return;
@@ -175,7 +191,7 @@ export class AuctionLog {
     if (bids) this.bids.putBack(bids);
   }
 
-  get queued() { return this.auctions.rows + this.bids.rows; }
+  get queued() { return this.auctions.rows + this.bids.rows + this.inhouseStats.rows; }
 
   /** Flushes until the queue is empty (or a flush fails twice in a row). */
   async drain(): Promise<void> {

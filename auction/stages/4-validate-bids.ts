@@ -16,7 +16,7 @@ export function validateBids(ctx: AuctionContext, answers: readonly Answer[], ca
   for (const answer of answers) {
     const { bidder, latencyMs } = answer;
     if (answer.status !== 'bid') {
-      const reason = answer.status === 'no_bid' ? 'no_bid' : answer.reason;
+      const reason = answer.status === 'no_bid' ? (answer.reason ?? 'no_bid') : answer.reason;
       records.push(bidRecord(bidder, 'rejected', { reason, detail: answer.detail, latencyMs }));
       continue;
     }

@@ -79,7 +79,8 @@ describe('the ClickHouse log and metrics', () => {
       const bids = await (await clickhouse.query({ query: sql`SELECT bidder_id, outcome, reason, seat_non_bid_code FROM auction_bids WHERE auction_id = ${b.body.auction_id} ORDER BY bidder_id`, format: 'JSONEachRow' })).json<any>();
       expect(bids).toEqual(expect.arrayContaining([
         { bidder_id: dspId, outcome: 'rejected', reason: 'format_not_supported', seat_non_bid_code: 202 },
-        { bidder_id: 'inhouse', outcome: 'rejected', reason: 'no_bid', seat_non_bid_code: 0 },
+        // In-house demand is closed here (the budget gate): its no-bid is named by the furthest any ad got.
+        { bidder_id: 'inhouse', outcome: 'rejected', reason: 'budget_exhausted', seat_non_bid_code: 0 },
       ]));
     } finally {
       await clickhouse.close();
