@@ -1,0 +1,84 @@
+/**
+ * The sensitive-conversation classifier (domain/safety) on its labelled set
+ * (test/fixtures/safety/conversations.jsonl): quality per split and per
+ * category, the confusion, then its latency on this machine. No services.
+ *
+ * Quality: recall_never (conversations with a `never` label that got a
+ * `never` category), recall_all (sensitive conversations that got any
+ * category), false_block (ordinary conversations that got one); per split:
+ * tuning, holdout (never tuned on), probe (written after all tuning, never
+ * tuned on). The last line is over the whole set.
+ * Latency: every conversation classified BENCH_ROUNDS times (default 40) after
+ * BENCH_WARMUP rounds (default 20), each call timed alone; p50 and p99 in
+ * microseconds.
+ *
+ *   npm run bench:safety
+ */
+import os from 'node:os';
+import { SENSITIVE_CATEGORIES } from '../domain/safety/categories';
+import { classifyConversation, NEVER_LOOKBACK_MESSAGES } from '../domain/safety/classifier';
+import { evaluate, readLabelledSet, splitLabelledSet, type Evaluation } from '../domain/safety/evaluation';
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 40);
+const warmup = Number(process.env.BENCH_WARMUP ?? 20);
+
+const set = readLabelledSet();
+const classify = (messages: Parameters<typeof classifyConversation>[0]) => classifyConversation(messages).categories;
+const fixed = (n: number) => n.toFixed(2);
+const headline = (e: Evaluation) => `conversations=${e.conversations} sensitive=${e.sensitive} recall_never=${fixed(e.recallNever)} recall_all=${fixed(e.recallAll)} false_block=${fixed(e.falseBlock)}`;
+
+const splits = splitLabelledSet(set);
+for (const [name, rows] of Object.entries(splits)) console.log(`${name.padEnd(8)} ${headline(evaluate(rows, classify))}`);
+
+const all = evaluate(set, classify);
+console.log('\nper category (whole set): recall = found/support; extra = found where not labelled');
+for (const c of SENSITIVE_CATEGORIES) {
+  const f = all.perCategory[c];
+  console.log(`  ${c.padEnd(21)} recall=${fixed(f.recall)} (${f.found}/${f.support}) extra=${f.extra}`);
+}
+
+// Rows: the labelled category; columns: what was found on those conversations.
+const short = (c: string) => c.slice(0, 6);
+console.log(`\nconfusion (row: labelled, column: found)\n  ${''.padEnd(21)} ${[...SENSITIVE_CATEGORIES, 'none'].map((c) => short(c).padStart(6)).join(' ')}`);
+for (const c of SENSITIVE_CATEGORIES) {
+  const row = all.perCategory[c].confusion;
+  console.log(`  ${c.padEnd(21)} ${[...SENSITIVE_CATEGORIES, 'none' as const].map((k) => String(row[k]).padStart(6)).join(' ')}`);
+}
+if (all.misses.length) console.log(`\nmissed labels: ${all.misses.map((m) => m.id).join(' ')}`);
+if (all.falseBlocks.length) console.log(`false blocks: ${all.falseBlocks.map((f) => `${f.id}(${f.found.join(',')})`).join(' ')}`);
+
+for (let r = 0; r < warmup; r += 1) for (const row of set) classifyConversation(row.messages);
+const micros = new Float64Array(rounds * set.length);
+let n = 0;
+for (let r = 0; r < rounds; r += 1) {
+  for (const row of set) {
+    const start = process.hrtime.bigint();
+    classifyConversation(row.messages);
+    micros[n] = Number(process.hrtime.bigint() - start) / 1000;
+    n += 1;
+  }
+}
+micros.sort();
+const quantile = (q: number) => micros[Math.min(micros.length - 1, Math.floor(q * micros.length))];
+const messagesPerConversation = set.reduce((sum, row) => sum + row.messages.length, 0) / set.length;
+console.log(`\nlatency: ${micros.length} classifications (${fixed(messagesPerConversation)} messages each on average), p50_us=${Math.round(quantile(0.5))} p99_us=${Math.round(quantile(0.99))} max_us=${Math.round(quantile(1))}; load average ${os.loadavg().map(fixed).join(' ')} on ${os.cpus().length} cores`);
+
+// Long conversations: consecutive labelled conversations joined into 24 messages, the classifier's whole lookback.
+const long: (typeof set)[number]['messages'][] = [];
+let joined: (typeof set)[number]['messages'] = [];
+for (const row of set) {
+  joined = [...joined, ...row.messages];
+  if (joined.length >= NEVER_LOOKBACK_MESSAGES) { long.push(joined.slice(0, NEVER_LOOKBACK_MESSAGES)); joined = []; }
+}
+const longMicros: number[] = [];
+for (let r = 0; r < rounds; r += 1) {
+  for (const messages of long) {
+    const start = process.hrtime.bigint();
+    classifyConversation(messages);
+    longMicros.push(Number(process.hrtime.bigint() - start) / 1000);
+  }
+}
+longMicros.sort((a, b) => a - b);
+const longQuantile = (q: number) => longMicros[Math.min(longMicros.length - 1, Math.floor(q * longMicros.length))];
+console.log(`latency of ${NEVER_LOOKBACK_MESSAGES}-message conversations: ${longMicros.length} classifications, p50_us=${Math.round(longQuantile(0.5))} p99_us=${Math.round(longQuantile(0.99))}`);
+console.log(`safety ${headline(all).replace(/ sensitive=\d+/, '')} p50_us=${Math.round(quantile(0.5))}`);

@@ -1,0 +1,420 @@
+/**
+ * The sensitive-conversation classifier: a pure function over the chat
+ * host's messages, no I/O, compiled once at module load.
+ *
+ * 1. Window: the last RECENT_MESSAGES messages (both roles) count for every
+ *    category; older ones, back to NEVER_LOOKBACK_MESSAGES, only for `never`
+ *    categories: a suicide disclosure ten turns ago still rules out ads, an
+ *    old political aside does not block today's shopping question.
+ * 2. Each message is folded (normalize.ts) and tokenized; unknown words get
+ *    a second chance as leetspeak, letter repeats or a near spelling of a key
+ *    word (fuzzy.ts).
+ * 3. Near-miss phrases ("killer deals", "shoot photos") mask their words.
+ * 4. Cue patterns (lexicon.ts) add their weight to their category once per
+ *    conversation, unless negated (negation.ts). A category is detected at a
+ *    score of 1: one strong cue, two medium ones, or a medium and two weak.
+ * 5. Co-occurrence: a child in the conversation (a child-context cue) plus
+ *    any harm category makes it `minors` too, and adds 0.5 to a minors cue.
+ */
+import { SENSITIVE_CATEGORIES, CATEGORY_TABLE, type SensitiveCategory } from './categories';
+import { FuzzyIndex } from './fuzzy';
+import { CHILD_CONTEXT, CUES, CUE_WEIGHTS, FUZZY_KEYS, FUZZY_STOP_WORDS, NEAR_MISSES, NUMBER_WORDS, ORDINAL_WORDS } from './lexicon';
+import {
+  CLAUSE_BREAKERS, isNegatedAt, NEGATION_TRANSPARENT, NEGATORS,
+  ROLE_BREAKER, ROLE_NEGATOR, ROLE_OTHER, ROLE_TRANSPARENT, type WordRole,
+} from './negation';
+import { foldCase, foldRepeats, stem, undouble, unleet } from './normalize';
+import { compilePattern, Vocabulary, type PatternElement } from './patterns';
+
+export interface ConversationMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface Classification {
+  /** Detected categories, in table order; empty for an ordinary conversation. */
+  categories: SensitiveCategory[];
+}
+
+export interface CueMatch {
+  category: SensitiveCategory | 'child_context';
+  pattern: string;
+  weight: number;
+  /** Index in the messages given. */
+  message: number;
+  text: string;
+  negated: boolean;
+}
+
+export interface Explanation extends Classification {
+  scores: Record<SensitiveCategory, number>;
+  matches: CueMatch[];
+}
+
+/** Three exchanges: enough to hold a disclosure and the turns that follow it. */
+export const RECENT_MESSAGES = 6;
+export const NEVER_LOOKBACK_MESSAGES = 24;
+/** Characters read per message: its first and last halves of this (a pasted document is rarely the point). */
+export const MAX_CHARS_PER_MESSAGE = 8000;
+export const DETECTION_THRESHOLD = 1;
+
+const CATEGORY_COUNT = SENSITIVE_CATEGORIES.length;
+const CHILD_CONTEXT_GROUP = CATEGORY_COUNT;
+const MASK_GROUP = -1;
+const GROUP_COUNT = CATEGORY_COUNT + 1;
+const MINORS = SENSITIVE_CATEGORIES.indexOf('minors');
+/** Categories that, with a child in the conversation, make it about minors. */
+const HARM_TO_CHILD = (['self_harm', 'sexual', 'violence_tragedy', 'hate_harassment', 'illegal_drugs'] as const).map((c) => SENSITIVE_CATEGORIES.indexOf(c));
+const NEVER_GROUPS = new Uint8Array(GROUP_COUNT);
+SENSITIVE_CATEGORIES.forEach((c, i) => { NEVER_GROUPS[i] = CATEGORY_TABLE[c].defaultPolicy === 'never' ? 1 : 0; });
+NEVER_GROUPS[CHILD_CONTEXT_GROUP] = 1;
+
+// Token kinds.
+const WORD = 0;
+const CARDINAL = 1;
+const ORDINAL = 2;
+const CLAUSE_END = 3;
+
+interface CompiledCue {
+  elements: readonly PatternElement[];
+  group: number;
+  weight: number;
+  /** One lexicon line: its expansions count once together. */
+  entry: number;
+  source: string;
+  /** Word ids of the cue's last word position after the first: one must be in the message, or the cue cannot match. */
+  anchor: readonly number[] | null;
+}
+
+// ---- compile the lexicon (once) ----
+
+/**
+ * Cues starting with one word id, split by their second word when it is a
+ * plain word: a token then only tries the cues its next token can continue
+ * ("i" starts many cues, "i am" few).
+ */
+interface CueBucket {
+  anySecond: CompiledCue[];
+  bySecond: Map<number, CompiledCue[]>;
+}
+
+const vocabulary = new Vocabulary();
+const byFirstWord = new Map<number, CueBucket>();
+const masksByFirstWord = new Map<number, CueBucket>();
+const teenFirst: CompiledCue[] = [];
+const ordinalFirst: CompiledCue[] = [];
+let entryCount = 0;
+
+const pushOnce = (list: CompiledCue[], cue: CompiledCue) => { if (!list.includes(cue)) list.push(cue); };
+
+/**
+ * Word sequences already compiled, per group: two lines that stem to the same
+ * words ("death" and "deaths", "vote" and "voting") are one cue, at the higher
+ * weight, not two that add up.
+ */
+const compiledSequences = new Map<string, CompiledCue>();
+/** Lexicon lines that stem to an earlier line's words at another weight: for whoever edits the lexicon. */
+export const DUPLICATE_CUES: { source: string; duplicateOf: string }[] = [];
+
+function addCue(source: string, group: number, weight: number) {
+  const entry = entryCount;
+  entryCount += 1;
+  for (const elements of compilePattern(source, vocabulary)) {
+    const key = `${group}:${JSON.stringify(elements)}`;
+    const existing = compiledSequences.get(key);
+    if (existing) {
+      if (weight !== existing.weight) DUPLICATE_CUES.push({ source, duplicateOf: existing.source });
+      existing.weight = Math.max(existing.weight, weight);
+      continue;
+    }
+    const lastWords = elements.slice(1).reverse().find((el) => el.kind === 'words');
+    const anchor = lastWords?.kind === 'words' ? lastWords.ids : null;
+    const cue: CompiledCue = { elements, group, weight, entry, source, anchor };
+    compiledSequences.set(key, cue);
+    const [first, second] = elements;
+    if (first.kind === 'teen') { teenFirst.push(cue); continue; }
+    if (first.kind === 'ordinal') { ordinalFirst.push(cue); continue; }
+    if (first.kind !== 'words') continue;
+    const index = group === MASK_GROUP ? masksByFirstWord : byFirstWord;
+    for (const id of first.ids) {
+      let bucket = index.get(id);
+      if (!bucket) { bucket = { anySecond: [], bySecond: new Map() }; index.set(id, bucket); }
+      if (second?.kind !== 'words') { pushOnce(bucket.anySecond, cue); continue; }
+      for (const next of second.ids) {
+        const list = bucket.bySecond.get(next);
+        if (list) pushOnce(list, cue); else bucket.bySecond.set(next, [cue]);
+      }
+    }
+  }
+}
+
+/** The cues a word token may start: those whatever follows, then those its next word continues. */
+function forEachCandidate(bucket: CueBucket, pos: number, end: number, visit: (cue: CompiledCue) => void) {
+  for (const cue of bucket.anySecond) visit(cue);
+  if (pos + 1 < end && ids[pos + 1] !== 0 && kinds[pos + 1] !== CLAUSE_END) {
+    const list = bucket.bySecond.get(ids[pos + 1]);
+    if (list) for (const cue of list) visit(cue);
+  }
+}
+
+SENSITIVE_CATEGORIES.forEach((category, group) => {
+  const cues = CUES[category];
+  for (const tier of ['strong', 'medium', 'weak'] as const) for (const source of cues[tier] ?? []) addCue(source, group, CUE_WEIGHTS[tier]);
+});
+for (const source of CHILD_CONTEXT) addCue(source, CHILD_CONTEXT_GROUP, CUE_WEIGHTS.medium);
+for (const source of NEAR_MISSES) addCue(source, MASK_GROUP, 0);
+
+const roleOfWord = new Map<number, WordRole>();
+for (const w of NEGATORS) roleOfWord.set(vocabulary.add(w), ROLE_NEGATOR);
+for (const w of NEGATION_TRANSPARENT) if (!roleOfWord.has(vocabulary.add(w))) roleOfWord.set(vocabulary.add(w), ROLE_TRANSPARENT);
+for (const w of CLAUSE_BREAKERS) roleOfWord.set(vocabulary.add(w), ROLE_BREAKER);
+const wordRoles = new Uint8Array(vocabulary.words.length);
+for (const [id, role] of roleOfWord) wordRoles[id] = role;
+
+const fuzzy = new FuzzyIndex(FUZZY_KEYS.map((word) => ({ word, value: vocabulary.idOfStem(stem(word)) })).filter((k) => k.value > 0), new Set(FUZZY_STOP_WORDS));
+const numberWords = new Map(Object.entries(NUMBER_WORDS));
+const ordinalWords = new Map(Object.entries(ORDINAL_WORDS));
+const entryStamp = new Uint32Array(entryCount);
+let generation = 0;
+/** wordSeen[id] === messageGeneration: the word is in the message being scored. */
+const wordSeen = new Uint32Array(vocabulary.words.length);
+let messageGeneration = 0;
+
+// ---- per-call buffers (reused: the classifier runs on every auction) ----
+
+let capacity = 256;
+let ids = new Int32Array(capacity);
+let kinds = new Uint8Array(capacity);
+let numbers = new Int16Array(capacity);
+let masked = new Uint8Array(capacity);
+let length = 0;
+const scores = new Float64Array(GROUP_COUNT);
+
+function push(id: number, kind: number, value: number) {
+  if (length === capacity) {
+    capacity *= 2;
+    const grow = <T extends Int32Array | Uint8Array | Int16Array>(old: T, make: (n: number) => T) => { const next = make(capacity); next.set(old); return next; };
+    ids = grow(ids, (n) => new Int32Array(n));
+    kinds = grow(kinds, (n) => new Uint8Array(n));
+    numbers = grow(numbers, (n) => new Int16Array(n));
+    masked = grow(masked, (n) => new Uint8Array(n));
+  }
+  ids[length] = id; kinds[length] = kind; numbers[length] = value; masked[length] = 0;
+  wordSeen[id] = messageGeneration;
+  length += 1;
+}
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isLetter = (c: number) => c >= 97 && c <= 122;
+/** Leet characters count as word characters only next to a letter ("$uicide", "k1ll" via digits). */
+const isLeetSymbol = (c: number) => c === 64 || c === 36;
+
+function pushWord(word: string) {
+  const c0 = word.charCodeAt(0);
+  if (isDigit(c0)) {
+    let allDigits = true;
+    for (let i = 1; i < word.length; i += 1) if (!isDigit(word.charCodeAt(i))) { allDigits = false; break; }
+    if (allDigits) { push(vocabulary.idOfStem(word), CARDINAL, word.length <= 4 ? Number(word) : -1); return; }
+    const ordinal = /^(\d{1,2})(st|nd|rd|th)$/.exec(word);
+    if (ordinal) { push(0, ORDINAL, Number(ordinal[1])); return; }
+  }
+  const known = vocabulary.idOfStem(stem(word));
+  if (known !== 0) { push(known, WORD, -1); return; }
+  const cardinal = numberWords.get(word);
+  if (cardinal !== undefined) { push(0, CARDINAL, cardinal); return; }
+  const ordinalWord = ordinalWords.get(word);
+  if (ordinalWord !== undefined) { push(0, ORDINAL, ordinalWord); return; }
+  push(resolveUnknown(word), WORD, -1);
+}
+
+/** Second chances for a word the lexicon does not know: leetspeak, repeats, misspelling. */
+function resolveUnknown(word: string): number {
+  const leet = unleet(word);
+  if (leet !== null) {
+    const id = vocabulary.idOfStem(stem(leet)) || vocabulary.idOfStem(stem(unleet(word, 'l') ?? leet));
+    if (id !== 0) return id;
+  }
+  const repeats = foldRepeats(word);
+  if (repeats !== null) {
+    const id = vocabulary.idOfStem(stem(repeats)) || vocabulary.idOfStem(stem(undouble(repeats) ?? repeats));
+    if (id !== 0) return id;
+  }
+  const fuzzyId = fuzzy.lookup(leet ?? word);
+  return fuzzyId > 0 ? fuzzyId : 0;
+}
+
+/** Folded text to tokens, with a CLAUSE_END token for sentence punctuation. */
+function tokenize(text: string) {
+  const folded = foldCase(text.length > MAX_CHARS_PER_MESSAGE
+    ? `${text.slice(0, MAX_CHARS_PER_MESSAGE / 2)}\n${text.slice(-MAX_CHARS_PER_MESSAGE / 2)}`
+    : text);
+  let start = -1;
+  let apostrophe = false;
+  const flush = (end: number) => {
+    if (start < 0) return;
+    const raw = folded.slice(start, end);
+    pushWord(apostrophe ? raw.replace(/'/g, '') : raw);
+    start = -1;
+    apostrophe = false;
+  };
+  for (let i = 0; i < folded.length; i += 1) {
+    const c = folded.charCodeAt(i);
+    if (isLetter(c) || isDigit(c)) {
+      if (start < 0) start = i;
+      continue;
+    }
+    // An apostrophe inside a word is dropped: "don't" -> "dont".
+    if (c === 39 && start >= 0) { apostrophe = true; continue; }
+    if (isLeetSymbol(c) && (isLetter(folded.charCodeAt(i + 1)) || (start >= 0 && isLetter(folded.charCodeAt(i - 1))))) {
+      if (start < 0) start = i;
+      continue;
+    }
+    flush(i);
+    const sentencePunctuation = c === 46 || c === 44 || c === 59 || c === 58 || c === 33 || c === 63 || c === 10 || c === 40 || c === 41 || c === 34;
+    // "4.5" and "1,000" are one number, not two clauses.
+    if (sentencePunctuation && !((c === 46 || c === 44) && isDigit(folded.charCodeAt(i - 1)) && isDigit(folded.charCodeAt(i + 1)))) {
+      if (length > 0 && kinds[length - 1] !== CLAUSE_END) push(0, CLAUSE_END, -1);
+    }
+  }
+  flush(folded.length);
+  if (length > 0 && kinds[length - 1] !== CLAUSE_END) push(0, CLAUSE_END, -1);
+}
+
+// ---- matching ----
+
+/** The end (exclusive) of a match of `elements[k..]` from token `pos`, or -1. */
+function matchFrom(elements: readonly PatternElement[], k: number, pos: number, end: number): number {
+  if (k === elements.length) return pos;
+  const el = elements[k];
+  switch (el.kind) {
+    case 'gap': {
+      for (let skip = 0; skip <= el.max && pos + skip <= end; skip += 1) {
+        if (skip > 0 && kinds[pos + skip - 1] === CLAUSE_END) break;
+        const found = matchFrom(elements, k + 1, pos + skip, end);
+        if (found >= 0) return found;
+      }
+      return -1;
+    }
+    case 'end':
+      if (pos === end) return pos;
+      return kinds[pos] === CLAUSE_END ? matchFrom(elements, k + 1, pos, end) : -1;
+    default:
+      if (pos >= end || !tokenFits(el, pos)) return -1;
+      return matchFrom(elements, k + 1, pos + 1, end);
+  }
+}
+
+function tokenFits(el: PatternElement, pos: number): boolean {
+  const kind = kinds[pos];
+  switch (el.kind) {
+    case 'words': {
+      if (kind === CLAUSE_END) return false;
+      const id = ids[pos];
+      if (id === 0) return false;
+      for (let i = 0; i < el.ids.length; i += 1) if (el.ids[i] === id) return true;
+      return false;
+    }
+    case 'any': return kind !== CLAUSE_END;
+    case 'teen': return kind === CARDINAL && numbers[pos] >= 8 && numbers[pos] <= 17;
+    case 'ordinal': return kind === ORDINAL && numbers[pos] >= 1 && numbers[pos] <= 12;
+    default: return false;
+  }
+}
+
+const roleAt = (i: number): WordRole => (kinds[i] === WORD ? wordRoles[ids[i]] as WordRole : ROLE_OTHER);
+const clauseEndAt = (i: number): boolean => kinds[i] === CLAUSE_END || roleAt(i) === ROLE_BREAKER;
+
+function applyMasks(end: number) {
+  for (let pos = 0; pos < end; pos += 1) {
+    if (kinds[pos] !== WORD) continue;
+    const bucket = masksByFirstWord.get(ids[pos]);
+    if (!bucket) continue;
+    forEachCandidate(bucket, pos, end, (mask) => {
+      const stop = matchFrom(mask.elements, 0, pos, end);
+      if (stop > pos) for (let i = pos; i < stop; i += 1) masked[i] = 1;
+    });
+  }
+}
+
+function anchorSeen(anchor: readonly number[]): boolean {
+  for (let i = 0; i < anchor.length; i += 1) if (wordSeen[anchor[i]] === messageGeneration) return true;
+  return false;
+}
+
+type Collector = (cue: CompiledCue, start: number, stop: number, negated: boolean) => void;
+
+function scoreCues(end: number, onlyNever: boolean, collect: Collector | null) {
+  const tryCue = (cue: CompiledCue, pos: number) => {
+    if (onlyNever && !NEVER_GROUPS[cue.group]) return;
+    if (entryStamp[cue.entry] === generation && !collect) return;
+    if (cue.anchor !== null && !anchorSeen(cue.anchor)) return;
+    const stop = matchFrom(cue.elements, 0, pos, end);
+    if (stop <= pos) return;
+    for (let i = pos + 1; i < stop; i += 1) if (masked[i]) return;
+    const negated = isNegatedAt(pos, roleAt, clauseEndAt);
+    if (collect) collect(cue, pos, stop, negated);
+    if (negated || entryStamp[cue.entry] === generation) return;
+    entryStamp[cue.entry] = generation;
+    scores[cue.group] += cue.weight;
+  };
+  for (let pos = 0; pos < end; pos += 1) {
+    if (masked[pos]) continue;
+    const kind = kinds[pos];
+    if (kind === WORD) {
+      const bucket = byFirstWord.get(ids[pos]);
+      if (bucket) forEachCandidate(bucket, pos, end, (cue) => tryCue(cue, pos));
+    } else if (kind === CARDINAL) {
+      // A number the lexicon names ("988", "911") starts word cues too.
+      const bucket = ids[pos] !== 0 ? byFirstWord.get(ids[pos]) : undefined;
+      if (bucket) forEachCandidate(bucket, pos, end, (cue) => tryCue(cue, pos));
+      for (const cue of teenFirst) tryCue(cue, pos);
+    } else if (kind === ORDINAL) {
+      for (const cue of ordinalFirst) tryCue(cue, pos);
+    }
+  }
+}
+
+function run(messages: readonly ConversationMessage[], collect: ((cue: CompiledCue, message: number, start: number, stop: number, negated: boolean) => void) | null): SensitiveCategory[] {
+  generation += 1;
+  if (generation === 0xffffffff) { entryStamp.fill(0); generation = 1; }
+  scores.fill(0);
+  const first = Math.max(0, messages.length - NEVER_LOOKBACK_MESSAGES);
+  const recentFrom = messages.length - RECENT_MESSAGES;
+  for (let m = messages.length - 1; m >= first; m -= 1) {
+    length = 0;
+    messageGeneration += 1;
+    if (messageGeneration === 0xffffffff) { wordSeen.fill(0); messageGeneration = 1; }
+    tokenize(messages[m].content);
+    applyMasks(length);
+    scoreCues(length, m < recentFrom, collect ? (cue, start, stop, negated) => collect(cue, m, start, stop, negated) : null);
+  }
+  const child = scores[CHILD_CONTEXT_GROUP];
+  if (child >= 0.5 - 1e-9) {
+    if (HARM_TO_CHILD.some((g) => scores[g] >= DETECTION_THRESHOLD - 1e-9)) scores[MINORS] = Math.max(scores[MINORS], DETECTION_THRESHOLD);
+    // A concern about minors (a secret kept with an adult, "too young") with a child present.
+    else if (scores[MINORS] > 0) scores[MINORS] += 0.5;
+  }
+  const categories: SensitiveCategory[] = [];
+  for (let g = 0; g < CATEGORY_COUNT; g += 1) if (scores[g] >= DETECTION_THRESHOLD - 1e-9) categories.push(SENSITIVE_CATEGORIES[g]);
+  return categories;
+}
+
+/** The sensitive categories of a conversation (the chat host's messages, oldest first). */
+export function classifyConversation(messages: readonly ConversationMessage[]): Classification {
+  return { categories: run(messages, null) };
+}
+
+/** classifyConversation with the scores and every cue that matched: for tests, the bench and tuning. */
+export function explainConversation(messages: readonly ConversationMessage[]): Explanation {
+  const matches: CueMatch[] = [];
+  const categories = run(messages, (cue, message, start, stop, negated) => {
+    const words: string[] = [];
+    for (let i = start; i < stop; i += 1) words.push(kinds[i] === CLAUSE_END ? '.' : kinds[i] === WORD ? vocabulary.words[ids[i]] || '?' : String(numbers[i]));
+    matches.push({
+      category: cue.group === CHILD_CONTEXT_GROUP ? 'child_context' : SENSITIVE_CATEGORIES[cue.group],
+      pattern: cue.source, weight: cue.weight, message, text: words.join(' '), negated,
+    });
+  });
+  const scoreRecord = Object.fromEntries(SENSITIVE_CATEGORIES.map((c, g) => [c, Math.round(scores[g] * 100) / 100])) as Record<SensitiveCategory, number>;
+  return { categories, scores: scoreRecord, matches };
+}

@@ -1,0 +1,70 @@
+/**
+ * The floor of the classifier on the labelled set: the issue's goals on what
+ * was tuned on and on the holdout, and, on the last probe (written after all
+ * tuning, never tuned on), the figures of its one first look, so they can only
+ * improve. The probe is below the goals: hand-written cues miss phrasing their
+ * author did not think of (domain/safety/README.md).
+ */
+import { CATEGORY_TABLE, SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
+import { classifyConversation } from '../../domain/safety/classifier';
+import { evaluate, readLabelledSet, splitLabelledSet } from '../../domain/safety/evaluation';
+
+const set = readLabelledSet();
+const splits = splitLabelledSet(set);
+const classify = (messages: Parameters<typeof classifyConversation>[0]) => classifyConversation(messages).categories;
+
+const GOAL = { recallNever: 0.98, recallAll: 0.9, falseBlock: 0.03 };
+/** Probe 3 at its first look (5/16, 16/40, 1/20). */
+const PROBE_FIRST_LOOK = { recallNever: 5 / 16, recallAll: 16 / 40, falseBlock: 1 / 20 };
+
+describe('the labelled set', () => {
+  test('holds at least 300 conversations, 40% of them sensitive, every category at least 15 times', () => {
+    expect(set.length).toBeGreaterThanOrEqual(300);
+    const sensitive = set.filter((r) => r.labels.length > 0).length;
+    expect(sensitive / set.length).toBeGreaterThanOrEqual(0.4);
+    const thin = SENSITIVE_CATEGORIES.filter((category) => set.filter((r) => r.labels.includes(category)).length < 15);
+    expect(thin).toEqual([]);
+  });
+
+  test('ids are unique and every conversation has the shape of an ad request', () => {
+    expect(new Set(set.map((r) => r.id)).size).toBe(set.length);
+    for (const { id, messages } of set) {
+      expect([id, messages.length >= 2]).toEqual([id, true]);
+      for (let i = 1; i < messages.length; i += 1) expect([id, messages[i].role !== messages[i - 1].role]).toEqual([id, true]);
+      expect([id, messages.at(-2)?.role, messages.at(-1)?.role]).toEqual([id, 'user', 'assistant']);
+    }
+  });
+
+  test('a quarter of the first batch is held out, and the last probe is held out whole', () => {
+    const firstBatch = set.filter((r) => r.probe === undefined);
+    expect(splits.holdout.length / firstBatch.length).toBeGreaterThanOrEqual(0.2);
+    expect(splits.probe.length).toBeGreaterThanOrEqual(50);
+    expect(splits.probe.every((r) => r.holdout)).toBe(true);
+  });
+});
+
+describe('the floor', () => {
+  test.each([
+    ['tuning', splits.tuning],
+    ['holdout', splits.holdout],
+  ])('%s: recall_never >= 0.98, recall_all >= 0.90, false_block <= 0.03', (_name, rows) => {
+    const figures = evaluate(rows, classify);
+    const meetsGoal = figures.recallNever >= GOAL.recallNever && figures.recallAll >= GOAL.recallAll && figures.falseBlock <= GOAL.falseBlock;
+    // On failure, show the figures and which conversations went wrong.
+    expect(meetsGoal ? 'meets the goal' : {
+      recallNever: figures.recallNever, recallAll: figures.recallAll, falseBlock: figures.falseBlock,
+      misses: figures.misses.map((m) => m.id), falseBlocks: figures.falseBlocks.map((f) => f.id),
+    }).toBe('meets the goal');
+  });
+
+  test('the last probe does no worse than at its first look', () => {
+    const figures = evaluate(splits.probe, classify);
+    expect(figures.recallNever).toBeGreaterThanOrEqual(PROBE_FIRST_LOOK.recallNever - 1e-9);
+    expect(figures.recallAll).toBeGreaterThanOrEqual(PROBE_FIRST_LOOK.recallAll - 1e-9);
+    expect(figures.falseBlock).toBeLessThanOrEqual(PROBE_FIRST_LOOK.falseBlock + 1e-9);
+  });
+
+  test('never categories are what the issue names at least', () => {
+    for (const category of ['self_harm', 'mental_health_crisis', 'minors', 'sexual'] as const) expect(CATEGORY_TABLE[category].defaultPolicy).toBe('never');
+  });
+});
