@@ -20,7 +20,8 @@ const packagePattern = (name, message) => ({ regex: `^${name}(/|$)`, message });
 const workflowSandbox = {
   regex: '^(?!@temporalio/workflow$|\\./[^/]+$)',
   allowTypeImports: true,
-  message: "Temporal's workflow sandbox: import values only from @temporalio/workflow and other workflow files (types from anywhere); I/O belongs in an activity.",
+  message:
+    "Temporal's workflow sandbox: import values only from @temporalio/workflow and other workflow files (types from anywhere); I/O belongs in an activity.",
 };
 const SANDBOXED = 'workflows';
 const OUTSIDE_SANDBOX = 'workflows/clients'; // start and signal workflows from the api and the worker
@@ -31,7 +32,9 @@ const OUTSIDE_SANDBOX = 'workflows/clients'; // start and signal workflows from 
  * carries every rule of the folders that contain it.
  */
 function layerConfigs() {
-  const folders = [...new Set([...layerRules.flatMap((rule) => rule.importers), SANDBOXED, OUTSIDE_SANDBOX])].sort((a, b) => a.split('/').length - b.split('/').length);
+  const folders = [...new Set([...layerRules.flatMap((rule) => rule.importers), SANDBOXED, OUTSIDE_SANDBOX])].sort(
+    (a, b) => a.split('/').length - b.split('/').length,
+  );
   const files = [...new Set(layerRules.flatMap((rule) => rule.except ?? []))];
   const contains = (importer, scope) => scope === importer || scope.startsWith(`${importer}/`);
   const patternsFor = (scope) => [
@@ -64,7 +67,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       // ...and an import of types only becomes `import type { ... }` (the fix above marks each name).
       '@typescript-eslint/no-import-type-side-effects': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // An async function that implements a Promise-returning interface (a bidder, a generator, a fake) need not await.
       '@typescript-eslint/require-await': 'off',
       // A `let` read by a closure before its one assignment (guarded-fetch's request) stays a `let`.
@@ -91,6 +97,25 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The unit tier (jest project `unit`) runs without services: none of their clients, harnesses or processes.
+    files: ['test/**/*.unit.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '(^|/)(support/(harness|fixtures|cli)|dev/(processes|local-stack)|lib/(db|temporal|clickhouse/client))$|^(pg|@temporalio/(client|worker|testing))$',
+              allowTypeImports: true,
+              message: 'A *.unit.test.ts needs no service: a test that does is a plain *.test.ts (jest project `service`).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.ts'],
     ignores: ['test/**', 'dev/stripe-emulator/**'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
@@ -99,6 +124,11 @@ export default tseslint.config(
   {
     files: [`${SANDBOXED}/**/*.ts`],
     ignores: [`${OUTSIDE_SANDBOX}/**`],
-    rules: { 'no-restricted-globals': ['error', ...['process', 'Buffer', 'setImmediate', 'require', '__dirname', '__filename'].map((name) => ({ name, message: workflowSandbox.message }))] },
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'setImmediate', 'require', '__dirname', '__filename'].map((name) => ({ name, message: workflowSandbox.message })),
+      ],
+    },
   },
 );

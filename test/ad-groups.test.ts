@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { assetUrl } from '../domain/assets/ad-images';
 import { createAssetStore } from '../lib/asset-store';
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 import { insertAdGroup, insertCampaign, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
 
 /** /v1/ad_groups: list, create (with ads), read, update and the status rule of the parent campaign. */
@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const api = (method: string, path: string, body?: unknown, as = org) => call(h.url, method, path, { token: as.api_key, body });
+const api = apiClient(() => h, () => org);
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 const approved = { status: 'paused', reviewStatus: 'approved' };
 const card = { type: 'chat_card', title: 'Run faster', body: 'Light shoes' };

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { assetKey, assetUrl } from '../domain/assets/ad-images';
 import { templateGenerator } from '../domain/creatives/generator';
 import { createAssetStore } from '../lib/asset-store';
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 import { insertAd, insertAdGroup, insertCampaign, insertTree, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
 
 /** /v1/ads: list, create (images, auto_generate), read, update (creative and image swap) and status. */
@@ -33,7 +33,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const api = (method: string, path: string, body?: unknown, as = org) => call(h.url, method, path, { token: as.api_key, body });
+const api = apiClient(() => h, () => org);
 const approved = { status: 'active', reviewStatus: 'approved' };
 const card = { type: 'chat_card', title: 'Run faster', body: 'Light shoes' };
 const poll = { type: 'poll', title: 'Which distance?', options: ['5k', '10k'], target_url: 'https://shoes.example/poll' };

@@ -14,6 +14,7 @@ import { closeDb, createDb, type Db } from '../lib/db';
 import { organizationIdOf } from './support/fixtures';
 import { call, errorBody, newOrg } from './support/harness';
 import { intentsWhere } from './support/stripe';
+import { eventually } from './support/wait';
 
 const root = path.resolve(__dirname, '..');
 const taskQueue = `adplatform-no-worker-${process.pid}-${Date.now()}`;
@@ -44,15 +45,6 @@ async function startWorker(): Promise<ChildProcess> {
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
   });
   return child;
-}
-
-/** Waits for a condition the saga makes true in the background (no fixed sleep: the test timeout bounds it). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 let counter = 0;

@@ -10,6 +10,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temp
 import { createActivities } from '../activities';
 import { loadIndexedAds } from '../auction/inhouse/ad-index';
 import { createCreativeGenerator } from '../domain/creatives/generator';
+import { until } from './support/wait';
 import { createAssetStore } from '../lib/asset-store';
 import { createStripeClient } from '../lib/stripe';
 import { createTemporalClient } from '../lib/temporal';
@@ -26,15 +27,6 @@ const DAY = 24 * HOUR;
 let h: Harness;
 beforeAll(async () => { h = await startHarness(); });
 afterAll(async () => { await h.close(); });
-
-/** Waits (polling, no fixed sleep) until `check` holds. */
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const campaignRow = (id: string) => h.db.campaign.findUniqueOrThrow({ where: { id } });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 import { insertCampaign, organizationIdOf } from './support/fixtures';
 
 /** GET /v1/campaigns, GET and POST /v1/campaigns/{id}, and the status actions. */
@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const api = (method: string, path: string, body?: unknown, as = org) => call(h.url, method, path, { token: as.api_key, body });
+const api = apiClient(() => h, () => org);
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 describe('GET /v1/campaigns/{campaign_id}', () => {

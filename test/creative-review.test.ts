@@ -15,7 +15,7 @@ import { createTemporalClient } from '../lib/temporal';
 import { creativeReviewWorkflowId, pendingRevisionQuery } from '../workflows/creative-review';
 import { adctl } from './support/cli';
 import { insertAd, insertAdGroup, insertCampaign, uniquePng } from './support/fixtures';
-import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, newOrg, startHarness, type Harness } from './support/harness';
 
 let h: Harness;
 let org: Awaited<ReturnType<typeof newOrg>>;
@@ -45,7 +45,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const api = (method: string, path: string, body?: unknown) => call(h.url, method, path, { token: org.api_key, body });
+const api = apiClient(() => h, () => org);
 const served = async (adId: string) => servableCreative(await h.db.ad.findUniqueOrThrow({ where: { id: adId } }));
 
 /** One JSON object from a successful adctl run. */

@@ -15,7 +15,7 @@ import { recordDeadLetters } from '../domain/dead-letters/store';
 import { awaitingExport, exportLedgerBatch } from '../domain/delivery/exporter';
 import { exportOptions } from '../jobs/delivery-export';
 import type { AuctionContext, BidRecord } from '../auction/types';
-import { until } from './auction/support';
+import { until } from './support/wait';
 import { newOrg } from './support/harness';
 import { deliverableCampaign } from './tracking/support';
 

@@ -7,7 +7,7 @@ import { startService, type ServiceProcess } from '../dev/processes';
 import { createTemporalClient } from '../lib/temporal';
 import { JOBS } from '../jobs';
 import { backgroundJobWorkflowId, endBackgroundJobs } from '../worker/jobs';
-import { until } from './auction/support';
+import { until } from './support/wait';
 
 const taskQueue = `jobs-test-${process.pid}`;
 const temporal = createTemporalClient();

@@ -5,7 +5,7 @@
  */
 import { startApiProcess, startAuctionProcess, type ServiceProcess } from '../dev/processes';
 import type { config } from '../lib/config';
-import { until } from './auction/support';
+import { until } from './support/wait';
 
 let services: ServiceProcess[] = [];
 afterAll(async () => { await Promise.all(services.map((s) => s.stop())); });

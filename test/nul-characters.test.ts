@@ -4,7 +4,7 @@
  */
 import { createMember } from '../domain/organizations/service';
 import { insertTree, organizationIdOf } from './support/fixtures';
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 
 let h: Harness;
 let org: Awaited<ReturnType<typeof newOrg>>;
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(async () => { await h.close(); });
 
 const NUL = 'abc\u0000def';
-const api = (method: string, path: string, body?: unknown) => call(h.url, method, path, { token: org.api_key, body });
+const api = apiClient(() => h, () => org);
 
 const campaignBody = (overrides: Record<string, unknown> = {}, ad: Record<string, unknown> = {}) => ({
   name: `Nul campaign ${Date.now()}-${Math.random()}`,

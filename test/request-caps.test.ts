@@ -16,7 +16,7 @@ import { parseOrThrow } from '../lib/validation';
 import sharp from 'sharp';
 import { createAssetStore, type AssetStore } from '../lib/asset-store';
 import { insertAd, insertAdGroup, insertCampaign, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 
 let h: Harness;
 let org: Awaited<ReturnType<typeof newOrg>>;
@@ -61,7 +61,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const api = (method: string, path: string, body?: unknown) => call(h.url, method, path, { token: org.api_key, body });
+const api = apiClient(() => h, () => org);
 const card = (i: number, image: Record<string, string> = {}) => ({ creative: { type: 'chat_card', title: `Ad ${i}`, ...image } });
 
 describe('caps: 400 invalid_value with the exact param', () => {

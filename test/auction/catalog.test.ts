@@ -7,14 +7,13 @@ import { Client } from 'pg';
 import { Catalog } from '../../auction/catalog';
 import { config } from '../../lib/config';
 import { createDb, type Db } from '../../lib/db';
-import { until } from './support';
+import { sleep, until } from '../support/wait';
 
 const db = createDb(undefined, 2);
 const notifier = new Client({ connectionString: config.databaseUrl });
 beforeAll(() => notifier.connect());
 afterAll(async () => { await notifier.end(); await db.$disconnect(); });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const RELOAD_MS = 400;
 
 /** The database, with every index read slowed by RELOAD_MS and each publisher read's time recorded. */

@@ -2,7 +2,8 @@
  * The in-house bidder: the in-memory index refreshed from PostgreSQL
  * (LISTEN/NOTIFY) after approve / activate / pause through the real api and
  * review workflow; eligibility (time window, country, formats, relevance,
- * openers), bids (cpm, cpc eCPM), headline truncation, polls.
+ * openers), bids (cpm, cpc eCPM), headline truncation, polls. The relevance
+ * scorer alone: relevance.unit.test.ts.
  * Robust to other tests' campaigns: every ad here targets only Antarctica
  * (AQ) and uses context hints made of a random word no other test uses.
  */
@@ -11,9 +12,8 @@ import { verifyToken } from '../../lib/signed-token';
 import { adctl } from '../support/cli';
 import { insertTree } from '../support/fixtures';
 import { call, newOrg, startHarness, type Harness } from '../support/harness';
-import { adRequest, contextualRequest, loggedBids, startAuction, until, type AuctionHarness } from './support';
-import { relevance, conversationTerms, hintTerms, RELEVANCE_THRESHOLD } from '../../auction/inhouse/relevance';
-import { truncateHeadline } from '../../auction/inhouse/bidder';
+import { adRequest, contextualRequest, loggedBids, startAuction, type AuctionHarness } from './support';
+import { until } from '../support/wait';
 import { smoothedCtr } from '../../auction/inhouse/eligibility';
 import { INDEX_PAGE_SIZE, loadIndexedAds } from '../../auction/inhouse/ad-index';
 import { readPollToken } from '../../domain/polls/poll-token';
@@ -210,23 +210,5 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
     await tree({ adGroup: { maxBidMicros: null } });
     res = await adRequest(h, talkAbout(`${topic}`));
     expect(res.body.ad.price).toBe(1);
-  });
-});
-
-describe('relevance scorer', () => {
-  const score = (hints: string[], ...messages: string[]) => relevance(hintTerms(hints), conversationTerms(messages.map((content) => ({ content }))));
-  test('stemming and stop words: "running shoes" matches "I run in my shoe"', () => {
-    expect(score(['running shoes'], 'Do I run in this shoe?', 'Yes.')).toBe(1);
-  });
-  test('half a hint in the latest exchange reaches the threshold; unrelated text does not', () => {
-    expect(score(['marathon training plan'], 'what about a marathon plan', 'ok')).toBeGreaterThanOrEqual(RELEVANCE_THRESHOLD);
-    expect(score(['marathon training'], 'what is the capital of France', 'Paris')).toBeLessThan(RELEVANCE_THRESHOLD);
-  });
-  test('older messages count half', () => {
-    expect(score(['marathon'], 'marathon tips?', 'sure', 'and the weather?', 'sunny')).toBe(0.5);
-  });
-  test('truncation keeps words whole when it can', () => {
-    expect(truncateHeadline('Run faster with our shoes today', 20)).toBe('Run faster with our…');
-    expect(truncateHeadline('Short', 30)).toBe('Short');
   });
 });

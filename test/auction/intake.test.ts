@@ -4,7 +4,8 @@
  * exact code and param).
  */
 import { hashSecret } from '../../lib/secrets';
-import { adRequest, contextualRequest, startAuction, until, type AuctionHarness } from './support';
+import { adRequest, contextualRequest, startAuction, type AuctionHarness } from './support';
+import { until } from '../support/wait';
 
 let h: AuctionHarness;
 // In-house demand is switched off (a closed budget gate): other tests' campaigns never fill these auctions.

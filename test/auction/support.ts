@@ -10,6 +10,10 @@ import { createAuction, type Auction, type AuctionDeps } from '../../auction/app
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { createDb, type Db } from '../../lib/db';
+import { until } from '../support/wait';
+
+/** test/support/wait.ts's, for the files that still import it from here. */
+export { until };
 import { createPublisher } from '../../domain/publishers';
 import { addDsp } from '../../domain/dsps';
 import { startReferenceDsp, type ReferenceDsp, type ReferenceDspOptions } from '../../dev/reference-dsp/server';
@@ -49,15 +53,6 @@ export async function startAuction(overrides: Partial<AuctionDeps> = {}, publish
       await db.$disconnect();
     },
   };
-}
-
-/** Waits (polling, no fixed sleep) until `check` holds. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** A reference DSP registered with this auction (native or OpenRTB), and known to its catalog. */

@@ -5,9 +5,9 @@ import { geoLookup } from '../../domain/events/geo';
 import { clientIp } from '../../domain/events/client-ip';
 import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { hostOf, parseUserAgent } from '../../domain/events/enrich';
-import { organizationIdOf } from '../support/fixtures';
-import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
-import { apiKeyIdOf, clickhouse, storedEvents, waitForEvents } from './support';
+import { call, errorBody, startHarness, type Harness } from '../support/harness';
+import { eventually } from '../support/wait';
+import { apiKeyIdOf, clickhouse, keyedOrg, storedEvents, waitForEvents } from './support';
 
 const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const DESKTOP_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
@@ -19,10 +19,7 @@ afterAll(async () => {
   await clickhouse.close();
 });
 
-async function org() {
-  const created = await newOrg(h.db);
-  return { key: created.api_key, id: await organizationIdOf(h.db, created) };
-}
+const org = () => keyedOrg(h.db);
 const collect = (key: string | undefined, body: unknown, path = '/api/collect', headers?: Record<string, string>) =>
   call(h.url, 'POST', path, { token: key, body, headers });
 /** Events sent after the ones under test: once it is stored, the pipeline has passed them. */
@@ -85,11 +82,7 @@ describe('POST /api/collect', () => {
     const { key, id } = await org();
     expect((await collect(key, { event_name: 'before' })).status).toBe(204);
     await h.db.apiKey.updateMany({ where: { organizationId: id }, data: { revokedAt: new Date() } });
-    let res = await collect(key, { event_name: 'after' });
-    while (res.status === 204) {
-      await new Promise((r) => setTimeout(r, 250));
-      res = await collect(key, { event_name: 'after' });
-    }
+    const res = await eventually(() => collect(key, { event_name: 'after' }), (answer) => answer.status !== 204, { everyMs: 250 });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(errorBody('invalid_api_key', 'authentication_error'));
   });

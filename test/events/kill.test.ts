@@ -11,7 +11,8 @@ import { freePort } from '../../dev/processes';
 import { createDb } from '../../lib/db';
 import { organizationIdOf } from '../support/fixtures';
 import { newOrg } from '../support/harness';
-import { clickhouse, storedEvents } from './support';
+import { until } from '../support/wait';
+import { clickhouse, waitForEvents } from './support';
 
 jest.setTimeout(300_000);
 
@@ -92,30 +93,26 @@ it('every acknowledged event reaches ClickHouse exactly once across SIGKILLs of 
       }
     }
   }
-  const until = async (predicate: () => boolean) => { while (!predicate()) await new Promise((r) => setTimeout(r, 20)); };
   const lanes = Array.from({ length: 8 }, (_, lane) => sender(lane));
 
-  await until(() => acknowledged.size >= 400);
+  await until(() => acknowledged.size >= 400, '400 acknowledged events', Infinity);
   await Promise.all([sigkill(api), sigkill(worker)]);
   [api, worker] = await Promise.all([startApi(), startWorker()]);
   const failedWhileDown = failed;
   const afterRestart = acknowledged.size;
-  await until(() => acknowledged.size >= afterRestart + 400);
+  await until(() => acknowledged.size >= afterRestart + 400, '400 more after the restart', Infinity);
   await sigkill(worker);
   worker = await startWorker();
   const afterSecond = acknowledged.size;
-  await until(() => acknowledged.size >= afterSecond + 200);
+  await until(() => acknowledged.size >= afterSecond + 200, '200 more after the second kill', Infinity);
   stop = true;
   await Promise.all(lanes);
 
   // Wait for the pipeline to deliver every acknowledged event.
-  let rows: Record<string, any>[] = [];
-  for (;;) {
-    rows = await storedEvents(orgId);
-    const stored = new Set(rows.map((r) => r.session_id));
-    if ([...acknowledged].every((m) => stored.has(m))) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const rows = await waitForEvents(orgId, (stored) => {
+    const sessions = new Set(stored.map((r) => r.session_id));
+    return [...acknowledged].every((m) => sessions.has(m));
+  });
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(r.session_id, (counts.get(r.session_id) ?? 0) + 1);
   const doubled = [...counts].filter(([, c]) => c > 1);

@@ -15,7 +15,7 @@ import { insertInboxRows, serializeEvents } from '../../domain/events/inbox';
 import { organizationIdOf } from '../support/fixtures';
 import { newOrg, startHarness, type Harness } from '../support/harness';
 import { clickhouse, storedEvents, waitForEvents } from './support';
-import { until } from '../auction/support';
+import { until } from '../support/wait';
 
 const LOCK_KEY = EVENT_PIPELINE_LOCK;
 let h: Harness;

@@ -10,11 +10,10 @@ import { Pool } from 'pg';
 import { config } from '../../lib/config';
 import { createInboxWriter, insertInboxRows, serializeEvents } from '../../domain/events/inbox';
 import { OBJECT_LIMITS } from '../../domain/events/event';
-import { organizationIdOf } from '../support/fixtures';
 import { adctl } from '../support/cli';
-import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
-import { clickhouse, storedEvents, waitForEvents } from './support';
-import { until } from '../auction/support';
+import { call, errorBody, startHarness, type Harness } from '../support/harness';
+import { clickhouse, keyedOrg, storedEvents, waitForEvents } from './support';
+import { until } from '../support/wait';
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness(); });
@@ -23,10 +22,7 @@ afterAll(async () => {
   await clickhouse.close();
 });
 
-async function org() {
-  const created = await newOrg(h.db);
-  return { key: created.api_key, id: await organizationIdOf(h.db, created) };
-}
+const org = () => keyedOrg(h.db);
 /** JSON with a lone UTF-16 surrogate escaped as `\ud800`, as a client would send it (JSON.stringify would too). */
 const LONE = '\ud800';
 const collect = (key: string, body: unknown, query = '') => call(h.url, 'POST', `/api/collect${query}`, { token: key, body });

@@ -1,6 +1,9 @@
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import type { Db } from '../../lib/db';
+import { organizationIdOf } from '../support/fixtures';
+import { newOrg } from '../support/harness';
+import { eventually } from '../support/wait';
 
 export const clickhouse = createClickhouse();
 
@@ -14,12 +17,14 @@ export async function storedEvents(organizationId: string): Promise<Record<strin
 }
 
 /** Polls until `done(rows)` holds (the pipeline is asynchronous); the jest timeout bounds it. */
-export async function waitForEvents(organizationId: string, done: (rows: Record<string, any>[]) => boolean): Promise<Record<string, any>[]> {
-  for (;;) {
-    const rows = await storedEvents(organizationId);
-    if (done(rows)) return rows;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+export function waitForEvents(organizationId: string, done: (rows: Record<string, any>[]) => boolean): Promise<Record<string, any>[]> {
+  return eventually(() => storedEvents(organizationId), done);
+}
+
+/** A fresh organization's API key and internal id. */
+export async function keyedOrg(db: Db): Promise<{ key: string; id: string }> {
+  const created = await newOrg(db);
+  return { key: created.api_key, id: await organizationIdOf(db, created) };
 }
 
 export async function apiKeyIdOf(db: Db, organizationId: string): Promise<string> {

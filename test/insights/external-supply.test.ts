@@ -16,6 +16,7 @@ import { temporalConfig } from '../../temporal.config';
 import { scheduleExternalImport } from '../../workflows/clients/external-supply';
 import { adctl } from '../support/cli';
 import { startHarness, type Harness } from '../support/harness';
+import { eventually } from '../support/wait';
 import { newTenant, type Tenant } from './support';
 
 let h: Harness;
@@ -126,12 +127,7 @@ test('the import workflow fetches a partner report (JSON) over HTTP, by hand and
   const schedule = temporal.schedule.getHandle(schedule_id);
   try {
     await schedule.trigger();
-    let runId: string | undefined;
-    while (!runId) {
-      const described = await schedule.describe();
-      runId = described.info.recentActions[0]?.action.workflow.workflowId;
-      if (!runId) await new Promise((r) => setTimeout(r, 200));
-    }
+    const runId = await eventually(async () => (await schedule.describe()).info.recentActions[0]?.action.workflow.workflowId, Boolean, { everyMs: 200 });
     expect(await temporal.workflow.getHandle(runId).result()).toEqual({ days: 1, rows: 1 });
   } finally {
     await schedule.delete();

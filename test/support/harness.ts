@@ -114,6 +114,15 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
 
+/**
+ * A test file's `api(method, path, body?, as?)`: a request to its harness with an
+ * organization's API key (`as`, by default `org()`). Both are read per request,
+ * so they may be set in beforeAll.
+ */
+export function apiClient(harness: () => Harness, org: () => { api_key: string }) {
+  return <T = any>(method: string, path: string, body?: unknown, as = org()) => call<T>(harness().url, method, path, { token: as.api_key, body });
+}
+
 /** The spec's error object, for `expect(...).toEqual(errorBody(...))`. */
 export function errorBody(code: string, type = 'invalid_request_error', param: string | null = null) {
   return { error: { message: expectAnyString(), type, param, code } };

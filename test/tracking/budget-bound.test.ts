@@ -12,7 +12,7 @@ import { startApiProcess, startAuctionProcess, type ServiceProcess } from '../..
 import { createPublisher } from '../../domain/publishers';
 import { readDeliveryToken } from '../../domain/delivery/tracking-token';
 import { call, newOrg, startHarness, type Harness } from '../support/harness';
-import { until } from '../auction/support';
+import { until } from '../support/wait';
 import { allExported, clickhouseTotals, deliverableCampaign, spendOf } from './support';
 
 let h: Harness;

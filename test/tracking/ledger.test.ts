@@ -15,7 +15,7 @@ import { exportOptions } from '../../jobs/delivery-export';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { config } from '../../lib/config';
 import { newOrg } from '../support/harness';
-import { until } from '../auction/support';
+import { until } from '../support/wait';
 import { clickhouseTotals, deliverableCampaign, spendOf, type Claims } from './support';
 
 let db: Db;

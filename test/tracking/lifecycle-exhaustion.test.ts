@@ -10,7 +10,7 @@ import { adctl } from '../support/cli';
 import { campaignLifecycleWorkflowId } from '../../workflows/campaign-lifecycle';
 import { startCampaignLifecycle } from '../../workflows/clients/campaign-lifecycle';
 import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
-import { until } from '../auction/support';
+import { until } from '../support/wait';
 import { deliverableCampaign, get, spendOf, trackerUrl } from './support';
 
 let h: Harness;

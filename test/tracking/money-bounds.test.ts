@@ -18,7 +18,7 @@ import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/le
 import { TRACKING_PATHS } from '../../domain/delivery/tracking-token';
 import { baseClaims, trackingUrl } from '../../auction/tracking';
 import { newOrg, startHarness, type Harness } from '../support/harness';
-import { until } from '../auction/support';
+import { until } from '../support/wait';
 import { deliverableCampaign, get, ledgerRows, spendOf, trackerUrl, type Claims } from './support';
 
 let h: Harness;

@@ -8,7 +8,7 @@ import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import type { Db } from '../../lib/db';
 import type { Harness } from '../support/harness';
-import { until } from '../auction/support';
+import { until } from '../support/wait';
 import { signDeliveryToken, TRACKING_PATHS, type DeliveryClaims, type DeliveryTokenKind } from '../../domain/delivery/tracking-token';
 import { insertTree } from '../support/fixtures';
 import { awaitingExport, EXPORT_LOCK } from '../../domain/delivery/exporter';

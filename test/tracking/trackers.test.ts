@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { addDsp } from '../../domain/dsps';
 import { withViewUrl } from '../../domain/delivery/tracking-token';
 import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
-import { until } from '../auction/support';
+import { until } from '../support/wait';
 import { adctl } from '../support/cli';
 import { clickhouseTotals, deliverableCampaign, exportedToClickhouse, get, ledgerRows, replayExport, spendOf, tampered, trackerUrl, type Claims } from './support';
 

@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { toErrorResponse } from '../../lib/http/errors';
-import { DomainError } from '../../domain/errors';
+import type { DomainError } from '../../domain/errors';
+import { domainErrorOf } from '../support/domain-error';
 import { readFilePart } from '../../api/uploads/multipart';
 
 const BOUNDARY = '----test-boundary-7MA4YWxkTrZu0gW';
@@ -33,15 +34,6 @@ function read(payload: Buffer, opts: { maxBytes: number; field?: string }, heade
   return result;
 }
 
-async function apiError(promise: Promise<unknown>): Promise<DomainError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DomainError);
-  return err as DomainError;
-}
-
 const file = (value: string | Buffer, name = 'file'): Part => ({ name, value, filename: 'upload.png' });
 
 describe('readFilePart', () => {
@@ -63,7 +55,7 @@ describe('readFilePart', () => {
   });
 
   test('one byte over maxBytes → file_too_large', async () => {
-    const err = await apiError(read(body([file(Buffer.alloc(1001, 1))]), { maxBytes: 1000 }));
+    const err = await domainErrorOf(read(body([file(Buffer.alloc(1001, 1))]), { maxBytes: 1000 }));
     expect([toErrorResponse(err).status, err.code, err.param]).toEqual([400, 'file_too_large', 'file']);
   });
 
@@ -72,29 +64,29 @@ describe('readFilePart', () => {
     const result = readFilePart(req as unknown as http.IncomingMessage, { maxBytes: 5 * 1024 * 1024 });
     req.write(partHead(file('')));
     for (let i = 0; i < 6; i++) req.write(Buffer.alloc(1024 * 1024, 1)); // 6 MB, body never finished
-    const err = await apiError(result);
+    const err = await domainErrorOf(result);
     expect(err.code).toBe('file_too_large');
     expect(req.writableEnded).toBe(false);
     req.destroy();
   });
 
   test('missing file part → invalid_value on "file"', async () => {
-    const err = await apiError(read(body([{ name: 'name', value: 'x' }]), { maxBytes: 100 }));
+    const err = await domainErrorOf(read(body([{ name: 'name', value: 'x' }]), { maxBytes: 100 }));
     expect([toErrorResponse(err).status, err.code, err.param]).toEqual([400, 'invalid_value', 'file']);
   });
 
   test('a text field called "file" is not a file part', async () => {
-    const err = await apiError(read(body([{ name: 'file', value: 'abc' }]), { maxBytes: 100 }));
+    const err = await domainErrorOf(read(body([{ name: 'file', value: 'abc' }]), { maxBytes: 100 }));
     expect([err.code, err.param]).toEqual(['invalid_value', 'file']);
   });
 
   test('a file part under another name → invalid_value', async () => {
-    const err = await apiError(read(body([file('abc', 'image')]), { maxBytes: 100 }));
+    const err = await domainErrorOf(read(body([file('abc', 'image')]), { maxBytes: 100 }));
     expect([err.code, err.param]).toEqual(['invalid_value', 'file']);
   });
 
   test('two file parts → invalid_value', async () => {
-    const err = await apiError(read(body([file('a'), file('b')]), { maxBytes: 100 }));
+    const err = await domainErrorOf(read(body([file('a'), file('b')]), { maxBytes: 100 }));
     expect([err.code, err.param]).toEqual(['invalid_value', 'file']);
   });
 
@@ -103,7 +95,7 @@ describe('readFilePart', () => {
     ['no boundary at all', Buffer.from('just some text')],
     ['malformed part header', Buffer.from(`--${BOUNDARY}\r\nContent-Disposition form-data\r\n\r\nabc\r\n--${BOUNDARY}--\r\n`)],
   ])('%s → invalid_file', async (_label, payload) => {
-    const err = await apiError(read(payload, { maxBytes: 100 }));
+    const err = await domainErrorOf(read(payload, { maxBytes: 100 }));
     expect([toErrorResponse(err).status, err.code, err.param]).toEqual([400, 'invalid_file', 'file']);
   });
 
@@ -112,7 +104,7 @@ describe('readFilePart', () => {
     ['no boundary', { 'content-type': 'multipart/form-data' }],
     ['no content type', {}],
   ])('%s request → invalid_file', async (_label, headers) => {
-    const err = await apiError(read(body([file('abc')]), { maxBytes: 100 }, headers));
+    const err = await domainErrorOf(read(body([file('abc')]), { maxBytes: 100 }, headers));
     expect(err.code).toBe('invalid_file');
   });
 });
@@ -166,7 +158,7 @@ describe('readFilePart over a loopback HTTP server', () => {
     req.write(partHead(file('')));
     req.write(Buffer.alloc(2000, 1)); // and never end()
     expect(await response).toBe(400);
-    expect((await apiError(outcome)).code).toBe('file_too_large');
+    expect((await domainErrorOf(outcome)).code).toBe('file_too_large');
     expect(req.writableEnded).toBe(false);
     req.destroy();
   });
@@ -179,6 +171,6 @@ describe('readFilePart over a loopback HTTP server', () => {
     req.write(Buffer.alloc(100, 1));
     const { outcome: read } = await arrival; // the server is reading this request
     req.destroy();
-    expect((await apiError(read)).code).toBe('invalid_file');
+    expect((await domainErrorOf(read)).code).toBe('invalid_file');
   });
 });

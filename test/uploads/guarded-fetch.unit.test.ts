@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { toErrorResponse } from '../../lib/http/errors';
-import { DomainError } from '../../domain/errors';
+import { domainErrorOf } from '../support/domain-error';
 import { fetchImageBytes } from '../../domain/uploads/guarded-fetch';
 import { MAX_UPLOAD_BYTES } from '../../domain/uploads/image-inspect';
 
@@ -105,17 +105,8 @@ beforeEach(() => {
 const local = (path: string) => `http://127.0.0.1:${port}${path}`;
 const opts = { maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 2000, allowLoopback: true };
 
-async function apiError(promise: Promise<unknown>): Promise<DomainError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DomainError);
-  return err as DomainError;
-}
-
 async function expectRefusedBeforeConnecting(promise: Promise<unknown>) {
-  const err = await apiError(promise);
+  const err = await domainErrorOf(promise);
   expect([toErrorResponse(err).status, err.code, err.param]).toEqual([400, 'invalid_image_url', 'image_url']);
   expect(requestSpy).not.toHaveBeenCalled();
   expect(httpsRequestSpy).not.toHaveBeenCalled();
@@ -205,13 +196,13 @@ describe('fetchImageBytes: address guard', () => {
 
 describe('fetchImageBytes: responses', () => {
   test('a redirect is not followed', async () => {
-    const err = await apiError(fetchImageBytes(local('/redirect'), opts));
+    const err = await domainErrorOf(fetchImageBytes(local('/redirect'), opts));
     expect([err.code, err.param]).toEqual(['too_many_redirects', 'image_url']);
     expect(requests.map((r) => r.url)).toEqual(['/redirect']);
   });
 
   test.each(['/missing', '/error'])('non-2xx %s fails', async (path) => {
-    const err = await apiError(fetchImageBytes(local(path), opts));
+    const err = await domainErrorOf(fetchImageBytes(local(path), opts));
     expect(err.code).toBe('image_fetch_failed');
   });
 
@@ -220,26 +211,26 @@ describe('fetchImageBytes: responses', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const err = await apiError(fetchImageBytes(`http://127.0.0.1:${closedPort}/`, opts));
+    const err = await domainErrorOf(fetchImageBytes(`http://127.0.0.1:${closedPort}/`, opts));
     expect(err.code).toBe('image_fetch_failed');
   });
 
   test('a connection cut mid-body fails', async () => {
-    const err = await apiError(fetchImageBytes(local('/cut'), opts));
+    const err = await domainErrorOf(fetchImageBytes(local('/cut'), opts));
     expect(err.code).toBe('image_fetch_failed');
   });
 
   // The server never ends these exchanges, so only the client's bound can end them:
   // the fetch fails, and it is the client that closed the connection.
   test('no response headers within timeoutMs fails', async () => {
-    const err = await apiError(fetchImageBytes(local('/never'), { ...opts, timeoutMs: 200 }));
+    const err = await domainErrorOf(fetchImageBytes(local('/never'), { ...opts, timeoutMs: 200 }));
     expect(err.code).toBe('image_fetch_failed');
     expect(slow!.written).toBe(0);
     await slow!.closed;
   });
 
   test('timeoutMs bounds the whole exchange, not just idle time', async () => {
-    const err = await apiError(fetchImageBytes(local('/drip'), { ...opts, timeoutMs: 300 }));
+    const err = await domainErrorOf(fetchImageBytes(local('/drip'), { ...opts, timeoutMs: 300 }));
     expect(err.code).toBe('image_fetch_failed');
     expect(slow!.written).toBeGreaterThan(0); // the body was flowing: never idle past 20 ms
     await slow!.closed;
@@ -248,17 +239,17 @@ describe('fetchImageBytes: responses', () => {
 
 describe('fetchImageBytes: size cap', () => {
   test('one byte over maxBytes (chunked) is refused', async () => {
-    const err = await apiError(fetchImageBytes(local('/exact-plus-one'), { ...opts, maxBytes: 1000 }));
+    const err = await domainErrorOf(fetchImageBytes(local('/exact-plus-one'), { ...opts, maxBytes: 1000 }));
     expect([err.code, err.param]).toEqual(['file_too_large', 'image_url']);
   });
 
   test('a Content-Length over maxBytes is refused at once, without waiting for the body', async () => {
-    const err = await apiError(fetchImageBytes(local('/declared-large'), { ...opts, timeoutMs: 5000 }));
+    const err = await domainErrorOf(fetchImageBytes(local('/declared-large'), { ...opts, timeoutMs: 5000 }));
     expect(err.code).toBe('file_too_large'); // a timeout would be image_fetch_failed
   });
 
   test('a chunked body over 5 MB is aborted while streaming', async () => {
-    const err = await apiError(fetchImageBytes(local('/huge'), { ...opts, timeoutMs: 10_000 }));
+    const err = await domainErrorOf(fetchImageBytes(local('/huge'), { ...opts, timeoutMs: 10_000 }));
     expect(err.code).toBe('file_too_large');
     await huge!.closed; // the client hung up ...
     expect(huge!.finished).toBe(false); // ... before the server could send everything
@@ -287,7 +278,7 @@ describe('fetchImageBytes: deadline and ports (issue 7, item 5)', () => {
     // A resolver that answers only when told to (the issue's 3 s resolver).
     const resolve = jest.fn(() => answered.then((addresses) => { events.push('resolver answered'); return addresses; }));
     const slowAnswer = setTimeout(() => answer(['127.0.0.1']), 3000);
-    const err = await apiError(
+    const err = await domainErrorOf(
       fetchImageBytes(`http://slow-dns.test:${port}/image.png`, { ...opts, timeoutMs: 200, resolve }).finally(() => events.push('fetch settled')),
     );
     events.push('checked');
