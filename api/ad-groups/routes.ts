@@ -2,25 +2,19 @@ import { adGroupCreateSchema, adGroupListFilterSchema, adGroupUpdateSchema } fro
 import { createAdGroup, findAdGroup, listAdGroups, setAdGroupStatus, updateAdGroup } from '../../domain/campaigns/ad-groups';
 import type { TreeDeps } from '../../domain/campaigns/tree';
 import type { ErrorCode } from '../../lib/http/error-codes';
-import { defineOperation, type Link, type Operation } from '../../lib/http/operations';
+import { defineOperation, type Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';
 import { presentAdGroup } from '../campaigns/presenters';
 import { adGroupListSchema, adGroupSchema } from '../campaigns/resources';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
 import { EXCLUSIVE_CURSORS, listQuerySchema, pageRequest, presentList } from '../http/pagination';
-import { STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
+import { resourceLinks, STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
 
 const tag = 'Ad groups';
 const statusLocked: ErrorCode[] = ['campaign_pending_status_locked', 'campaign_terminal'];
 
 /** Links from a response carrying an ad group to the operations on it. */
-const adGroupLinks = (idPointer: string): Record<string, Link> => ({
-  GetAdGroup: { operationId: 'getAdGroup', parameters: { id: idPointer } },
-  UpdateAdGroup: { operationId: 'updateAdGroup', parameters: { id: idPointer } },
-  ActivateAdGroup: { operationId: 'activateAdGroup', parameters: { id: idPointer } },
-  PauseAdGroup: { operationId: 'pauseAdGroup', parameters: { id: idPointer } },
-  ArchiveAdGroup: { operationId: 'archiveAdGroup', parameters: { id: idPointer } },
-});
+const adGroupLinks = (idPointer: string) => resourceLinks('ad group', 'id', idPointer);
 
 export function adGroupOperations(deps: TreeDeps): Operation[] {
   const { db } = deps;

@@ -1,23 +1,17 @@
 import { adCreateSchema, adListFilterSchema, adUpdateSchema } from '../../domain/campaigns/ad-schema';
 import { createAd, findAd, listAds, setAdStatus, updateAd } from '../../domain/campaigns/ads';
 import type { TreeDeps } from '../../domain/campaigns/tree';
-import { defineOperation, type Link, type Operation } from '../../lib/http/operations';
+import { defineOperation, type Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';
 import { presentAd } from '../campaigns/presenters';
 import { adListSchema, adSchema } from '../campaigns/resources';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
 import { EXCLUSIVE_CURSORS, listQuerySchema, pageRequest, presentList } from '../http/pagination';
-import { STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
+import { resourceLinks, STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
 
 const tag = 'Ads';
 
-const adLinks: Record<string, Link> = {
-  GetAd: { operationId: 'getAd', parameters: { ad_id: '$response.body#/id' } },
-  UpdateAd: { operationId: 'updateAd', parameters: { ad_id: '$response.body#/id' } },
-  ActivateAd: { operationId: 'activateAd', parameters: { ad_id: '$response.body#/id' } },
-  PauseAd: { operationId: 'pauseAd', parameters: { ad_id: '$response.body#/id' } },
-  ArchiveAd: { operationId: 'archiveAd', parameters: { ad_id: '$response.body#/id' } },
-};
+const adLinks = resourceLinks('ad', 'ad_id', '$response.body#/id');
 
 export function adOperations(deps: TreeDeps): Operation[] {
   const { db } = deps;

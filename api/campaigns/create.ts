@@ -7,8 +7,9 @@ import { createCampaign } from '../../use-cases/campaigns/create-campaign';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
 import { toErrorResponse } from '../../lib/http/errors';
 import { idempotencyKeySchema, parseIdempotencyKey, requestFingerprint, withIdempotency, type StoredResponse } from '../http/idempotency';
-import { defineOperation, type Link, type Operation } from '../../lib/http/operations';
+import { defineOperation, type Operation } from '../../lib/http/operations';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
+import { resourceLinks } from '../http/status-actions';
 import { rateLimit } from '../rate-limit/rate-limiter';
 import { presentCampaign } from './presenters';
 import { campaignCreateSchema } from '../../domain/campaigns/campaign-schema';
@@ -30,13 +31,7 @@ async function asResponse(run: () => Promise<StoredResponse>): Promise<StoredRes
 }
 
 /** Links from a created campaign to the operations on it (OpenAPI; stateful testing follows them). */
-const campaignLinks: Record<string, Link> = {
-  GetCampaign: { operationId: 'getCampaign', parameters: { campaign_id: '$response.body#/id' } },
-  UpdateCampaign: { operationId: 'updateCampaign', parameters: { campaign_id: '$response.body#/id' } },
-  ActivateCampaign: { operationId: 'activateCampaign', parameters: { campaign_id: '$response.body#/id' } },
-  PauseCampaign: { operationId: 'pauseCampaign', parameters: { campaign_id: '$response.body#/id' } },
-  ArchiveCampaign: { operationId: 'archiveCampaign', parameters: { campaign_id: '$response.body#/id' } },
-};
+const campaignLinks = resourceLinks('campaign', 'campaign_id', '$response.body#/id');
 
 export function campaignCreateOperation(db: Db, temporal: Client): Operation {
   return defineOperation({

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../lib/http/error-codes';
-import { defineOperation, type Operation } from '../../lib/http/operations';
+import { defineOperation, type Link, type Operation } from '../../lib/http/operations';
 
 export const STATUS_ACTIONS = ['activate', 'pause', 'archive'] as const;
 export type StatusAction = (typeof STATUS_ACTIONS)[number];
@@ -8,6 +8,20 @@ export type StatusAction = (typeof STATUS_ACTIONS)[number];
 export const STATUS_OF_ACTION = { activate: 'active', pause: 'paused', archive: 'archived' } as const;
 
 const capitalized = (word: string) => `${word[0].toUpperCase()}${word.slice(1)}`;
+/** `ad group` -> `AdGroup`, as operation ids spell a noun. */
+const operationNoun = (noun: string) => noun.split(' ').map(capitalized).join('');
+
+/**
+ * OpenAPI links from a response carrying a campaign, ad group or ad to the
+ * operations on it: retrieve, update and the status actions (`GetAdGroup` ->
+ * getAdGroup with `param` taken from `idPointer`).
+ */
+export function resourceLinks(noun: string, param: string, idPointer: string): Record<string, Link> {
+  const opNoun = operationNoun(noun);
+  return Object.fromEntries(
+    ['get', 'update', ...STATUS_ACTIONS].map((verb) => [`${capitalized(verb)}${opNoun}`, { operationId: `${verb}${opNoun}`, parameters: { [param]: idPointer } }]),
+  );
+}
 
 /**
  * The spec's `POST {resource}/{id}/activate|pause|archive` of campaigns, ad
@@ -28,7 +42,7 @@ export function statusActionOperations<Row>(resource: {
   organizationOf(res: import('express').Response): string;
 }): Operation[] {
   const idParam = /:([A-Za-z_]+)$/.exec(resource.path)![1];
-  const opNoun = resource.noun.split(' ').map(capitalized).join('');
+  const opNoun = operationNoun(resource.noun);
   return STATUS_ACTIONS.map((action) =>
     defineOperation({
       id: `${action}${opNoun}`,

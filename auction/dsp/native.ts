@@ -16,7 +16,7 @@ const compact = <T extends object>(o: T): T => {
 };
 
 /** The formats a DSP can be offered (poll is our in-house format only). */
-export const dspFormats = (ctx: AuctionContext) => ctx.request.ad_formats.filter((f) => f !== 'poll') as ('sponsored_message' | 'sponsored_carousel')[];
+export const dspFormats = (ctx: AuctionContext) => ctx.request.ad_formats.filter((f): f is 'sponsored_message' | 'sponsored_carousel' => f !== 'poll');
 
 export function nativeBidBody(ctx: AuctionContext) {
   const req = ctx.request;

@@ -110,17 +110,20 @@ export async function submitForReview(queue: CreativeReviewQueue | undefined, ch
 export async function approveCampaignCreatives(tx: Prisma.TransactionClient, campaignId: string): Promise<string[]> {
   const ads = await tx.ad.findMany({ where: { adGroup: { campaignId } }, include: { asset: true } });
   const orphaned: string[] = [];
-  for (const ad of ads) {
-    orphaned.push(...replacedApprovedAsset(ad));
-    await tx.ad.update({
-      where: { id: ad.id },
-      data: {
-        creativeReviewStatus: 'approved', creativeReviewReason: null,
-        approvedCreative: snapshotOf(ad) as unknown as Prisma.InputJsonValue, approvedRevision: ad.creativeRevision,
-      },
-    });
-  }
+  for (const ad of ads) orphaned.push(...(await approveCreative(tx, ad, null)));
   return orphaned;
+}
+
+/** Approves the ad's creative as it stands: it becomes the served snapshot. Returns the replaced snapshot's asset, if any (to delete after commit). */
+async function approveCreative(tx: Prisma.TransactionClient, ad: AdWithAsset, reason: string | null): Promise<string[]> {
+  await tx.ad.update({
+    where: { id: ad.id },
+    data: {
+      creativeReviewStatus: 'approved', creativeReviewReason: reason,
+      approvedCreative: snapshotOf(ad) as unknown as Prisma.InputJsonValue, approvedRevision: ad.creativeRevision,
+    },
+  });
+  return replacedApprovedAsset(ad);
 }
 
 /** The asset of the ad's approved snapshot when it is not the ad's current asset (replaced by an edit). */
@@ -157,14 +160,7 @@ export async function recordCreativeVerdict(
       await tx.ad.update({ where: { id: ad.id }, data: { creativeReviewStatus: 'rejected', creativeReviewReason: reason } });
       return 'rejected';
     }
-    orphaned.push(...replacedApprovedAsset(ad));
-    await tx.ad.update({
-      where: { id: ad.id },
-      data: {
-        creativeReviewStatus: 'approved', creativeReviewReason: reason,
-        approvedCreative: snapshotOf(ad) as unknown as Prisma.InputJsonValue, approvedRevision: ad.creativeRevision,
-      },
-    });
+    orphaned.push(...(await approveCreative(tx, ad, reason)));
     return 'approved';
   });
   await deleteAssets(db, store, orphaned).catch((err: Error) => console.error(`replaced approved asset not deleted: ${err.message}`));
