@@ -8,7 +8,7 @@ import type { DirectRoute } from '../../lib/http/direct-route';
 import { nextId } from '../../lib/http/request-id';
 import type { HttpMetrics } from '../../lib/http-metrics';
 import type { DeliveryLedgerWriter, DeliveryEventType } from '../../domain/delivery/ledger';
-import { readDeliveryToken, TRACKING_PATHS, type DeliveryClaims } from '../../domain/delivery/tracking-token';
+import { readDeliveryToken, TRACKING_PATHS, withClickId, type DeliveryClaims } from '../../domain/delivery/tracking-token';
 
 /**
  * `{tracking_url}` view, click and feedback trackers: the signed token in the
@@ -112,7 +112,11 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operat
       id: 'trackClick', method: 'get', path: TRACKING_PATHS.click, tag: 'Delivery tracking', auth: 'none',
       summary: "Click-through: records the click (CPC charged once per auction), then redirects to the signed destination",
       query: tokenQuery,
-      success: { status: 302, description: "On to the ad's destination: the DSP's click URL (with its view_url appended) or the advertiser's page. An expired link still redirects, counting nothing." },
+      success: {
+        status: 302,
+        description: "On to the ad's destination: the DSP's click URL (with its view_url appended), or our advertiser's page with `ad_click_id` appended "
+          + '(send it back as an event\'s `click_id` to attribute the conversion). An expired link still redirects, counting nothing.',
+      },
       errors: ['required', 'not_found'],
       async handle({ query }, req, res) {
         const token = readDeliveryToken(query.token, 'click');
@@ -120,7 +124,8 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operat
         if (!token || !isHttpUrl(token.claims.url)) throw linkNotFound();
         if (!token.expired && counts(req)) await record('click', token.claims);
         noStore(res);
-        res.redirect(302, token.claims.url);
+        // Our advertisers' pages get the click id to send back with a conversion; a DSP's click URL is the DSP's.
+        res.redirect(302, token.claims.source === 'inhouse' ? withClickId(token.claims.url, token.claims.auction_id) : token.claims.url);
       },
     }),
     defineOperation({

@@ -6,7 +6,7 @@ import { isUuid } from '../ids';
  * The signed tokens of the URLs the auction hands to chat hosts: minted by the
  * auction (auction/tracking.ts), read by the api's trackers
  * (api/tracking/delivery.ts). A token carries everything a tracker needs, so
- * no tracker ever looks an auction up. Fields: README "Tracking tokens".
+ * no tracker ever looks an auction up. Fields: docs/architecture.md, "Tracking tokens".
  */
 export const TRACKING_PATHS = {
   view: '/api/v1/tracking/view',
@@ -75,4 +75,19 @@ export function withViewUrl(clickUrl: string, viewUrl: string | undefined): stri
   const url = new URL(clickUrl);
   url.searchParams.append('view_url', viewUrl);
   return url.toString();
+}
+
+/**
+ * The click id our click redirect hands the advertiser's landing page: the
+ * `ad_click_id` query parameter, whose value (the auction id) sent back as an
+ * event's `click_id` attributes the conversion to the click
+ * (domain/events/conversions.ts). Appended to what is there, query and fragment kept.
+ */
+export const CLICK_ID_PARAM = 'ad_click_id';
+
+export function withClickId(landingUrl: string, auctionId: string): string {
+  const hash = landingUrl.indexOf('#');
+  const [base, fragment] = hash < 0 ? [landingUrl, ''] : [landingUrl.slice(0, hash), landingUrl.slice(hash)];
+  const separator = !base.includes('?') ? '?' : base.endsWith('?') || base.endsWith('&') ? '' : '&';
+  return `${base}${separator}${CLICK_ID_PARAM}=${encodeURIComponent(auctionId)}${fragment}`;
 }

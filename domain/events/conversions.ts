@@ -4,8 +4,9 @@ import { COLLECTED_EVENTS_TABLE } from './clickhouse-tables';
 
 /**
  * Conversions for insights (`conversions` in `fields[]`): a collected event is
- * attributed to an ad when its `click_id`, `impression_id` or `bid_id` equals
- * the `event_id` of one of our delivery rows (`delivery_events`, same
+ * attributed to an ad when its `click_id` (the `ad_click_id` our click
+ * redirect appended to the landing page, or the click's event id),
+ * `impression_id` or `bid_id` equals the `event_id` of one of our delivery rows (`delivery_events`, same
  * organization) and it happened inside the attribution window after that
  * delivery: 30 days after a click (click_id), 1 day after an impression or bid
  * (impression_id, bid_id: view-through). An event matching several deliveries
@@ -13,6 +14,13 @@ import { COLLECTED_EVENTS_TABLE } from './clickhouse-tables';
  * Buckets by the conversion's own `timestamp`.
  */
 export const ATTRIBUTION_WINDOWS_SECONDS = { click_id: 30 * 86_400, impression_id: 86_400, bid_id: 86_400 } as const;
+
+/**
+ * A `click_id` is matched as sent (the click's event id, `<auction id>:click`)
+ * and as the landing page's `ad_click_id` (the auction id: the click's event id
+ * without its suffix); either way it is one click, at the click's priority.
+ */
+const CLICK_KEYS = "click_id, if(click_id = '', '', concat(click_id, ':click'))";
 
 export type ConversionGranularity = 'hourly' | 'daily' | 'monthly' | 'none';
 
@@ -61,8 +69,8 @@ export function attributedConversionsSql(q: AttributionQuery): string {
       FROM (
         SELECT organization_id, inbox_id, timestamp, attribution_key, priority, window_seconds
         FROM ${table(COLLECTED_EVENTS_TABLE)}
-        ARRAY JOIN [click_id, impression_id, bid_id] AS attribution_key, [1, 2, 3] AS priority,
-                   ${sql`${[click_id, impression_id, bid_id]}`} AS window_seconds
+        ARRAY JOIN [${CLICK_KEYS}, impression_id, bid_id] AS attribution_key, [1, 1, 2, 3] AS priority,
+                   ${sql`${[click_id, click_id, impression_id, bid_id]}`} AS window_seconds
         WHERE ${sql`organization_id = ${q.organizationId} AND timestamp >= ${q.start} AND timestamp < ${q.end}`}
           AND attribution_key != ''
       )
