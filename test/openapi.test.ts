@@ -189,6 +189,8 @@ test('documents every endpoint of the advertiser API spec', () => {
   // Ours by design: the delivery trackers behind the auction's view_url, url and feedback_url (spec 3, DESIGN).
   const ours: [string, string][] = [
     ['get', '/api/v1/tracking/view'], ['get', '/api/v1/tracking/click'], ['post', '/api/v1/tracking/feedback'],
+    // Delivery diagnostics: why a campaign is or is not delivering (docs: API behaviour).
+    ['get', '/v1/campaigns/{campaign_id}/delivery'],
     // The dashboard's own JSON endpoints (DESIGN: dashboard), behind its session cookie.
     ['get', '/dashboard/api/me'], ['get', '/dashboard/api/campaigns'], ['get', '/dashboard/api/campaigns/{campaign_id}'],
     ...['activate', 'pause', 'archive'].map((a): [string, string] => ['post', `/dashboard/api/campaigns/{campaign_id}/${a}`]), ['get', '/dashboard/api/campaigns/{id}/insights'], ['get', '/dashboard/api/ad-groups/{id}/insights'],

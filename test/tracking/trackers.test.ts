@@ -119,14 +119,14 @@ describe('click redirect', () => {
 
     const first = await get(click);
     expect(first.status).toBe(302);
-    expect(first.headers.get('location')).toBe('https://shoes.example/landing?utm=chat');
+    expect(first.headers.get('location')).toBe(`https://shoes.example/landing?utm=chat&ad_click_id=${claims.auction_id}`);
     expect(first.headers.get('referrer-policy')).toBe('no-referrer');
     // A parameter added to the link changes nothing: only the signed target is ever used.
     const hijack = new URL(click);
     hijack.searchParams.set('url', 'https://evil.example/');
     const second = await get(hijack.toString());
     expect(second.status).toBe(302);
-    expect(second.headers.get('location')).toBe('https://shoes.example/landing?utm=chat');
+    expect(second.headers.get('location')).toBe(`https://shoes.example/landing?utm=chat&ad_click_id=${claims.auction_id}`);
     // The CPC campaign's impression costs nothing.
     expect((await get(trackerUrl(h.url, 'view', claims))).status).toBe(200);
 
@@ -141,9 +141,10 @@ describe('click redirect', () => {
     const claims = c.claims(1_000_000, { url: 'https://shoes.example/' });
     expect((await get(trackerUrl(h.url, 'click', claims))).status).toBe(302);
 
-    const expired = await get(trackerUrl(h.url, 'click', c.claims(1_000_000, { url: 'https://shoes.example/old' }), -5));
+    const old = c.claims(1_000_000, { url: 'https://shoes.example/old' });
+    const expired = await get(trackerUrl(h.url, 'click', old, -5));
     expect(expired.status).toBe(302);
-    expect(expired.headers.get('location')).toBe('https://shoes.example/old');
+    expect(expired.headers.get('location')).toBe(`https://shoes.example/old?ad_click_id=${old.auction_id}`);
 
     const forged = await call(h.url, 'GET', new URL(tampered(trackerUrl(h.url, 'click', claims))).pathname + new URL(tampered(trackerUrl(h.url, 'click', claims))).search);
     expect(forged.status).toBe(404);
