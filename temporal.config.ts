@@ -4,7 +4,7 @@ export const temporalConfig = {
   namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
   uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233',
   taskQueues: {
-    /** Campaign creation, review and key-rotation grace workflows and their activities. */
+    /** Every workflow, activity and background job of the worker. */
     main: process.env.TEMPORAL_TASK_QUEUE ?? 'adplatform-main',
   },
 };

@@ -9,7 +9,7 @@ function intFromEnv(name: string, fallback: number): number {
 }
 
 /**
- * The auction's tunables (README: configuration). Deadlines follow Prebid
+ * The auction's tunables (docs/configuration.md). Deadlines follow Prebid
  * Server: each DSP call gets the time left minus reserves for our own work and
  * the network, and a DSP that would get less than a minimum is skipped.
  */

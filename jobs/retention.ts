@@ -13,7 +13,7 @@ import { pruneCounters } from '../domain/rate-limits/sliding-window';
 import { defineJob } from './job';
 
 /**
- * Retention (README "Personal data and retention"): raw ClickHouse tables lose
+ * Retention (docs/api-behaviour.md, "Personal data and retention"): raw ClickHouse tables lose
  * the months past their time to live; PostgreSQL loses ledger rows no token can
  * name any more, event ids past the dedupe window, expired rate-limit counters
  * and old dead letters. Rollups are kept. Hourly, the first an hour after the job starts.

@@ -3,7 +3,7 @@
  * the environment, with local defaults matching scripts/bootstrap.sh so that a
  * fresh checkout runs with no configuration at all. In production the defaults
  * that would fail open (built-in database password, Stripe emulator, public
- * signing key) are refused instead: see `assertProductionConfig`.
+ * signing key) are refused instead: see `assertStartupConfig`.
  */
 const isTest = process.env.NODE_ENV === 'test';
 /** `npm start` runs with NODE_ENV=development, `npm test` with test: the only modes with built-in secrets. */
@@ -110,7 +110,7 @@ export const config = {
   },
   keyRotationGraceSeconds: 30 * 60,
   /**
-   * Every outgoing call of the api has a bound (README "Timeouts" lists them).
+   * Every outgoing call of the api has a bound (docs/api-behaviour.md, "Timeouts", lists them).
    * Image downloads have their own (domain/uploads/guarded-fetch.ts).
    */
   timeouts: {
@@ -150,7 +150,7 @@ export const config = {
     /** How long an accepted event may wait in the inbox for its batch to fill (the pipeline lag's main part). */
     pipelineGatherMs: intFromEnv('EVENT_PIPELINE_GATHER_MS', 1_000),
   },
-  /** How long raw rows are kept (README "Personal data and retention"); rollups are kept. */
+  /** How long raw rows are kept (docs/api-behaviour.md, "Personal data and retention"); rollups are kept. */
   retention: {
     /** collected_events: IP addresses, user agents, page URLs. */
     eventsDays: intFromEnv('RAW_EVENTS_RETENTION_DAYS', 400),
@@ -180,7 +180,7 @@ export const config = {
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
     /** Least time between the starts of two ledger flushes of one api process (domain/events/group-commit.ts): fuller, fewer flushes under load. */
     ledgerFlushSpacingMs: intFromEnv('DELIVERY_LEDGER_FLUSH_SPACING_MS', 4),
-    /** How often an exporter looks for new ledger rows: about one ClickHouse insert a second per api process (each insert feeds four rollups; more frequent small inserts cost ClickHouse far more CPU). */
+    /** How long the worker's ledger export rests when nothing is waiting: about one ClickHouse insert a second (each feeds four rollups; small frequent inserts cost ClickHouse far more CPU). */
     exportIntervalMs: intFromEnv('DELIVERY_EXPORT_INTERVAL_MS', 1_000),
     /** Forwarded DSP feedback: attempts before giving up (exponential backoff from 1 s, capped at 10 min). */
     callbackMaxAttempts: intFromEnv('DSP_CALLBACK_MAX_ATTEMPTS', 10),

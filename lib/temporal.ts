@@ -4,7 +4,7 @@ import { config } from './config';
 
 type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
 
-/** The long poll behind `handle.result()`: its callers bound it themselves (api/campaigns/saga-client.ts). */
+/** The long poll behind `handle.result()`: its callers bound it themselves (workflows/clients/campaign-creation.ts). */
 const LONG_POLL_METHODS = new Set(['/temporal.api.workflowservice.v1.WorkflowService/GetWorkflowExecutionHistory']);
 
 /**

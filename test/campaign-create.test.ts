@@ -382,7 +382,7 @@ describe('review', () => {
     expect(activate.body).toEqual(errorBody('campaign_not_approved'));
   });
 
-  test('a reviewer can signal from the Temporal CLI, as the README shows', async () => {
+  test('a reviewer can signal from the Temporal CLI, as docs/operations.md shows', async () => {
     const org = await newOrg(h.db);
     const created = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody() });
     execFileSync(pipBinary('temporal'), [

@@ -81,7 +81,7 @@ test('query strings: list filters and pagination cursors', async () => {
   expect(cursor.status).toBe(400);
   expect(cursor.body.error.code).toBe('invalid_value');
 
-  // An id with a NUL is just a malformed id: 404, as any other (README: malformed ids).
+  // An id with a NUL is just a malformed id: 404, as any other (docs/api-behaviour.md: malformed ids).
   const adsFilter = await api('GET', `/v1/ads?ad_group_id=${encodeURIComponent(NUL)}`);
   expect(adsFilter.status).toBe(404);
   expect(adsFilter.body.error.code).toBe('not_found');

@@ -1,6 +1,6 @@
 /**
  * Raw data has a time to live: whole months past it are dropped from the raw
- * ClickHouse tables, and old dead letters deleted (worker/retention.ts).
+ * ClickHouse tables, and old dead letters deleted (jobs/retention.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createClickhouse } from '../lib/clickhouse/client';

@@ -23,7 +23,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 async function main() {
   assertStartupConfig();
   // Background work yields the CPU to the request paths: on a busy machine the event
-  // pipeline's once-a-second batch competed with /api/collect (bench:events, README).
+  // pipeline's once-a-second batch competed with /api/collect (bench/README.md).
   lowerOwnPriority(config.worker.nice);
   // Bundling and lifecycle chatter is INFO; keep the console for what needs attention.
   Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN') });

@@ -121,7 +121,7 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
       workflowId: campaignReviewWorkflowId(campaignId),
       args: [{ campaignId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      // Operators find a review in the Temporal UI by campaign name or organization (README, Workflows).
+      // Operators find a review in the Temporal UI by campaign name or organization (docs/operations.md, Temporal).
       searchAttributes: { CampaignName: [input.body.name], OrganizationId: [input.organizationId] },
     });
     return { ok: true, campaignId };

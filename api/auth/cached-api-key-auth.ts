@@ -26,10 +26,9 @@ interface Entry { auth: ApiKeyAuth; checkedAt: number; refreshing: boolean }
  * remembered (by key digest), so a steady stream does not look its key up on
  * every request. A remembered check is trusted for `ttlMs` after it was made;
  * past half of that, the next request renews it in the background (one
- * renewal at a time) while the remembered one still serves. Before, every
- * request that arrived after the expiry looked the key up itself until the
- * first of them finished: at 5,000 events/s a herd of lookups every 5 s, the
- * largest stall of bench:events.
+ * renewal at a time) while the remembered one still serves: were it to simply
+ * expire, every request arriving until the first lookup finished would look
+ * the key up itself, a herd of queries at every expiry.
  *
  * A revoked or expired key stops working within `ttlMs` (a renewal that finds
  * it invalid drops it at once; a failed renewal leaves the old check to expire).

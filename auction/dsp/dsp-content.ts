@@ -5,7 +5,7 @@ import { BidRejection, type NonBidReason } from '../non-bid';
  * URLs) goes through here: what reaches a chat host, a tracking token or the
  * auction log is well-formed Unicode, bounded, and for URLs normalized. The
  * caps are the spec's where it has them (OpenRTB asset `len`s, applied to
- * native creatives too) and ours where it is silent (README "Auction").
+ * native creatives too) and ours where it is silent (docs/api-behaviour.md, "Auction").
  */
 export const DSP_LIMITS = {
   /** A bid id travels in tracking tokens (bid_id <= 256) and the render call. */

@@ -13,7 +13,7 @@ import type { FeedbackCallback, TrackedDelivery } from './ledger';
  * (its bid or render URL's host). A URL in a DSP's answer is the DSP's word,
  * and our server must not be steered by it into other networks (SSRF).
  *
- * The call (README "Feedback forwarding"): `POST <feedback_url>` with
+ * The call (docs/api-behaviour.md, "Delivery tracking and money"): `POST <feedback_url>` with
  * `{ "feedback": "thumbs_up" | "thumbs_down", "auction_id", "bid_id", "timestamp" }`.
  */
 export function feedbackCallbackOf(delivery: TrackedDelivery): FeedbackCallback | null {

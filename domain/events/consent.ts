@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 
 /**
  * What an event's `consent` object allows us to keep (the spec leaves its
- * fields "not shown"; README "Event collection" documents ours, after Google's
+ * fields "not shown"; docs/api-behaviour.md, "Personal data and retention", documents ours, after Google's
  * consent mode): `ad_storage` is `granted` or `denied` (true / false too), and
  * `gdpr` (or `gdpr_applies`) true or 1 says consent is required for the user.
  *

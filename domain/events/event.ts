@@ -18,7 +18,7 @@ export const MAX_STRING_LENGTH = 8192;
 /** ClickHouse DateTime holds Unix seconds up to 2^32 - 1. */
 export const MAX_TIMESTAMP = 4294967295;
 /**
- * Bounds of each of `params` and `consent` (README "Event collection"): nesting
+ * Bounds of each of `params` and `consent` (docs/api-behaviour.md, "Event collection"): nesting
  * depth (the object itself is level 1), members counted over the whole tree
  * (object keys plus array elements), and its length as JSON. Checked before the
  * event joins a shared inbox flush, so no one request can fail another's.

@@ -14,7 +14,7 @@ import type { InsightsQuery, Level, Metric, SortKey } from './query';
 import { REPORT_COLUMNS, reportQuery, type ReportScope } from './sql';
 import { readableTime, reportBucket, type TimeWindow } from './time-windows';
 
-/** Rows one report decodes at most (the spec's "fixed maximum"); see README, Insights. */
+/** Rows one report decodes at most (the spec's "fixed maximum"); see docs/api-behaviour.md, Insights. */
 export const ROW_CAP = 20_000;
 
 export interface InsightsDeps {
