@@ -37,7 +37,7 @@ test('a month is dropped once all of it is past the time to live; younger months
 });
 
 test('the retention job covers every raw table, and deletes dead letters past theirs', async () => {
-  expect(rawTableRetention().map((r) => r.table).sort()).toEqual(['auction_bids', 'auctions', 'collected_events', 'delivery_events', 'dsp_delivery_events']);
+  expect(rawTableRetention().map((r) => r.table).sort()).toEqual(['auction_bids', 'auctions', 'collected_events', 'delivery_events', 'dsp_delivery_events', 'inhouse_stats']);
   const key = randomUUID();
   await db.deadLetter.createMany({
     data: [
