@@ -11,6 +11,9 @@ import { directRoutesFirst } from '../lib/http/direct-route';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
 import { AuctionLog, nowDateTime } from './log/writer';
 import { InhouseTallies } from './inhouse/tally';
+import { FrequencyCaps } from './inhouse/frequency-caps';
+import { PacingGate } from './inhouse/pacing-gate';
+import { createPgPool } from '../lib/db';
 import { createAuctionMetrics } from './metrics';
 import { auctionBidders } from './bidders';
 import { recordDeadLetters } from '../domain/dead-letters/store';
@@ -55,7 +58,14 @@ export function createAuction(input: AuctionDeps): Auction {
   const catalog = new Catalog(input.db, {
     databaseUrl: input.databaseUrl, safetyReloadMs: settings.indexSafetyReloadMs, dspFilter: input.dspFilter, onAdsLoaded: (ads) => tallies.adopt(ads),
   });
-  const inhouse = { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr };
+  // Delivery controls shared by every auction process: the pacing plan and the frequency counts.
+  const capsPool = createPgPool(input.databaseUrl, 2);
+  const caps = new FrequencyCaps(capsPool, {
+    perUserDay: settings.frequencyCapPerUserDay, perConversation: settings.frequencyCapPerConversation,
+    provisionalMs: settings.frequencyProvisionalMs, syncMs: settings.frequencySyncMs,
+  });
+  const pacing = new PacingGate(input.db, settings.pacingRefreshMs);
+  const inhouse = { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr, pacing, caps };
   const deps: PipelineDeps = {
     catalog,
     bidders: auctionBidders(() => catalog.dsps, () => catalog.ads, inhouse, settings),
@@ -100,13 +110,16 @@ export function createAuction(input: AuctionDeps): Auction {
   return {
     app,
     deps,
-    start: () => catalog.start(),
+    start: async () => { await Promise.all([catalog.start(), pacing.start(), caps.start()]); },
     flushInhouseStats: () => { flushTallies(); return deps.log.flush(); },
     async close() {
       await catalog.close();
       deps.cache.close();
       clearInterval(tallyTimer);
       flushTallies();
+      pacing.close();
+      await caps.close();
+      await capsPool.end();
       await deps.log.drain();
     },
   };

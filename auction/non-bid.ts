@@ -12,13 +12,16 @@ export const NON_BID_REASONS = {
    * The in-house bidder's own no-bids, by the furthest any of our ads got
    * (domain/serving/eligibility.ts): a spent budget, no ad targeting the
    * request's country, none relevant to the conversation, or no creative that
-   * fits (no landing page, no format offered, no image or logo). Code 0: no bid.
+   * fits (no landing page, no format offered, no image or logo), or held back
+   * by a frequency cap or by pacing. Code 0: no bid.
    */
   budget_exhausted: 0,
   not_targeted: 0,
   not_relevant: 0,
   no_landing_url: 0,
   no_image_or_logo: 0,
+  frequency_capped: 0,
+  paced: 0,
   /** HTTP status other than 200/204 from the bid endpoint. */
   dsp_http_error: 100,
   /** The render call failed (non-200, e.g. 404 for an expired bid) or its body was not JSON. */

@@ -49,5 +49,12 @@ export const auctionSettings = {
   logFlushMs: intFromEnv('AUCTION_LOG_FLUSH_MS', 1000),
   /** How often the in-house bidder's tallies go to ClickHouse (`inhouse_stats`, read by the delivery diagnostics). */
   inhouseStatsFlushMs: intFromEnv('AUCTION_INHOUSE_STATS_FLUSH_MS', 10_000),
+  /** Frequency caps (lib/config.ts: FREQUENCY_*): per user per 24 hours, per conversation; 0 turns one off. */
+  frequencyCapPerUserDay: config.frequency.perUserDay,
+  frequencyCapPerConversation: config.frequency.perConversation,
+  frequencyProvisionalMs: config.frequency.provisionalSeconds * 1000,
+  frequencySyncMs: config.frequency.syncMs,
+  /** How often the pacing plan is read (AUCTION_PACING_REFRESH_MS). */
+  pacingRefreshMs: config.pacing.auctionRefreshMs,
 };
 export type AuctionSettings = typeof auctionSettings;

@@ -13,7 +13,7 @@ export { withViewUrl } from '../domain/delivery/tracking-token';
  */
 export type BaseClaims = Omit<DeliveryClaims, 'kind'>;
 
-export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' | 'request'>, bid: ValidBid): BaseClaims {
+export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' | 'request' | 'audience'>, bid: ValidBid): BaseClaims {
   const common = {
     auction_id: ctx.auctionId,
     publisher_id: ctx.publisher.publicId,
@@ -27,6 +27,8 @@ export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' |
       ...common, source: 'inhouse', ad_id: ad.adId, ad_group_id: ad.adGroupId, campaign_id: ad.campaignId,
       organization_id: ad.organizationId, ad_account_id: ad.adAccountId, pricing_model: ad.pricingModel as 'cpm' | 'cpc',
       ...(ad.cpcMicros !== undefined ? { cpc_micros: ad.cpcMicros } : {}),
+      // With frequency caps on, the win's keys: the pixel's impression then counts toward them.
+      ...(ctx.audience ? { user_key: ctx.audience.user, ...(ctx.audience.chat ? { chat_key: ctx.audience.chat } : {}) } : {}),
     };
   }
   return { ...common, source: 'dsp', dsp_id: bid.bidderId, bid_id: bid.bidId };

@@ -53,6 +53,8 @@ export interface AuctionContext {
   headerLanguage?: string;
   /** Floor (CPM micros) the bids must reach. */
   floorMicros: number;
+  /** The user's and conversation's hashed keys (frequency caps), once computed (auction/inhouse/frequency-caps.ts). */
+  audience?: { publisherId: string; user: string; chat: string };
 }
 
 export type BidderKind = 'inhouse' | 'native' | 'openrtb';

@@ -2,10 +2,11 @@ import { deliveryExportJob } from './delivery-export';
 import { dspCallbacksJob } from './dsp-callbacks';
 import { eventPipelineJob } from './event-pipeline';
 import type { Job } from './job';
+import { pacingJob } from './pacing';
 import { retentionJob } from './retention';
 
 /** Every background job the worker hosts (jobs/job.ts says how). */
-export const JOBS: readonly Job[] = [eventPipelineJob, deliveryExportJob, dspCallbacksJob, retentionJob];
+export const JOBS: readonly Job[] = [eventPipelineJob, deliveryExportJob, dspCallbacksJob, pacingJob, retentionJob];
 
 export function jobNamed(name: string): Job {
   const job = JOBS.find((j) => j.name === name);

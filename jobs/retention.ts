@@ -10,6 +10,7 @@ import { INHOUSE_STATS_TABLE } from '../domain/serving/traffic';
 import { pruneLedger } from '../domain/delivery/exporter';
 import { pruneDeadLetters } from '../domain/dead-letters/store';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
+import { pruneFrequencyEvents } from '../domain/serving/frequency-events';
 import { defineJob } from './job';
 
 /**
@@ -48,6 +49,8 @@ export const retentionJob = defineJob({
     const ledger = await pruneLedger(pool, Math.max(d.viewTokenTtlSeconds, d.clickTokenTtlSeconds));
     const eventIds = await pruneCollectedEventIds(db, config.events.dedupeWindowDays);
     await pruneCounters(db);
-    return { items: Object.values(dropped).flat().length + ledger + eventIds, more: false };
+    // Frequency counts outlive no window: a day's impressions, a few minutes' wins (a day's margin on top).
+    const shown = await pruneFrequencyEvents(pool, Date.now() - 2 * 86_400_000);
+    return { items: Object.values(dropped).flat().length + ledger + eventIds + shown, more: false };
   },
 });

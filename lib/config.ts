@@ -185,6 +185,23 @@ export const config = {
     /** Forwarded DSP feedback: attempts before giving up (exponential backoff from 1 s, capped at 10 min). */
     callbackMaxAttempts: intFromEnv('DSP_CALLBACK_MAX_ATTEMPTS', 10),
   },
+  /** Delivery controls (docs/api-behaviour.md: pacing and frequency caps). */
+  pacing: {
+    /** How often the worker re-plans every paced campaign (jobs/pacing.ts). */
+    intervalMs: intFromEnv('PACING_INTERVAL_MS', 2_000),
+    /** How often each auction process reads the plan. */
+    auctionRefreshMs: intFromEnv('AUCTION_PACING_REFRESH_MS', 1_000),
+  },
+  frequency: {
+    /** Impressions of one campaign to one user of one publisher in any 24 hours (0: no cap). */
+    perUserDay: intFromEnv('FREQUENCY_CAP_PER_USER_DAY', 3),
+    /** Impressions of one campaign in one conversation (chatId) within the same 24 hours (0: no cap). */
+    perConversation: intFromEnv('FREQUENCY_CAP_PER_CONVERSATION', 1),
+    /** How long a won auction whose view pixel has not fired counts as an impression. */
+    provisionalSeconds: intFromEnv('FREQUENCY_PROVISIONAL_SECONDS', 300),
+    /** How often each auction process writes its wins and reads everyone's (ms). */
+    syncMs: intFromEnv('FREQUENCY_SYNC_MS', 250),
+  },
   dashboard: {
     /** How long an `adctl login-link` link may be redeemed (once). */
     loginLinkTtlSeconds: intFromEnv('DASHBOARD_LOGIN_LINK_TTL_SECONDS', 15 * 60),

@@ -6,6 +6,8 @@ import type { IndexedAd } from './ad-index';
 import { creativeBlock, servingBlock } from '../../domain/serving/eligibility';
 import { bidCpmMicros, DEFAULT_CPC_MICROS, type BudgetGate, type CtrEstimator } from './eligibility';
 import { count, countOutbid } from './tally';
+import { audienceKeysOf, type AudienceKeys, type FrequencyCaps } from './frequency-caps';
+import type { PacingGate } from './pacing-gate';
 import { conversationTerms, relevance, RELEVANCE_THRESHOLD } from './relevance';
 
 /**
@@ -15,7 +17,14 @@ import { conversationTerms, relevance, RELEVANCE_THRESHOLD } from './relevance';
  * to the conversation (openers skip relevance), and a creative that fits the
  * request. Every ad passed over is counted with its reason (tally.ts).
  */
-export interface InhouseDeps { budget: BudgetGate; ctr: CtrEstimator }
+export interface InhouseDeps {
+  budget: BudgetGate;
+  ctr: CtrEstimator;
+  /** Even pacing (pacing-gate.ts); absent: every campaign bids on every eligible request. */
+  pacing?: Pick<PacingGate, 'admits' | 'participationOf'>;
+  /** Frequency caps (frequency-caps.ts); absent: none. */
+  caps?: Pick<FrequencyCaps, 'capped' | 'recordWin' | 'enabled'>;
+}
 
 /** Cut to `max` characters at a word boundary when one is near, with an ellipsis. */
 export function truncateHeadline(text: string, max: number): string {
@@ -62,7 +71,7 @@ export function creativeFor(ad: IndexedAd, ctx: AuctionContext): Creative {
 export const INHOUSE_BIDDER = { id: 'inhouse', name: 'inhouse' } as const;
 
 /** The request-dependent reasons, in the order they are checked: the furthest an ad got is the bidder's no-bid reason. */
-const SKIP_ORDER = ['budget_exhausted', 'not_targeted', 'not_relevant', 'no_landing_url', 'format_not_offered', 'no_image_or_logo'] as const;
+const SKIP_ORDER = ['budget_exhausted', 'not_targeted', 'not_relevant', 'no_landing_url', 'format_not_offered', 'no_image_or_logo', 'frequency_capped', 'paced'] as const;
 export type InhouseSkip = (typeof SKIP_ORDER)[number];
 
 export interface InhouseResult {
@@ -79,6 +88,8 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
   // The conversation's terms, computed once and only when an ad gets as far as relevance.
   let conversation: Map<string, number> | undefined;
   const terms = () => (conversation ??= conversationTerms(req.messages ?? []));
+  const capped = cappedFor(ctx, deps, now);
+  const paced = (campaignId: string) => deps.pacing !== undefined && !deps.pacing.admits(campaignId);
   let best: IndexedAd | null = null;
   let bestPrice = 0;
   let ties = 0;
@@ -90,7 +101,7 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
     const skip = !deps.budget.mayServe(ad.campaignId) ? 'budget_exhausted'
       : ad.countries && !ad.countries.has(req.country_code) ? 'not_targeted'
         : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD ? 'not_relevant'
-          : creativeBlock(ad, offer);
+          : creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad.campaignId) ? 'paced' : null);
     if (skip) {
       count(ad.tally, skip);
       furthest = Math.max(furthest, SKIP_ORDER.indexOf(skip));
@@ -116,6 +127,14 @@ function bidOf(ctx: AuctionContext, ad: IndexedAd, priceMicros: number): ValidBi
       ...(ad.pricingModel === 'cpc' ? { cpcMicros: ad.maxBidMicros ?? DEFAULT_CPC_MICROS } : {}),
     },
   };
+}
+
+/** The request's frequency-cap check, its keys hashed once and only when an ad gets that far. */
+function cappedFor(ctx: AuctionContext, deps: InhouseDeps, now: number): (campaignId: string) => boolean {
+  const caps = deps.caps;
+  if (!caps?.enabled) return () => false;
+  let keys: AudienceKeys | undefined;
+  return (campaignId) => caps.capped(campaignId, (keys ??= audienceKeysOf(ctx)), now);
 }
 
 /** Tallies an auction's outcome for the eligible ads: the winner won, the others were outbid by the winning price. */

@@ -36,5 +36,6 @@ export function intake(req: IncomingMessage, request: AdRequest, publisher: Publ
     userAgent: request.user_agent ?? req.headers['user-agent'] ?? '',
     headerLanguage: req.headers['accept-language'] ?? undefined,
     floorMicros,
+    audience: undefined,
   };
 }

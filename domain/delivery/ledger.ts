@@ -87,7 +87,7 @@ export async function recordDeliveries(pool: Pool, batch: TrackedDelivery[], opt
       deliveryEventId(c.auction_id, type), type, time.toISOString().replace('Z', ''), c.auction_id, c.source, c.organization_id ?? '', c.ad_account_id ?? '',
       c.campaign_id ?? '', c.ad_group_id ?? '', c.ad_id ?? '', c.dsp_id ?? '', c.bid_id ?? '', c.publisher_id, c.country ?? '',
       c.device ?? '', c.tile !== undefined && type === 'click' ? `tile:${c.tile}` : '', String(deliveryPriceMicros(type, c)),
-      callback?.dspId ?? null, callback?.url ?? null, callback?.body ?? null,
+      callback?.dspId ?? null, callback?.url ?? null, callback?.body ?? null, c.user_key ?? '', c.chat_key ?? '',
     ];
     row.forEach((value, i) => columns[i].push(value));
   }
@@ -105,8 +105,10 @@ export async function recordDeliveries(pool: Pool, batch: TrackedDelivery[], opt
 const LEDGER_COLUMNS = [
   'event_id', 'event_type', 'event_time', 'auction_id', 'source', 'organization_id', 'ad_account_id', 'campaign_id', 'ad_group_id', 'ad_id',
   'dsp_id', 'bid_id', 'publisher_id', 'country', 'device', 'detail', 'price_micros', 'callback_dsp_id', 'callback_url', 'callback_body',
+  'user_key', 'chat_key',
 ] as const;
 const LEDGER_TYPES = [
   'text', 'text', 'timestamp', 'text', 'text', 'text', 'text', 'text', 'text', 'text',
   'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text',
+  'text', 'text',
 ];

@@ -45,6 +45,9 @@ export const deliveryClaimsSchema = z.object({
   // the request's audience
   country: text(8).optional(),
   device: text(16).optional(),
+  /** Hashed user and conversation (frequency caps: the impression counts toward them). */
+  user_key: text(32).optional(),
+  chat_key: text(32).optional(),
   // per kind
   dsp_view_url: text(2048).optional(),
   dsp_feedback_url: text(2048).optional(),

@@ -6,6 +6,7 @@ import { notFound } from '../errors';
 import { normalizeId } from '../ids';
 import { creativeBlock, landingUrlOf, servingBlocks, type ServableFacts, type ServingBlock } from './eligibility';
 import { campaignTraffic, emptyCounts, type AdTraffic } from './traffic';
+import { freshPacingOf } from './pacing-store';
 import { issueText, type IssueCode } from './issue-texts';
 
 /**
@@ -40,8 +41,19 @@ export interface TrafficSummary {
   skipped: Record<string, number>;
 }
 
-export interface AdDelivery { ad_id: string; delivery_status: DeliveryStatus; issues: DeliveryIssue[]; traffic: TrafficSummary }
-export interface AdGroupDelivery { ad_group_id: string; delivery_status: DeliveryStatus; issues: DeliveryIssue[]; traffic: TrafficSummary; ads: AdDelivery[] }
+export interface AdDelivery {
+  ad_id: string;
+  delivery_status: DeliveryStatus;
+  issues: DeliveryIssue[];
+  traffic: TrafficSummary;
+}
+export interface AdGroupDelivery {
+  ad_group_id: string;
+  delivery_status: DeliveryStatus;
+  issues: DeliveryIssue[];
+  traffic: TrafficSummary;
+  ads: AdDelivery[];
+}
 export interface CampaignDelivery {
   campaign_id: string;
   delivery_status: DeliveryStatus;
@@ -56,18 +68,39 @@ export interface CampaignDelivery {
 export const TRAFFIC_WINDOW_SECONDS = 3600;
 
 const treeSelect = {
-  id: true, status: true, reviewStatus: true, reviewReason: true, startTime: true, endTime: true, lifecycleState: true, lifecycleReason: true,
-  lifetimeSpendLimitMicros: true, targetCountries: true, pricingModel: true,
+  id: true,
+  status: true,
+  reviewStatus: true,
+  reviewReason: true,
+  startTime: true,
+  endTime: true,
+  lifecycleState: true,
+  lifecycleReason: true,
+  lifetimeSpendLimitMicros: true,
+  targetCountries: true,
+  pricingModel: true,
   spend: { select: { spentMicros: true } },
   adAccount: { select: { url: true, logoUrl: true } },
   organization: { select: { domain: true } },
   adGroups: {
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     select: {
-      id: true, status: true, maxBidMicros: true, creativeType: true,
+      id: true,
+      status: true,
+      maxBidMicros: true,
+      creativeType: true,
       ads: {
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        select: { id: true, status: true, creativeType: true, targetUrl: true, assetId: true, approvedCreative: true, creativeReviewStatus: true, creativeReviewReason: true },
+        select: {
+          id: true,
+          status: true,
+          creativeType: true,
+          targetUrl: true,
+          assetId: true,
+          approvedCreative: true,
+          creativeReviewStatus: true,
+          creativeReviewReason: true,
+        },
       },
     },
   },
@@ -92,8 +125,16 @@ export async function loadCampaignTrees(db: Db, campaignIds: string[]): Promise<
 }
 
 const BLOCK_ENTITY: Record<ServingBlock, EntityType> = {
-  blocked: 'campaign', rejected: 'campaign', not_approved: 'campaign', archived: 'campaign', campaign_paused: 'campaign', ended: 'campaign',
-  budget_exhausted: 'campaign', scheduled: 'campaign', ad_group_paused: 'ad_group', ad_paused: 'ad',
+  blocked: 'campaign',
+  rejected: 'campaign',
+  not_approved: 'campaign',
+  archived: 'campaign',
+  campaign_paused: 'campaign',
+  ended: 'campaign',
+  budget_exhausted: 'campaign',
+  scheduled: 'campaign',
+  ad_group_paused: 'ad_group',
+  ad_paused: 'ad',
 };
 
 /** Most serving first: an entity shows the best of its children's statuses. */
@@ -101,9 +142,20 @@ const STATUS_RANK: DeliveryStatus[] = ['delivering', 'limited', 'scheduled', 'no
 const SEVERITY_RANK: Severity[] = ['blocking', 'limiting', 'info'];
 
 /** The diagnosis of a loaded campaign; `traffic` per ad id (null: not read, e.g. for a queue of many). */
-export function diagnose(tree: CampaignTree, traffic: Map<string, AdTraffic> | null, now: number): CampaignDelivery {
-  const issue = (code: IssueCode, type: EntityType, id: string, details?: DeliveryIssue['details']): DeliveryIssue =>
-    ({ code, ...issueText(code, details ?? {}), entity: { type, id }, ...(details ? { details } : {}) });
+/** The pacing plan of a campaign, as stored (domain/serving/pacing-store.ts). */
+export interface PacingPlan {
+  participation: number;
+  plannedSpentMicros: bigint;
+  observedSpentMicros: bigint;
+}
+
+export function diagnose(tree: CampaignTree, traffic: Map<string, AdTraffic> | null, now: number, pacing: PacingPlan | null = null): CampaignDelivery {
+  const issue = (code: IssueCode, type: EntityType, id: string, details?: DeliveryIssue['details']): DeliveryIssue => ({
+    code,
+    ...issueText(code, details ?? {}),
+    entity: { type, id },
+    ...(details ? { details } : {}),
+  });
   const campaignFacts = factsOf(tree);
   const campaignIssues: DeliveryIssue[] = [];
   const seenBlocks = new Set<ServingBlock>();
@@ -135,6 +187,7 @@ export function diagnose(tree: CampaignTree, traffic: Map<string, AdTraffic> | n
 
   const campaignTraffic = sum(groups.map((g) => g.traffic));
   if (traffic && campaignIssues.length === 0) campaignIssues.push(...campaignTrafficIssues(tree, campaignTraffic, issue));
+  if (!campaignIssues.some((i) => i.severity === 'blocking')) campaignIssues.push(...controlIssues(tree, campaignTraffic, pacing, issue));
   // Statuses bottom-up: an ad's from its own issues and its parents', a parent's the best of its children's.
   for (const group of groups) {
     for (const ad of group.ads) ad.delivery_status = statusOf([...campaignIssues, ...group.issues, ...ad.issues]);
@@ -153,8 +206,12 @@ export function diagnose(tree: CampaignTree, traffic: Map<string, AdTraffic> | n
 
 function factsOf(tree: CampaignTree): Omit<ServableFacts, 'adGroupStatus' | 'adStatus'> {
   return {
-    campaignStatus: tree.status, reviewStatus: tree.reviewStatus, startTime: tree.startTime.getTime(), endTime: tree.endTime?.getTime() ?? null,
-    lifecycleState: tree.lifecycleState, lifecycleReason: tree.lifecycleReason,
+    campaignStatus: tree.status,
+    reviewStatus: tree.reviewStatus,
+    startTime: tree.startTime.getTime(),
+    endTime: tree.endTime?.getTime() ?? null,
+    lifecycleState: tree.lifecycleState,
+    lifecycleReason: tree.lifecycleReason,
     budgetExhausted: (tree.spend?.spentMicros ?? 0n) >= tree.lifetimeSpendLimitMicros,
   };
 }
@@ -162,12 +219,18 @@ function factsOf(tree: CampaignTree): Omit<ServableFacts, 'adGroupStatus' | 'adS
 function blockDetails(block: ServingBlock, tree: CampaignTree): DeliveryIssue['details'] | undefined {
   const at = (d: Date | null) => (d ? new Date(d).toISOString() : '');
   switch (block) {
-    case 'rejected': return { reason: tree.reviewReason ?? '' };
-    case 'blocked': return { reason: tree.lifecycleReason ?? '' };
-    case 'scheduled': return { start_time: Math.floor(tree.startTime.getTime() / 1000), starts_at: at(tree.startTime) };
-    case 'ended': return tree.endTime ? { end_time: Math.floor(tree.endTime.getTime() / 1000), ended_at: at(tree.endTime) } : undefined;
-    case 'budget_exhausted': return { spent_micros: Number(tree.spend?.spentMicros ?? 0n), lifetime_spend_limit_micros: Number(tree.lifetimeSpendLimitMicros) };
-    default: return undefined;
+    case 'rejected':
+      return { reason: tree.reviewReason ?? '' };
+    case 'blocked':
+      return { reason: tree.lifecycleReason ?? '' };
+    case 'scheduled':
+      return { start_time: Math.floor(tree.startTime.getTime() / 1000), starts_at: at(tree.startTime) };
+    case 'ended':
+      return tree.endTime ? { end_time: Math.floor(tree.endTime.getTime() / 1000), ended_at: at(tree.endTime) } : undefined;
+    case 'budget_exhausted':
+      return { spent_micros: Number(tree.spend?.spentMicros ?? 0n), lifetime_spend_limit_micros: Number(tree.lifetimeSpendLimitMicros) };
+    default:
+      return undefined;
   }
 }
 
@@ -194,7 +257,8 @@ function creativeIssues(tree: CampaignTree, ad: Ad, issue: MakeIssue): DeliveryI
   }
   if (tree.reviewStatus === 'approved') {
     if (ad.creativeReviewStatus === 'pending') issues.push(issue(approved ? 'creative_in_review' : 'creative_not_approved', 'ad', ad.id));
-    if (ad.creativeReviewStatus === 'rejected') issues.push(issue(approved ? 'creative_edit_rejected' : 'creative_rejected', 'ad', ad.id, { reason: ad.creativeReviewReason ?? '' }));
+    if (ad.creativeReviewStatus === 'rejected')
+      issues.push(issue(approved ? 'creative_edit_rejected' : 'creative_rejected', 'ad', ad.id, { reason: ad.creativeReviewReason ?? '' }));
   }
   return issues;
 }
@@ -202,7 +266,16 @@ function creativeIssues(tree: CampaignTree, ad: Ad, issue: MakeIssue): DeliveryI
 function summarize(t: AdTraffic | undefined): TrafficSummary {
   const c = t?.counts ?? emptyCounts();
   const skipped: Record<string, number> = {};
-  for (const reason of ['budget_exhausted', 'not_targeted', 'not_relevant', 'no_landing_url', 'format_not_offered', 'no_image_or_logo', 'paced', 'frequency_capped'] as const) {
+  for (const reason of [
+    'budget_exhausted',
+    'not_targeted',
+    'not_relevant',
+    'no_landing_url',
+    'format_not_offered',
+    'no_image_or_logo',
+    'paced',
+    'frequency_capped',
+  ] as const) {
     if (c[reason] > 0) skipped[reason] = c[reason];
   }
   const skips = Object.values(skipped).reduce((a, b) => a + b, 0);
@@ -212,7 +285,10 @@ function summarize(t: AdTraffic | undefined): TrafficSummary {
 function sum(parts: TrafficSummary[]): TrafficSummary {
   const total: TrafficSummary = { evaluated: 0, eligible: 0, won: 0, outbid: 0, skipped: {} };
   for (const p of parts) {
-    total.evaluated += p.evaluated; total.eligible += p.eligible; total.won += p.won; total.outbid += p.outbid;
+    total.evaluated += p.evaluated;
+    total.eligible += p.eligible;
+    total.won += p.won;
+    total.outbid += p.outbid;
     for (const [reason, n] of Object.entries(p.skipped)) total.skipped[reason] = (total.skipped[reason] ?? 0) + n;
   }
   return total;
@@ -233,6 +309,23 @@ function campaignTrafficIssues(tree: CampaignTree, t: TrafficSummary, issue: Mak
     return [issue('no_targeted_traffic', 'campaign', tree.id, { requests: considered, countries: tree.targetCountries })];
   }
   return [];
+}
+
+/** What the delivery controls hold back: pacing ahead of plan, frequency caps reached. */
+function controlIssues(tree: CampaignTree, t: TrafficSummary, pacing: PacingPlan | null, issue: MakeIssue): DeliveryIssue[] {
+  const issues: DeliveryIssue[] = [];
+  if (pacing && pacing.participation < 1) {
+    issues.push(
+      issue('paced', 'campaign', tree.id, {
+        participation: Math.round(pacing.participation * 1000) / 1000,
+        planned_spend_micros: Number(pacing.plannedSpentMicros),
+        actual_spend_micros: Number(pacing.observedSpentMicros),
+      }),
+    );
+  }
+  const capped = t.skipped.frequency_capped ?? 0;
+  if (capped > 0) issues.push(issue('frequency_capped', 'campaign', tree.id, { requests: capped }));
+  return issues;
 }
 
 /** Context hints and bids are the ad group's: nothing relevant, or eligible but outbid. */
@@ -257,11 +350,18 @@ function statusOf(issues: DeliveryIssue[]): DeliveryStatus {
 
 const best = (statuses: DeliveryStatus[]): DeliveryStatus => statuses.reduce((a, b) => (STATUS_RANK.indexOf(a) <= STATUS_RANK.indexOf(b) ? a : b));
 
-export interface DiagnosticsDeps { db: Db; ch: ClickHouseClient; database: string }
+export interface DiagnosticsDeps {
+  db: Db;
+  ch: ClickHouseClient;
+  database: string;
+}
 
 /** A campaign's delivery, read now: its tree from PostgreSQL, its last hour of in-house traffic from ClickHouse. */
 export async function campaignDelivery(deps: DiagnosticsDeps, organizationId: string | null, campaignId: unknown, now = Date.now()): Promise<CampaignDelivery> {
   const tree = await loadCampaignTree(deps.db, organizationId, campaignId);
-  const traffic = await campaignTraffic(deps.ch, deps.database, tree.id, new Date(now - TRAFFIC_WINDOW_SECONDS * 1000));
-  return diagnose(tree, traffic, now);
+  const [traffic, pacing] = await Promise.all([
+    campaignTraffic(deps.ch, deps.database, tree.id, new Date(now - TRAFFIC_WINDOW_SECONDS * 1000)),
+    freshPacingOf(deps.db, tree.id, now),
+  ]);
+  return diagnose(tree, traffic, now, pacing);
 }

@@ -24,8 +24,7 @@ export interface ServableFacts {
 
 /** Why an ad cannot serve at all, whatever the request: its own state or its parents'. */
 export type ServingBlock =
-  | 'blocked' | 'rejected' | 'not_approved' | 'archived' | 'campaign_paused' | 'ended' | 'budget_exhausted'
-  | 'scheduled' | 'ad_group_paused' | 'ad_paused';
+  'blocked' | 'rejected' | 'not_approved' | 'archived' | 'campaign_paused' | 'ended' | 'budget_exhausted' | 'scheduled' | 'ad_group_paused' | 'ad_paused';
 
 /** In order: the first failing rule is the one the bidder reports. */
 const SERVING_RULES: readonly (readonly [ServingBlock, (ad: ServableFacts, now: number) => boolean])[] = [
@@ -91,7 +90,11 @@ export function asUrl(value: string | null | undefined): string | null {
 }
 
 /** Where a click on an ad goes: the creative's target URL, else the ad account's website, else the organization's domain. */
-export function landingUrlOf(targetUrl: string | null | undefined, accountUrl: string | null | undefined, organizationDomain: string | null | undefined): string | null {
+export function landingUrlOf(
+  targetUrl: string | null | undefined,
+  accountUrl: string | null | undefined,
+  organizationDomain: string | null | undefined,
+): string | null {
   return asUrl(targetUrl) ?? asUrl(accountUrl ?? organizationDomain);
 }
 
@@ -102,8 +105,17 @@ export function landingUrlOf(targetUrl: string | null | undefined, accountUrl: s
  * `eligible` and `won` are counted beside them so shares can be computed.
  */
 export const INHOUSE_OUTCOMES = [
-  'budget_exhausted', 'not_targeted', 'not_relevant', 'no_landing_url', 'format_not_offered', 'no_image_or_logo',
-  'paced', 'frequency_capped', 'eligible', 'won', 'outbid',
+  'budget_exhausted',
+  'not_targeted',
+  'not_relevant',
+  'no_landing_url',
+  'format_not_offered',
+  'no_image_or_logo',
+  'paced',
+  'frequency_capped',
+  'eligible',
+  'won',
+  'outbid',
 ] as const;
 export type InhouseOutcome = (typeof INHOUSE_OUTCOMES)[number];
 /** An outcome's slot in a tally (a Uint32Array per ad). */

@@ -6,32 +6,71 @@ import { formatUsd } from '../money';
  * table the API, `adctl campaign delivery` and the dashboard show.
  */
 export type IssueCode =
-  | 'blocked' | 'rejected' | 'not_approved' | 'archived' | 'campaign_paused' | 'ended' | 'budget_exhausted' | 'scheduled'
-  | 'ad_group_paused' | 'ad_paused' | 'no_ads'
-  | 'no_landing_url' | 'no_image_or_logo' | 'creative_in_review' | 'creative_not_approved' | 'creative_edit_rejected' | 'creative_rejected'
-  | 'no_targeted_traffic' | 'not_relevant' | 'outbid' | 'paced' | 'frequency_capped';
+  | 'blocked'
+  | 'rejected'
+  | 'not_approved'
+  | 'archived'
+  | 'campaign_paused'
+  | 'ended'
+  | 'budget_exhausted'
+  | 'scheduled'
+  | 'ad_group_paused'
+  | 'ad_paused'
+  | 'no_ads'
+  | 'no_landing_url'
+  | 'no_image_or_logo'
+  | 'creative_in_review'
+  | 'creative_not_approved'
+  | 'creative_edit_rejected'
+  | 'creative_rejected'
+  | 'no_targeted_traffic'
+  | 'not_relevant'
+  | 'outbid'
+  | 'paced'
+  | 'frequency_capped';
 
 type Details = Record<string, string | number | string[]>;
 type Severity = 'blocking' | 'limiting' | 'info';
-interface Text { severity: Severity; message: (d: Details) => string; action?: string }
+interface Text {
+  severity: Severity;
+  message: (d: Details) => string;
+  action?: string;
+}
 
 const cpm = (micros: unknown) => `${formatUsd(Number(micros))} CPM`;
 /** A detail as a message shows it (a list comma-separated). */
 const text = (value: Details[string] | undefined) => (Array.isArray(value) ? value.join(', ') : String(value));
 
 const TEXTS: Record<IssueCode, Text> = {
-  blocked: { severity: 'blocking', message: (d) => `Blocked by a reviewer: ${text(d.reason)}.`, action: 'Contact support; a blocked campaign never serves again.' },
-  rejected: { severity: 'blocking', message: (d) => `Rejected in review${d.reason ? `: ${text(d.reason)}` : ''}.`, action: 'Create a new campaign that follows the ad policy.' },
+  blocked: {
+    severity: 'blocking',
+    message: (d) => `Blocked by a reviewer: ${text(d.reason)}.`,
+    action: 'Contact support; a blocked campaign never serves again.',
+  },
+  rejected: {
+    severity: 'blocking',
+    message: (d) => `Rejected in review${d.reason ? `: ${text(d.reason)}` : ''}.`,
+    action: 'Create a new campaign that follows the ad policy.',
+  },
   not_approved: { severity: 'blocking', message: () => 'Waiting for review.', action: 'Nothing yet: a reviewer approves or rejects it, usually within a day.' },
   archived: { severity: 'blocking', message: () => 'The campaign is archived.' },
   campaign_paused: { severity: 'blocking', message: () => 'The campaign is paused.', action: 'Activate the campaign.' },
-  ended: { severity: 'info', message: (d) => `The campaign ended${d.ended_at ? ` at ${text(d.ended_at)}` : ''}.`, action: 'Create a new campaign to keep advertising.' },
+  ended: {
+    severity: 'info',
+    message: (d) => `The campaign ended${d.ended_at ? ` at ${text(d.ended_at)}` : ''}.`,
+    action: 'Create a new campaign to keep advertising.',
+  },
   budget_exhausted: {
     severity: 'info',
-    message: (d) => `The whole budget is spent${d.spent_micros !== undefined ? ` (${formatUsd(Number(d.spent_micros))} of ${formatUsd(Number(d.lifetime_spend_limit_micros))})` : ''}.`,
+    message: (d) =>
+      `The whole budget is spent${d.spent_micros !== undefined ? ` (${formatUsd(Number(d.spent_micros))} of ${formatUsd(Number(d.lifetime_spend_limit_micros))})` : ''}.`,
     action: 'Raise the lifetime spend limit to deliver again.',
   },
-  scheduled: { severity: 'info', message: (d) => `Scheduled: starts at ${text(d.starts_at)}.`, action: 'Nothing: it starts on its own. Change start_time to start sooner.' },
+  scheduled: {
+    severity: 'info',
+    message: (d) => `Scheduled: starts at ${text(d.starts_at)}.`,
+    action: 'Nothing: it starts on its own. Change start_time to start sooner.',
+  },
   ad_group_paused: { severity: 'blocking', message: () => 'The ad group is paused.', action: 'Activate the ad group.' },
   ad_paused: { severity: 'blocking', message: () => 'The ad is paused.', action: 'Activate the ad.' },
   no_ads: { severity: 'blocking', message: () => 'The ad group has no ads.', action: 'Add an ad to the ad group.' },
@@ -42,15 +81,24 @@ const TEXTS: Record<IssueCode, Text> = {
   },
   no_image_or_logo: {
     severity: 'blocking',
-    message: (d) => (d.when === 'images_off'
-      ? 'Requests with images off need the account\'s logo for a text placement; this ad has an image but the account no logo.'
-      : 'A chat card needs an image, or the account\'s logo for a text placement; it has neither.'),
+    message: (d) =>
+      d.when === 'images_off'
+        ? "Requests with images off need the account's logo for a text placement; this ad has an image but the account no logo."
+        : "A chat card needs an image, or the account's logo for a text placement; it has neither.",
     action: "Upload the account's logo (dashboard Account page, or adctl org update --logo-file) or give the ad an image.",
   },
   creative_in_review: { severity: 'info', message: () => 'An edited creative waits for review; the approved version serves meanwhile.' },
-  creative_not_approved: { severity: 'blocking', message: () => 'The ad\'s creative waits for review; nothing of it serves until it is approved.' },
-  creative_edit_rejected: { severity: 'info', message: (d) => `An edit was rejected${d.reason ? ` (${text(d.reason)})` : ''}; the previously approved version serves.`, action: 'Edit the creative again to follow the ad policy.' },
-  creative_rejected: { severity: 'blocking', message: (d) => `The creative was rejected${d.reason ? `: ${text(d.reason)}` : ''}.`, action: 'Edit the creative to follow the ad policy.' },
+  creative_not_approved: { severity: 'blocking', message: () => "The ad's creative waits for review; nothing of it serves until it is approved." },
+  creative_edit_rejected: {
+    severity: 'info',
+    message: (d) => `An edit was rejected${d.reason ? ` (${text(d.reason)})` : ''}; the previously approved version serves.`,
+    action: 'Edit the creative again to follow the ad policy.',
+  },
+  creative_rejected: {
+    severity: 'blocking',
+    message: (d) => `The creative was rejected${d.reason ? `: ${text(d.reason)}` : ''}.`,
+    action: 'Edit the creative to follow the ad policy.',
+  },
   no_targeted_traffic: {
     severity: 'limiting',
     message: (d) => `None of the ${text(d.requests)} ad requests of the last hour came from the targeted countries (${(d.countries as string[]).join(', ')}).`,
@@ -63,18 +111,21 @@ const TEXTS: Record<IssueCode, Text> = {
   },
   outbid: {
     severity: 'limiting',
-    message: (d) => `Eligible for ${text(d.eligible)} ad requests in the last hour, won ${text(d.won)}`
-      + (d.median_winning_price_micros !== undefined ? `; the median winning bid was ${cpm(d.median_winning_price_micros)}` : '')
-      + (d.max_bid_micros ? ` against a max bid of ${formatUsd(Number(d.max_bid_micros))}.` : '.'),
-    action: 'Raise the ad group\'s max bid.',
+    message: (d) =>
+      `Eligible for ${text(d.eligible)} ad requests in the last hour, won ${text(d.won)}` +
+      (d.median_winning_price_micros !== undefined ? `; the median winning bid was ${cpm(d.median_winning_price_micros)}` : '') +
+      (d.max_bid_micros ? ` against a max bid of ${formatUsd(Number(d.max_bid_micros))}.` : '.'),
+    action: "Raise the ad group's max bid.",
   },
   paced: {
     severity: 'limiting',
-    message: (d) => `Pacing holds the campaign back to spend its budget evenly until its end: ${formatUsd(Number(d.actual_spend_micros))} spent, ${formatUsd(Number(d.planned_spend_micros))} planned by now.`,
+    message: (d) =>
+      `Pacing holds the campaign back to spend its budget evenly until its end: ${formatUsd(Number(d.actual_spend_micros))} spent, ${formatUsd(Number(d.planned_spend_micros))} planned by now.`,
   },
   frequency_capped: {
     severity: 'info',
-    message: (d) => `${text(d.requests)} ad requests of the last hour came from users or conversations that had already seen the campaign as often as the frequency caps allow.`,
+    message: (d) =>
+      `${text(d.requests)} ad requests of the last hour came from users or conversations that had already seen the campaign as often as the frequency caps allow.`,
   },
 };
 

@@ -43,8 +43,7 @@ export interface AdTraffic {
   winPrices: number[];
 }
 
-export const emptyCounts = (): Record<InhouseOutcome, number> =>
-  Object.fromEntries(INHOUSE_OUTCOMES.map((o) => [o, 0])) as Record<InhouseOutcome, number>;
+export const emptyCounts = (): Record<InhouseOutcome, number> => Object.fromEntries(INHOUSE_OUTCOMES.map((o) => [o, 0])) as Record<InhouseOutcome, number>;
 
 /** At most this many sampled winning prices are read per campaign (the median needs no more). */
 const MAX_PRICES = 20_000;
@@ -54,11 +53,15 @@ export async function campaignTraffic(ch: ClickHouseClient, database: string, ca
   const table = `${identifier(database)}.${INHOUSE_STATS_TABLE}`;
   const where = sql`campaign_id = ${campaignId} AND event_time >= ${since}`;
   const [counts, prices] = await Promise.all([
-    ch.query({ query: `SELECT ad_id, outcome, sum(requests) AS n FROM ${table} WHERE ${where} GROUP BY ad_id, outcome`, format: 'JSONEachRow' })
+    ch
+      .query({ query: `SELECT ad_id, outcome, sum(requests) AS n FROM ${table} WHERE ${where} GROUP BY ad_id, outcome`, format: 'JSONEachRow' })
       .then((r) => r.json<{ ad_id: string; outcome: string; n: number | string }>()),
-    ch.query({
-      query: `SELECT ad_id, price FROM ${table} ARRAY JOIN win_prices AS price WHERE ${where} AND outcome = 'outbid' LIMIT ${MAX_PRICES}`, format: 'JSONEachRow',
-    }).then((r) => r.json<{ ad_id: string; price: number | string }>()),
+    ch
+      .query({
+        query: `SELECT ad_id, price FROM ${table} ARRAY JOIN win_prices AS price WHERE ${where} AND outcome = 'outbid' LIMIT ${MAX_PRICES}`,
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json<{ ad_id: string; price: number | string }>()),
   ]);
   const byAd = new Map<string, AdTraffic>();
   const of = (adId: string) => {

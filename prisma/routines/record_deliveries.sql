@@ -25,12 +25,14 @@
 -- what is left of the lifetime budget: spend reaches the limit and never passes it.
 DROP FUNCTION IF EXISTS record_deliveries(text[], text[], timestamp[], text[], text[], text[], text[], text[], text[], text[],
     text[], text[], text[], text[], text[], text[], bigint[], boolean[], text[], text[], text[]);
+DROP FUNCTION IF EXISTS record_deliveries(text[], text[], timestamp[], text[], text[], text[], text[], text[], text[], text[],
+    text[], text[], text[], text[], text[], text[], bigint[], text[], text[], text[], bigint, bigint);
 CREATE OR REPLACE FUNCTION record_deliveries(
     p_event_id text[], p_event_type text[], p_event_time timestamp[], p_auction_id text[], p_source text[],
     p_organization_id text[], p_ad_account_id text[], p_campaign_id text[], p_ad_group_id text[], p_ad_id text[],
     p_dsp_id text[], p_bid_id text[], p_publisher_id text[], p_country text[], p_device text[], p_detail text[],
     p_price_micros bigint[],
-    p_callback_dsp_id text[], p_callback_url text[], p_callback_body text[],
+    p_callback_dsp_id text[], p_callback_url text[], p_callback_body text[], p_user_key text[], p_chat_key text[],
     p_default_cpm_micros bigint, p_default_cpc_micros bigint,
     OUT recorded boolean[], OUT charged_micros bigint[], OUT exhausted_campaign_ids text[])
 LANGUAGE plpgsql
@@ -58,9 +60,10 @@ BEGIN
     WITH input AS (
         SELECT * FROM unnest(p_event_id, p_event_type, p_event_time, p_auction_id, p_source, p_organization_id, p_ad_account_id,
                              p_campaign_id, p_ad_group_id, p_ad_id, p_dsp_id, p_bid_id, p_publisher_id, p_country, p_device, p_detail,
-                             p_price_micros, p_callback_dsp_id, p_callback_url, p_callback_body) WITH ORDINALITY
+                             p_price_micros, p_callback_dsp_id, p_callback_url, p_callback_body, p_user_key, p_chat_key) WITH ORDINALITY
           AS e(event_id, event_type, event_time, auction_id, source, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
-               dsp_id, bid_id, publisher_id, country, device, detail, price_micros, callback_dsp_id, callback_url, callback_body, ord)
+               dsp_id, bid_id, publisher_id, country, device, detail, price_micros, callback_dsp_id, callback_url, callback_body,
+               user_key, chat_key, ord)
     ), fresh AS (
         -- The first copy of each event not yet in the ledger.
         SELECT DISTINCT ON (i.event_id) i.* FROM input i
@@ -117,6 +120,12 @@ BEGIN
         -- Feedback owed to a DSP, forwarded in the background (domain/delivery/dsp-callbacks.ts).
         INSERT INTO dsp_callbacks (dsp_id, url, body)
         SELECT callback_dsp_id, callback_url, callback_body FROM done WHERE callback_url IS NOT NULL
+    ), shown AS (
+        -- An impression of our ad counts toward its user's and conversation's frequency caps
+        -- (auction/inhouse/frequency-caps.ts), charged or not: the user saw it.
+        INSERT INTO frequency_events (kind, publisher_id, user_key, chat_key, campaign_id, auction_id, at)
+        SELECT 'impression', publisher_id, user_key, coalesce(chat_key, ''), campaign_id::uuid, auction_id, event_time
+          FROM done WHERE event_type = 'impression' AND source = 'inhouse' AND coalesce(user_key, '') <> '' AND campaign_id <> ''
     )
     SELECT array_agg(d.ord IS NOT NULL ORDER BY i.ord), array_agg(coalesce(d.charge, 0) ORDER BY i.ord),
            (SELECT array_agg(campaign_id::text ORDER BY campaign_id) FROM spent WHERE exhausted_now)

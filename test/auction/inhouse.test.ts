@@ -39,7 +39,7 @@ const talkAbout = (topic: string, o: Record<string, unknown> = {}) => contextual
   ...o,
 });
 const indexed = (adId: string) => h.auction.deps.catalog.ads.some((a) => a.adId === adId);
-const opener = (o: Record<string, unknown> = {}) => ({ userId: 'u', request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC', ...o });
+const opener = (o: Record<string, unknown> = {}) => ({ userId: `u-${randomBytes(4).toString('hex')}`, request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC', ...o });
 
 async function orgWithLogo() {
   const org = await newOrg(api.db);

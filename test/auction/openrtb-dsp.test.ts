@@ -8,7 +8,7 @@ import { addReferenceDsp, adRequest, contextualRequest, loggedBids, removeDsp, s
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 
 let h: AuctionHarness;
-const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', ...o });
+const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', userId: 'user-anon-1', chatId: 'chat-1', ...o });
 // Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
 beforeAll(async () => { h = await startAuction({ settings: { floorMicros: 250_000 }, budget: { mayServe: () => false } }); });
 afterAll(async () => { await h.close(); });

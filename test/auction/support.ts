@@ -31,11 +31,17 @@ export interface AuctionHarness {
   close(): Promise<void>;
 }
 
-export async function startAuction(overrides: Partial<AuctionDeps> = {}, publisher: { tmaxMs?: number } = {}): Promise<AuctionHarness> {
+/** `publisher.reusePublisherKey` + `publisherId`: a second auction of the same publisher (as two copies of the service would be). */
+export async function startAuction(
+  overrides: Partial<AuctionDeps> = {}, publisher: { tmaxMs?: number; reusePublisherKey?: string; publisherId?: string } = {},
+): Promise<AuctionHarness> {
   const db = createDb(undefined, 3);
   const clickhouse = createClickhouse();
   const dspIds = new Set<string>();
-  const { publisher_id, publisher_key } = await createPublisher(db, { name: `Test host ${randomBytes(3).toString('hex')}`, domain: 'Chat.Example.COM', ...publisher });
+  const { reusePublisherKey, publisherId, ...options } = publisher;
+  const { publisher_id, publisher_key } = reusePublisherKey && publisherId
+    ? { publisher_id: publisherId, publisher_key: reusePublisherKey }
+    : await createPublisher(db, { name: `Test host ${randomBytes(3).toString('hex')}`, domain: 'Chat.Example.COM', ...options });
   const auction = createAuction({ db, clickhouse, dspFilter: (d) => dspIds.has(d.id), ...overrides, settings: { logFlushMs: 200, ...overrides.settings } });
   await auction.start();
   const server: Server = await new Promise((resolve) => { const s = auction.app.listen(0, '127.0.0.1', () => resolve(s)); });
@@ -76,10 +82,17 @@ export async function removeDsp(h: AuctionHarness, dspId: string) {
   await until(() => !h.auction.deps.catalog.dsps.some((d) => d.id === dspId), 'the DSP gone from the catalog');
 }
 
+let requestCounter = 0;
+/**
+ * A valid contextual request. Each gets a user and a conversation of its own
+ * (frequency caps count per user and per conversation): pass `userId` and
+ * `chatId` to send the same ones again.
+ */
 export function contextualRequest(overrides: Record<string, unknown> = {}) {
+  requestCounter += 1;
   return {
-    userId: 'user-anon-1',
-    chatId: 'chat-1',
+    userId: `user-anon-${process.pid}-${requestCounter}`,
+    chatId: `chat-${process.pid}-${requestCounter}`,
     nAdsBefore: 0,
     messages: [
       { role: 'user', content: 'Which shoes should I buy for my first marathon?' },

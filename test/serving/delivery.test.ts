@@ -11,7 +11,10 @@ import { adRequest, contextualRequest, loggedBids, startAuction, until, type Auc
 
 let api: Harness;
 let h: AuctionHarness;
-beforeAll(async () => { api = await startHarness(); h = await startAuction(); });
+beforeAll(async () => {
+  api = await startHarness();
+  h = await startAuction();
+});
 afterAll(async () => {
   await api.db.campaign.updateMany({ where: { id: { in: live } }, data: { status: 'paused' } });
   await h.close();
@@ -32,7 +35,7 @@ async function delivery(token: string, campaignId: string) {
 const codes = (body: { issues: { code: string }[] }) => body.issues.map((i) => i.code);
 const issueOf = (body: { issues: { code: string }[] }, code: string) => body.issues.find((i) => i.code === code);
 
-describe('the campaign\'s own state', () => {
+describe("the campaign's own state", () => {
   let org: Awaited<ReturnType<typeof newOrg>>;
   beforeAll(async () => {
     org = await newOrg(api.db);
@@ -56,12 +59,17 @@ describe('the campaign\'s own state', () => {
     expect(issueOf(body, code)).toMatchObject({ severity, entity: { type: 'campaign', id: tree.campaign.id }, message: expect.any(String) });
   });
 
-  test('details: the reviewer\'s reason, the start time', async () => {
+  test("details: the reviewer's reason, the start time", async () => {
     const rejected = await insertTree(api.db, org, { campaign: { reviewStatus: 'rejected', reviewReason: 'Misleading claims' } });
-    expect(issueOf(await delivery(org.api_key, rejected.campaign.id), 'rejected')).toMatchObject({ message: expect.stringContaining('Misleading claims'), details: { reason: 'Misleading claims' } });
+    expect(issueOf(await delivery(org.api_key, rejected.campaign.id), 'rejected')).toMatchObject({
+      message: expect.stringContaining('Misleading claims'),
+      details: { reason: 'Misleading claims' },
+    });
     const start = new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000);
     const later = await insertTree(api.db, org, { campaign: { ...serving, startTime: start } });
-    expect(issueOf(await delivery(org.api_key, later.campaign.id), 'scheduled')).toMatchObject({ details: { start_time: start.getTime() / 1000, starts_at: start.toISOString() } });
+    expect(issueOf(await delivery(org.api_key, later.campaign.id), 'scheduled')).toMatchObject({
+      details: { start_time: start.getTime() / 1000, starts_at: start.toISOString() },
+    });
   });
 
   test('a spend that reached the limit reads budget_exhausted before the lifecycle catches up', async () => {
@@ -88,10 +96,14 @@ describe('the campaign\'s own state', () => {
     expect(body.delivery_status).toBe('delivering');
   });
 
-  test('an unknown, malformed or another organization\'s campaign is 404 not_found, like the campaign itself', async () => {
+  test("an unknown, malformed or another organization's campaign is 404 not_found, like the campaign itself", async () => {
     const tree = await insertTree(api.db, org, { campaign: serving });
     const stranger = await newOrg(api.db);
-    for (const [token, id] of [[stranger.api_key, tree.campaign.id], [org.api_key, 'not-a-uuid'], [org.api_key, '00000000-0000-4000-8000-000000000000']]) {
+    for (const [token, id] of [
+      [stranger.api_key, tree.campaign.id],
+      [org.api_key, 'not-a-uuid'],
+      [org.api_key, '00000000-0000-4000-8000-000000000000'],
+    ]) {
       const res = await call(api.url, 'GET', `/v1/campaigns/${id}/delivery`, { token });
       expect(res.status).toBe(404);
       expect(res.body.error).toMatchObject({ code: 'not_found', type: 'invalid_request_error', param: 'campaign_id' });
@@ -104,10 +116,17 @@ describe('the creative and the account', () => {
     const org = await newOrg(api.db, { domain: undefined });
     const tree = await insertTree(api.db, org, { campaign: serving });
     const body = await delivery(org.api_key, tree.campaign.id);
-    expect(issueOf(body, 'no_landing_url')).toMatchObject({ severity: 'blocking', entity: { type: 'ad', id: tree.ad.id }, action: expect.stringContaining('website') });
+    expect(issueOf(body, 'no_landing_url')).toMatchObject({
+      severity: 'blocking',
+      entity: { type: 'ad', id: tree.ad.id },
+      action: expect.stringContaining('website'),
+    });
     expect(body.delivery_status).toBe('not_delivering');
     // A website set on the account is all it takes.
-    await api.db.adAccount.updateMany({ where: { organization: { publicId: org.org_public_id } }, data: { url: 'https://shop.example/', logoUrl: 'https://cdn.example/l.png' } });
+    await api.db.adAccount.updateMany({
+      where: { organization: { publicId: org.org_public_id } },
+      data: { url: 'https://shop.example/', logoUrl: 'https://cdn.example/l.png' },
+    });
     expect(codes(await delivery(org.api_key, tree.campaign.id))).not.toContain('no_landing_url');
   });
 
@@ -117,7 +136,10 @@ describe('the creative and the account', () => {
     expect(issueOf(await delivery(org.api_key, bare.campaign.id), 'no_image_or_logo')).toMatchObject({ severity: 'blocking', details: { when: 'always' } });
 
     const withImage = await insertTree(api.db, org, { campaign: serving });
-    const snapshot = { ...(withImage.ad.approvedCreative as object), image: { asset_id: 'a', sha256: 'f'.repeat(64), ext: 'png', mime: 'image/png', width: 600, height: 314 } };
+    const snapshot = {
+      ...(withImage.ad.approvedCreative as object),
+      image: { asset_id: 'a', sha256: 'f'.repeat(64), ext: 'png', mime: 'image/png', width: 600, height: 314 },
+    };
     await api.db.ad.update({ where: { id: withImage.ad.id }, data: { approvedCreative: snapshot } });
     const body = await delivery(org.api_key, withImage.campaign.id);
     expect(issueOf(body, 'no_image_or_logo')).toMatchObject({ severity: 'limiting', details: { when: 'images_off' } });
@@ -145,9 +167,14 @@ describe('from the last hour of auctions', () => {
     await until(() => h.auction.deps.catalog.ads.some((a) => a.adId === tree.ad.id), 'the ad in the index');
     return { org, tree };
   }
-  const about = (topic: string, country: string) => contextualRequest({
-    country_code: country, messages: [{ role: 'user', content: `Tell me about ${topic}` }, { role: 'assistant', content: `Here is ${topic}.` }],
-  });
+  const about = (topic: string, country: string) =>
+    contextualRequest({
+      country_code: country,
+      messages: [
+        { role: 'user', content: `Tell me about ${topic}` },
+        { role: 'assistant', content: `Here is ${topic}.` },
+      ],
+    });
 
   test('no_targeted_traffic: every request came from elsewhere; the skips are counted per reason', async () => {
     const topic = word();
@@ -183,7 +210,8 @@ describe('from the last hour of auctions', () => {
     await h.auction.flushInhouseStats();
     const body = await delivery(low.org.api_key, low.tree.campaign.id);
     expect(issueOf(body, 'outbid')).toMatchObject({
-      severity: 'limiting', entity: { type: 'ad_group', id: low.tree.adGroup.id },
+      severity: 'limiting',
+      entity: { type: 'ad_group', id: low.tree.adGroup.id },
       details: { eligible: 4, won: 0, outbid: 4, median_winning_price_micros: 3_000_000, max_bid_micros: 1_000_000 },
     });
     const winner = await delivery(high.org.api_key, high.tree.campaign.id);
@@ -199,7 +227,11 @@ describe('from the last hour of auctions', () => {
     const printed = await adctl('campaign', 'delivery', tree.campaign.id);
     const printedJson = JSON.parse(printed.stdout);
     expect(printed.code).toBe(0);
-    expect(printedJson).toMatchObject({ campaign_id: tree.campaign.id, delivery_status: 'limited', issues: [expect.objectContaining({ code: 'not_relevant' })] });
+    expect(printedJson).toMatchObject({
+      campaign_id: tree.campaign.id,
+      delivery_status: 'limited',
+      issues: [expect.objectContaining({ code: 'not_relevant' })],
+    });
     const report = await adctl('dsp', 'report', '--dsp', 'inhouse');
     expect(JSON.parse(report.stdout).dsps[0].non_bids).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'not_relevant', code: 0 })]));
     expect((await adctl('campaign', 'delivery', '00000000-0000-4000-8000-000000000000')).code).not.toBe(0);

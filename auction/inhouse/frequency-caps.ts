@@ -1,0 +1,175 @@
+import type { Pool } from 'pg';
+import type { AuctionContext } from '../types';
+import { audienceKey, frequencyEventsSince, insertFrequencyEvents, type FrequencyEvent } from '../../domain/serving/frequency-events';
+
+/**
+ * Frequency caps, shared by any number of auction processes without a
+ * database round trip per request: every process keeps in memory who was
+ * shown which campaign in the window (a replica of `frequency_events`), adds
+ * its own wins at once, writes them in batches and reads everyone's every
+ * `syncMs`. An impression (the view pixel) counts for the 24-hour window; a
+ * won auction whose pixel has not fired counts provisionally for
+ * `provisionalMs`, so a burst of prefetches cannot get past a cap.
+ *
+ * Worst case across processes (docs/api-behaviour.md): another process learns
+ * of a win after at most two sync periods plus a query, so a user whose
+ * requests reach P processes within that time can be shown up to P - 1
+ * impressions past a cap. Nothing grows without bound: entries expire with
+ * their window and are swept every minute.
+ */
+export interface FrequencySettings {
+  perUserDay: number;
+  perConversation: number;
+  provisionalMs: number;
+  syncMs: number;
+  windowMs?: number;
+}
+
+/** The request's keys (computed once per request, when an ad first reaches the cap check). */
+export interface AudienceKeys {
+  publisherId: string;
+  user: string;
+  chat: string;
+}
+
+/** The request's keys, hashed once per auction (kept on the context: the tracking tokens carry them too). */
+export function audienceKeysOf(ctx: AuctionContext): AudienceKeys {
+  if (ctx.audience) return ctx.audience;
+  const publisherId = ctx.publisher.publicId;
+  const { userId, chatId } = ctx.request;
+  return (ctx.audience = { publisherId, user: audienceKey('user', publisherId, userId), chat: chatId ? audienceKey('chat', publisherId, chatId) : '' });
+}
+
+/** Per key, per campaign: when each auction's count expires (an auction counts once, win and impression alike). */
+type Shown = Map<string, Map<string, number>>;
+
+const DAY_MS = 86_400_000;
+/** Rows read again on every sync: a row committed late (its recorded_at earlier than what was already read) is still seen. */
+const REREAD_MS = 1_000;
+const SWEEP_MS = 60_000;
+const READ_LIMIT = 20_000;
+
+export class FrequencyCaps {
+  private readonly users = new Map<string, Shown>();
+  private readonly chats = new Map<string, Shown>();
+  private pending: FrequencyEvent[] = [];
+  private readFromMs = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private lastSweep = 0;
+  private syncing: Promise<void> = Promise.resolve();
+  readonly windowMs: number;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly settings: FrequencySettings,
+  ) {
+    this.windowMs = settings.windowMs ?? DAY_MS;
+  }
+
+  get enabled(): boolean {
+    return this.settings.perUserDay > 0 || this.settings.perConversation > 0;
+  }
+
+  /** Loads the window's events, then syncs every syncMs. */
+  async start(now = Date.now()): Promise<void> {
+    if (!this.enabled) return;
+    this.readFromMs = now - this.windowMs;
+    await this.sync(now);
+    this.timer = setInterval(() => {
+      void this.sync();
+    }, this.settings.syncMs);
+    this.timer.unref();
+  }
+
+  /** Whether the campaign has reached a cap for this user or conversation. */
+  capped(campaignId: string, keys: AudienceKeys, now: number): boolean {
+    const { perUserDay, perConversation } = this.settings;
+    if (perUserDay > 0 && countOf(this.users.get(`${keys.publisherId}\u0000${keys.user}`), campaignId, now) >= perUserDay) return true;
+    return perConversation > 0 && keys.chat !== '' && countOf(this.chats.get(`${keys.publisherId}\u0000${keys.chat}`), campaignId, now) >= perConversation;
+  }
+
+  /** A won auction: counted here at once, and written for the other processes with the next sync. */
+  recordWin(keys: AudienceKeys, campaignId: string, auctionId: string, now = Date.now()): void {
+    if (!this.enabled) return;
+    const event: FrequencyEvent = { kind: 'win', publisherId: keys.publisherId, userKey: keys.user, chatKey: keys.chat, campaignId, auctionId, atMs: now };
+    this.apply(event);
+    this.pending.push(event);
+  }
+
+  /** Writes this process's wins and reads everyone's since the last look (one at a time). */
+  sync(now = Date.now()): Promise<void> {
+    this.syncing = this.syncing
+      .then(() => this.exchange(now))
+      .catch((err: unknown) => {
+        console.error(`auction: frequency sync failed, will retry: ${(err as Error).message}`);
+      });
+    return this.syncing;
+  }
+
+  private async exchange(now: number): Promise<void> {
+    const mine = this.pending;
+    this.pending = [];
+    try {
+      await insertFrequencyEvents(this.pool, mine);
+    } catch (err) {
+      this.pending = [...mine, ...this.pending];
+      throw err;
+    }
+    // Applying an event twice changes nothing (an auction counts once), so rows read again are harmless.
+    const rows = await frequencyEventsSince(this.pool, this.readFromMs, READ_LIMIT);
+    for (const { event } of rows) this.apply(event);
+    if (rows.length > 0) {
+      const last = rows[rows.length - 1].recordedMs;
+      // A full page continues from its last row; otherwise the last second is read again next time.
+      this.readFromMs = rows.length === READ_LIMIT ? last : Math.max(this.readFromMs, last - REREAD_MS);
+    }
+    if (now - this.lastSweep >= SWEEP_MS) this.sweep(now);
+  }
+
+  private apply(e: FrequencyEvent): void {
+    const expires = e.atMs + (e.kind === 'impression' ? this.windowMs : this.settings.provisionalMs);
+    add(this.users, `${e.publisherId}\u0000${e.userKey}`, e.campaignId, e.auctionId, expires);
+    if (e.chatKey) add(this.chats, `${e.publisherId}\u0000${e.chatKey}`, e.campaignId, e.auctionId, expires);
+  }
+
+  /** Drops what has expired: nothing outlives its window. */
+  sweep(now: number): void {
+    this.lastSweep = now;
+    for (const map of [this.users, this.chats]) {
+      for (const [key, shown] of map) {
+        for (const [campaignId, auctions] of shown) {
+          for (const [auctionId, expires] of auctions) if (expires <= now) auctions.delete(auctionId);
+          if (auctions.size === 0) shown.delete(campaignId);
+        }
+        if (shown.size === 0) map.delete(key);
+      }
+    }
+  }
+
+  /** Keys held (users and conversations): the replica's size, for metrics and tests. */
+  get size(): number {
+    return this.users.size + this.chats.size;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.sync();
+  }
+}
+
+function add(map: Map<string, Shown>, key: string, campaignId: string, auctionId: string, expires: number): void {
+  let shown = map.get(key);
+  if (!shown) map.set(key, (shown = new Map<string, Map<string, number>>()));
+  let auctions = shown.get(campaignId);
+  if (!auctions) shown.set(campaignId, (auctions = new Map<string, number>()));
+  // A win and its impression are one showing: the later expiry wins.
+  auctions.set(auctionId, Math.max(auctions.get(auctionId) ?? 0, expires));
+}
+
+function countOf(shown: Shown | undefined, campaignId: string, now: number): number {
+  const auctions = shown?.get(campaignId);
+  if (!auctions) return 0;
+  let n = 0;
+  for (const expires of auctions.values()) if (expires > now) n += 1;
+  return n;
+}

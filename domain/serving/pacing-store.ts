@@ -1,0 +1,73 @@
+import type { Db } from '../../lib/db';
+import { pacingStep, type PacingState, type PacingStep } from './pacing';
+
+/**
+ * The pacing plan in PostgreSQL (`campaign_pacing`): one controller step for
+ * every campaign that paces now (active, approved, live, in its flight, with an
+ * end time), from the shared spend store; rows of campaigns that no longer pace
+ * are removed. `nowMs` is injected so tests and bench:pacing drive a simulated clock.
+ */
+export async function stepPacing(db: Db, nowMs: number): Promise<number> {
+  const now = new Date(nowMs);
+  const campaigns = await db.campaign.findMany({
+    where: { status: 'active', reviewStatus: 'approved', lifecycleState: null, startTime: { lte: now }, endTime: { gt: now } },
+    select: { id: true, startTime: true, endTime: true, lifetimeSpendLimitMicros: true, spend: { select: { spentMicros: true } } },
+  });
+  const ids = campaigns.map((c) => c.id);
+  const states = new Map((await db.campaignPacing.findMany({ where: { campaignId: { in: ids } } })).map((p) => [p.campaignId, stateOf(p)]));
+  const steps = campaigns.map((c) => ({
+    campaignId: c.id,
+    step: pacingStep(
+      {
+        startMs: c.startTime.getTime(),
+        endMs: c.endTime!.getTime(),
+        limitMicros: Number(c.lifetimeSpendLimitMicros),
+        spentMicros: Number(c.spend?.spentMicros ?? 0n),
+      },
+      states.get(c.id) ?? null,
+      nowMs,
+    ),
+  }));
+  await db.$transaction([
+    db.campaignPacing.deleteMany({ where: { campaignId: { notIn: ids } } }),
+    ...steps.map(({ campaignId, step }) => upsert(db, campaignId, step)),
+  ]);
+  return steps.length;
+}
+
+function upsert(db: Db, campaignId: string, step: PacingStep) {
+  const row = {
+    participation: step.participation,
+    fullRateMicrosPerSecond: step.fullRateMicrosPerSecond,
+    observedSpentMicros: BigInt(step.observedSpentMicros),
+    plannedSpentMicros: BigInt(step.plannedSpentMicros),
+    observedAt: new Date(step.observedAtMs),
+  };
+  return db.campaignPacing.upsert({ where: { campaignId }, create: { campaignId, ...row }, update: row });
+}
+
+type PacingRow = { participation: number; fullRateMicrosPerSecond: number | null; observedSpentMicros: bigint; observedAt: Date };
+const stateOf = (p: PacingRow): PacingState => ({
+  participation: p.participation,
+  fullRateMicrosPerSecond: p.fullRateMicrosPerSecond,
+  observedSpentMicros: Number(p.observedSpentMicros),
+  observedAtMs: p.observedAt.getTime(),
+});
+
+/** A plan older than this is not applied (the controller stopped): the campaign spends as it wins until it runs again. */
+export const PACING_STALE_MS = 60_000;
+
+/** Every fresh plan that holds a campaign back (participation < 1), for the auctions. */
+export async function loadParticipation(db: Db, nowMs = Date.now()): Promise<Map<string, number>> {
+  const rows = await db.campaignPacing.findMany({
+    where: { participation: { lt: 1 }, updatedAt: { gt: new Date(nowMs - PACING_STALE_MS) } },
+    select: { campaignId: true, participation: true },
+  });
+  return new Map(rows.map((r) => [r.campaignId, r.participation]));
+}
+
+/** A campaign's fresh plan, as the delivery diagnostics show it (`paced`), or null when it does not pace. */
+export async function freshPacingOf(db: Db, campaignId: string, nowMs = Date.now()) {
+  const plan = await db.campaignPacing.findUnique({ where: { campaignId } });
+  return plan && plan.updatedAt.getTime() > nowMs - PACING_STALE_MS ? plan : null;
+}
