@@ -4,13 +4,15 @@ import { pacingStep, type PacingState, type PacingStep } from './pacing';
 /**
  * The pacing plan in PostgreSQL (`campaign_pacing`): one controller step for
  * every campaign that paces now (active, approved, live, in its flight, with an
- * end time), from the shared spend store; rows of campaigns that no longer pace
- * are removed. `nowMs` is injected so tests and bench:pacing drive a simulated clock.
+ * end time), from the shared spend store; rows of campaigns that stopped or
+ * ended are removed. `nowMs` is injected so tests and bench:pacing drive a
+ * simulated clock; `campaignIds` narrows the step to those campaigns.
  */
-export async function stepPacing(db: Db, nowMs: number): Promise<number> {
+export async function stepPacing(db: Db, nowMs: number, scope: { campaignIds?: string[] } = {}): Promise<number> {
   const now = new Date(nowMs);
+  const only = scope.campaignIds ? { id: { in: scope.campaignIds } } : {};
   const campaigns = await db.campaign.findMany({
-    where: { status: 'active', reviewStatus: 'approved', lifecycleState: null, startTime: { lte: now }, endTime: { gt: now } },
+    where: { ...only, status: 'active', reviewStatus: 'approved', lifecycleState: null, startTime: { lte: now }, endTime: { gt: now } },
     select: { id: true, startTime: true, endTime: true, lifetimeSpendLimitMicros: true, spend: { select: { spentMicros: true } } },
   });
   const ids = campaigns.map((c) => c.id);
