@@ -54,10 +54,6 @@ export interface Auction {
 
 export function createAuction(input: AuctionDeps): Auction {
   const settings: AuctionSettings = { ...auctionSettings, ...input.settings };
-  const tallies = new InhouseTallies();
-  const catalog = new Catalog(input.db, {
-    databaseUrl: input.databaseUrl, safetyReloadMs: settings.indexSafetyReloadMs, dspFilter: input.dspFilter, onAdsLoaded: (ads) => tallies.adopt(ads),
-  });
   // Delivery controls shared by every auction process: the pacing plan and the frequency counts.
   const capsPool = createPgPool(input.databaseUrl, 2);
   const caps = new FrequencyCaps(capsPool, {
@@ -65,6 +61,14 @@ export function createAuction(input: AuctionDeps): Auction {
     provisionalMs: settings.frequencyProvisionalMs, syncMs: settings.frequencySyncMs,
   });
   const pacing = new PacingGate(input.db, settings.pacingRefreshMs);
+  // Each freshly loaded index entry takes over its ad's tally and its campaign's pacing plan.
+  const tallies = new InhouseTallies();
+  const catalog = new Catalog(input.db, {
+    databaseUrl: input.databaseUrl, safetyReloadMs: settings.indexSafetyReloadMs, dspFilter: input.dspFilter, onAdsLoaded: (ads) => {
+      tallies.adopt(ads);
+      pacing.adopt(ads);
+    },
+  });
   const inhouse = { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr, pacing, caps };
   const deps: PipelineDeps = {
     catalog,

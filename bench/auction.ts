@@ -18,6 +18,7 @@
  *   npm run bench:auction        (BENCH_RATES=100,200,... BENCH_STEP_SECONDS=3)
  *
  * Last line: auction rps=... overhead_p50_ms=... overhead_p99_ms=... at_rps=... floor_rps=... floor_overhead_p99_ms=...
+ * controls_cpu_p50_ms=... (what pacing and frequency caps add to the in-house bidder per auction: bench/controls-cost.ts)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -31,6 +32,7 @@ import { addDsp } from '../domain/dsps';
 import { percentile } from './support/load';
 import { gcTrace, overlapping, type GcPause } from './gc-trace';
 import { SERVICE_NODE_FLAGS } from '../dev/node-flags';
+import { controlsCostMs } from './controls-cost';
 
 const GC_TRACE = process.env.BENCH_GC_TRACE === '1';
 const generatorGcs = gcTrace();
@@ -167,8 +169,10 @@ async function main() {
     const { dsp_id } = await addDsp(db, { name: `bench-${randomUUID().slice(0, 8)}`, protocol: 'native', bidUrl: `${url}/native/bid`, renderUrl: `${url}/native/render`, key: 'bench' });
     dspIds.push(dsp_id);
   }
+  // Users come back (5,000 of them), each request in a conversation of its own: frequency caps apply as in service.
+  let sent = 0;
   const body = (id: string) => JSON.stringify({
-    userId: 'bench-user', chatId: 'bench-chat', request_id: id, country_code: 'AQ', device: 'mobile', timezone: 'UTC', ip: '203.0.113.5', user_agent: 'bench',
+    userId: `bench-user-${(sent += 1) % 5000}`, chatId: `bench-chat-${sent}`, request_id: id, country_code: 'AQ', device: 'mobile', timezone: 'UTC', ip: '203.0.113.5', user_agent: 'bench',
     messages: [{ role: 'user', content: 'Which running shoes for a marathon?' }, { role: 'assistant', content: 'Cushioned trainers help.' }],
   });
 
@@ -189,12 +193,16 @@ async function main() {
     const floorResults = await ramp('floor', floor, dsps, '/', { 'content-type': 'application/json' }, body);
     await stop(floor);
 
+    // What pacing and frequency caps cost the in-house bidder per auction, in this process over the same index.
+    const controls = await controlsCostMs(db);
+    console.log(`controls in-house bidder over ${controls.ads} ads, p50 per auction: ${round(controls.withoutMs)} ms without, ${round(controls.withMs)} ms with pacing and caps (+${controls.costMs.toFixed(4)} ms)`);
+
     const best = (rs: StepResult[]) => rs.filter((r) => r.ok).pop();
     const a = best(auctionResults);
     const f = best(floorResults);
     const at = auctionResults.find((r) => r.rate === TARGET_RPS && r.ok) ?? a;
     const floorAt = floorResults.find((r) => r.rate === (at?.rate ?? 0)) ?? f;
-    console.log(`auction rps=${a?.rate ?? 0} overhead_p50_ms=${at?.overheadP50 ?? 'NaN'} overhead_p99_ms=${at?.overheadP99 ?? 'NaN'} at_rps=${at?.rate ?? 0} floor_rps=${f?.rate ?? 0} floor_overhead_p99_ms=${floorAt?.overheadP99 ?? 'NaN'}`);
+    console.log(`auction rps=${a?.rate ?? 0} overhead_p50_ms=${at?.overheadP50 ?? 'NaN'} overhead_p99_ms=${at?.overheadP99 ?? 'NaN'} at_rps=${at?.rate ?? 0} floor_rps=${f?.rate ?? 0} floor_overhead_p99_ms=${floorAt?.overheadP99 ?? 'NaN'} controls_cpu_p50_ms=${controls.costMs.toFixed(4)}`);
   } finally {
     await db.dsp.updateMany({ where: { id: { in: dspIds } }, data: { enabled: false } });
     await db.publisher.updateMany({ where: { publicId: publisher.publisher_id }, data: { enabled: false } });

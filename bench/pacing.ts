@@ -28,6 +28,7 @@ import type { DeliveryLedgerWriter } from '../domain/delivery/ledger';
 import type { IndexedAd } from '../auction/inhouse/ad-index';
 import type { AuctionContext } from '../auction/types';
 import { plannedSpend } from '../domain/serving/pacing';
+import type { PacingGate } from '../auction/inhouse/pacing-gate';
 
 const DAY_MS = 86_400_000;
 const REALTIME_S = Number(process.env.BENCH_REALTIME_SECONDS ?? 600);
@@ -36,8 +37,17 @@ const TRAFFIC_TIMES_BUDGET = 5;
 /** Diurnal: rate(t) = mean (1 + A sin(...)), peak / trough = (1 + A) / (1 - A) = 10. */
 const A = 9 / 11;
 
-interface Flight { startMs: number; endMs: number; limitMicros: number }
-interface Outcome { maxDeviationPct: number; rawDeviationPct: number; deliveredPct: number; steps: number }
+interface Flight {
+  startMs: number;
+  endMs: number;
+  limitMicros: number;
+}
+interface Outcome {
+  maxDeviationPct: number;
+  rawDeviationPct: number;
+  deliveredPct: number;
+  steps: number;
+}
 
 /** Requests per second at `t` of a flight of `lengthMs` whose requests are worth `times` its budget. */
 function trafficRate(f: Flight, t: number): number {
@@ -59,7 +69,12 @@ class DeviationMeter {
     if (participation < 1 || spent > planned) this.max = Math.max(this.max, deviation);
   }
   outcome(spent: number): Outcome {
-    return { maxDeviationPct: round(this.max * 100), rawDeviationPct: round(this.raw * 100), deliveredPct: round((100 * spent) / this.f.limitMicros), steps: this.steps };
+    return {
+      maxDeviationPct: round(this.max * 100),
+      rawDeviationPct: round(this.raw * 100),
+      deliveredPct: round((100 * spent) / this.f.limitMicros),
+      steps: this.steps,
+    };
   }
 }
 const round = (x: number) => Math.round(x * 10) / 10;
@@ -72,10 +87,16 @@ async function main() {
   const ledger = createDeliveryLedger(pool);
   try {
     const simulated = await simulatedFlight(db, ledger);
-    console.log(`simulated 24 h flight: max deviation ${simulated.maxDeviationPct}% (raw ${simulated.rawDeviationPct}%), delivered ${simulated.deliveredPct}%, ${simulated.steps} steps`);
+    console.log(
+      `simulated 24 h flight: max deviation ${simulated.maxDeviationPct}% (raw ${simulated.rawDeviationPct}%), delivered ${simulated.deliveredPct}%, ${simulated.steps} steps`,
+    );
     const realtime = await realtimeFlight(db, ledger);
-    console.log(`real-clock ${REALTIME_S} s flight: max deviation ${realtime.maxDeviationPct}% (raw ${realtime.rawDeviationPct}%), delivered ${realtime.deliveredPct}%, ${realtime.steps} steps`);
-    console.log(`pacing max_deviation_pct=${simulated.maxDeviationPct} delivered_pct=${simulated.deliveredPct} realtime_deviation_pct=${realtime.maxDeviationPct}`);
+    console.log(
+      `real-clock ${REALTIME_S} s flight: max deviation ${realtime.maxDeviationPct}% (raw ${realtime.rawDeviationPct}%), delivered ${realtime.deliveredPct}%, ${realtime.steps} steps`,
+    );
+    console.log(
+      `pacing max_deviation_pct=${simulated.maxDeviationPct} delivered_pct=${simulated.deliveredPct} realtime_deviation_pct=${realtime.maxDeviationPct}`,
+    );
   } finally {
     await pool.end();
     await db.$disconnect();
@@ -93,12 +114,23 @@ async function benchCampaign(db: Db, f: Flight) {
   await db.adAccount.update({ where: { id: account.id }, data: { logoUrl: 'https://pacing.example/logo.png' } });
   const campaign = await db.campaign.create({
     data: {
-      organizationId: organization.id, adAccountId: account.id, name: `bench pacing ${randomUUID()}`, status: 'active', reviewStatus: 'approved',
-      startTime: new Date(f.startMs), endTime: new Date(f.endMs), lifetimeSpendLimitMicros: BigInt(f.limitMicros), recurringFrequency: 'daily',
-      pricingModel: 'cpm', targetCountries: [],
+      organizationId: organization.id,
+      adAccountId: account.id,
+      name: `bench pacing ${randomUUID()}`,
+      status: 'active',
+      reviewStatus: 'approved',
+      startTime: new Date(f.startMs),
+      endTime: new Date(f.endMs),
+      lifetimeSpendLimitMicros: BigInt(f.limitMicros),
+      recurringFrequency: 'daily',
+      pricingModel: 'cpm',
+      targetCountries: [],
       adGroups: {
         create: {
-          name: 'g', contextHints: ['pacing'], creativeType: 'chat_card', maxBidMicros: BigInt(PRICE_CPM_MICROS),
+          name: 'g',
+          contextHints: ['pacing'],
+          creativeType: 'chat_card',
+          maxBidMicros: BigInt(PRICE_CPM_MICROS),
           ads: { create: { name: 'a', creativeType: 'chat_card', title: 'Paced evenly' } },
         },
       },
@@ -113,17 +145,29 @@ async function benchCampaign(db: Db, f: Flight) {
 /** A request the bench campaign is eligible for (a fresh user: caps are not what is measured here). */
 function requestContext(): AuctionContext {
   return {
-    auctionId: randomUUID(), startedAt: 0, deadlineAt: Infinity, tmaxMs: 2000, floorMicros: 0, userIp: '', userAgent: '', audience: undefined,
+    auctionId: randomUUID(),
+    startedAt: 0,
+    deadlineAt: Infinity,
+    tmaxMs: 2000,
+    floorMicros: 0,
+    userIp: '',
+    userAgent: '',
+    audience: undefined,
     publisher: { publicId: 'bench', name: 'bench', tmaxMs: 2000 } as AuctionContext['publisher'],
     request: {
-      userId: randomUUID(), request_type: 'opener', country_code: 'US', device: 'mobile', timezone: 'UTC', ad_formats: ['sponsored_message'],
+      userId: randomUUID(),
+      request_type: 'opener',
+      country_code: 'US',
+      device: 'mobile',
+      timezone: 'UTC',
+      ad_formats: ['sponsored_message'],
       config: { max_headline_chars: 100, image_enabled: true },
     } as unknown as AuctionContext['request'],
   };
 }
 
 /** One request through the bidder; a bid wins and is charged at `atMs`. */
-async function serve(ad: IndexedAd, gate: { admits(id: string): boolean; participationOf(id: string): number }, ledger: DeliveryLedgerWriter, atMs: number) {
+async function serve(ad: IndexedAd, gate: PacingGate, ledger: DeliveryLedgerWriter, atMs: number) {
   const { inhouseBid } = await import('../auction/inhouse/bidder');
   const { priorCtr, alwaysOpenBudget } = await import('../auction/inhouse/eligibility');
   const ctx = requestContext();
@@ -131,10 +175,22 @@ async function serve(ad: IndexedAd, gate: { admits(id: string): boolean; partici
   if (!bid?.inhouse) return;
   const i = bid.inhouse;
   await ledger.record({
-    type: 'impression', time: new Date(atMs),
+    type: 'impression',
+    time: new Date(atMs),
     claims: {
-      kind: 'view', auction_id: ctx.auctionId, publisher_id: 'bench', price_micros: bid.priceMicros, source: 'inhouse', ad_id: i.adId, ad_group_id: i.adGroupId,
-      campaign_id: i.campaignId, organization_id: i.organizationId, ad_account_id: i.adAccountId, pricing_model: 'cpm', country: 'US', device: 'mobile',
+      kind: 'view',
+      auction_id: ctx.auctionId,
+      publisher_id: 'bench',
+      price_micros: bid.priceMicros,
+      source: 'inhouse',
+      ad_id: i.adId,
+      ad_group_id: i.adGroupId,
+      campaign_id: i.campaignId,
+      organization_id: i.organizationId,
+      ad_account_id: i.adAccountId,
+      pricing_model: 'cpm',
+      country: 'US',
+      device: 'mobile',
     },
   });
 }
@@ -148,6 +204,7 @@ async function simulatedFlight(db: Db, ledger: DeliveryLedgerWriter): Promise<Ou
   const f: Flight = { startMs: start, endMs: start + DAY_MS, limitMicros: 20_000_000 };
   const { campaignId, ad } = await benchCampaign(db, f);
   const gate = new PacingGate(db, 60_000);
+  gate.adopt([ad]);
   const meter = new DeviationMeter(f);
   let carry = 0;
   for (let t = f.startMs; t < f.endMs; t += 60_000) {
@@ -171,10 +228,13 @@ async function realtimeFlight(db: Db, ledger: DeliveryLedgerWriter): Promise<Out
   const f: Flight = { startMs: start, endMs: start + REALTIME_S * 1000, limitMicros: 5_000_000 };
   const { campaignId, ad } = await benchCampaign(db, f);
   const gate = new PacingGate(db, config.pacing.auctionRefreshMs);
+  gate.adopt([ad]);
   await gate.start();
   const meter = new DeviationMeter(f);
   const controller = setInterval(() => {
-    void stepPacing(db, Date.now(), { campaignIds: [campaignId] }).then(async () => meter.observe(Date.now(), await spentOf(db, campaignId), gate.participationOf(campaignId)));
+    void stepPacing(db, Date.now(), { campaignIds: [campaignId] }).then(async () =>
+      meter.observe(Date.now(), await spentOf(db, campaignId), gate.participationOf(campaignId)),
+    );
   }, config.pacing.intervalMs);
   let carry = 0;
   const pending: Promise<void>[] = [];

@@ -4,6 +4,7 @@ import { servableCreative } from '../../domain/creatives/review';
 import { hintTerms, type HintTerms } from './relevance';
 import { landingUrlOf, type ServableFacts } from '../../domain/serving/eligibility';
 import { newAdTally, type AdTally } from './tally';
+import { unpaced, type CampaignPacing } from './pacing-gate';
 
 /**
  * The in-memory index of our advertisers' ads. Loaded from PostgreSQL (in
@@ -36,6 +37,8 @@ export interface IndexedAd extends ServableFacts {
   hints: HintTerms;
   /** What the bidder did with this ad, counted for the delivery diagnostics (kept across reloads: InhouseTallies). */
   tally: AdTally;
+  /** Its campaign's pacing plan (shared by the campaign's ads, updated in place: PacingGate). */
+  pacing: CampaignPacing;
 }
 
 /** Ads per query of a reload (see loadIndexedAds). */
@@ -127,5 +130,6 @@ function indexEntry(ad: IndexRow): IndexedAd | null {
     adStatus: ad.status,
     lifecycleState: campaign.lifecycleState,
     tally: newAdTally(),
+    pacing: unpaced(),
   };
 }

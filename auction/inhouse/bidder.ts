@@ -6,8 +6,8 @@ import type { IndexedAd } from './ad-index';
 import { creativeBlock, servingBlock } from '../../domain/serving/eligibility';
 import { bidCpmMicros, DEFAULT_CPC_MICROS, type BudgetGate, type CtrEstimator } from './eligibility';
 import { count, countOutbid } from './tally';
-import { audienceKeysOf, type AudienceKeys, type FrequencyCaps } from './frequency-caps';
-import type { PacingGate } from './pacing-gate';
+import { audienceKeysOf, type FrequencyCaps } from './frequency-caps';
+import { admits, type PacingGate } from './pacing-gate';
 import { conversationTerms, relevance, RELEVANCE_THRESHOLD } from './relevance';
 
 /**
@@ -20,10 +20,10 @@ import { conversationTerms, relevance, RELEVANCE_THRESHOLD } from './relevance';
 export interface InhouseDeps {
   budget: BudgetGate;
   ctr: CtrEstimator;
-  /** Even pacing (pacing-gate.ts); absent: every campaign bids on every eligible request. */
-  pacing?: Pick<PacingGate, 'admits' | 'participationOf'>;
+  /** Even pacing (pacing-gate.ts: each ad carries its campaign's plan); absent: every campaign bids on every eligible request. */
+  pacing?: Pick<PacingGate, 'participationOf'>;
   /** Frequency caps (frequency-caps.ts); absent: none. */
-  caps?: Pick<FrequencyCaps, 'capped' | 'recordWin' | 'enabled'>;
+  caps?: Pick<FrequencyCaps, 'checkFor' | 'recordWin' | 'enabled'>;
 }
 
 /** Cut to `max` characters at a word boundary when one is near, with an ellipsis. */
@@ -89,7 +89,7 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
   let conversation: Map<string, number> | undefined;
   const terms = () => (conversation ??= conversationTerms(req.messages ?? []));
   const capped = cappedFor(ctx, deps, now);
-  const paced = (campaignId: string) => deps.pacing !== undefined && !deps.pacing.admits(campaignId);
+  const paced = deps.pacing ? (ad: IndexedAd) => !admits(ad.pacing) : () => false;
   let best: IndexedAd | null = null;
   let bestPrice = 0;
   let ties = 0;
@@ -101,7 +101,7 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
     const skip = !deps.budget.mayServe(ad.campaignId) ? 'budget_exhausted'
       : ad.countries && !ad.countries.has(req.country_code) ? 'not_targeted'
         : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD ? 'not_relevant'
-          : creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad.campaignId) ? 'paced' : null);
+          : creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad) ? 'paced' : null);
     if (skip) {
       count(ad.tally, skip);
       furthest = Math.max(furthest, SKIP_ORDER.indexOf(skip));
@@ -129,12 +129,15 @@ function bidOf(ctx: AuctionContext, ad: IndexedAd, priceMicros: number): ValidBi
   };
 }
 
-/** The request's frequency-cap check, its keys hashed once and only when an ad gets that far. */
+/** The request's frequency-cap check, its keys hashed and its history looked up once, when an ad first gets that far. */
 function cappedFor(ctx: AuctionContext, deps: InhouseDeps, now: number): (campaignId: string) => boolean {
   const caps = deps.caps;
   if (!caps?.enabled) return () => false;
-  let keys: AudienceKeys | undefined;
-  return (campaignId) => caps.capped(campaignId, (keys ??= audienceKeysOf(ctx)), now);
+  let check: ((campaignId: string) => boolean) | null | undefined;
+  return (campaignId) => {
+    if (check === undefined) check = caps.checkFor(audienceKeysOf(ctx), now);
+    return check !== null && check(campaignId);
+  };
 }
 
 /** Tallies an auction's outcome for the eligible ads: the winner won, the others were outbid by the winning price. */

@@ -81,11 +81,17 @@ export class FrequencyCaps {
     this.timer.unref();
   }
 
-  /** Whether the campaign has reached a cap for this user or conversation. */
-  capped(campaignId: string, keys: AudienceKeys, now: number): boolean {
+  /**
+   * The request's cap check: whether a campaign has reached a cap for this
+   * user or conversation. Looked up once per request; null when neither has
+   * been shown anything in the window (the common case costs no check per ad).
+   */
+  checkFor(keys: AudienceKeys, now: number): ((campaignId: string) => boolean) | null {
     const { perUserDay, perConversation } = this.settings;
-    if (perUserDay > 0 && countOf(this.users.get(`${keys.publisherId}\u0000${keys.user}`), campaignId, now) >= perUserDay) return true;
-    return perConversation > 0 && keys.chat !== '' && countOf(this.chats.get(`${keys.publisherId}\u0000${keys.chat}`), campaignId, now) >= perConversation;
+    const user = perUserDay > 0 ? this.users.get(`${keys.publisherId}\u0000${keys.user}`) : undefined;
+    const chat = perConversation > 0 && keys.chat !== '' ? this.chats.get(`${keys.publisherId}\u0000${keys.chat}`) : undefined;
+    if (!user && !chat) return null;
+    return (campaignId) => countOf(user, campaignId, now) >= perUserDay || (chat !== undefined && countOf(chat, campaignId, now) >= perConversation);
   }
 
   /** A won auction: counted here at once, and written for the other processes with the next sync. */

@@ -1,0 +1,117 @@
+/**
+ * What pacing and frequency caps add to an auction's CPU (bench:auction prints
+ * it): the in-house bidder over the real index, with and without its delivery
+ * controls, in batches of 100 calls; the p50 of the per-call difference. The
+ * requests are openers (no relevance filter), so every servable ad reaches the
+ * controls: an upper bound for contextual requests. The caps' replica holds the
+ * window's counts as the service would; pacing plans come from the database.
+ * The index: INDEX_SIZE servable ads of as many campaigns (every one reaches the controls).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../lib/db';
+import type { AuctionContext } from '../auction/types';
+import type { IndexedAd } from '../auction/inhouse/ad-index';
+import type { AdTally } from '../auction/inhouse/tally';
+
+const BATCH = 100;
+const BATCHES = 200;
+const INDEX_SIZE = 500;
+
+export async function controlsCostMs(db: Db): Promise<{ withoutMs: number; withMs: number; costMs: number; ads: number }> {
+  const { inhouseBid } = await import('../auction/inhouse/bidder');
+  const { alwaysOpenBudget, priorCtr } = await import('../auction/inhouse/eligibility');
+  const { FrequencyCaps } = await import('../auction/inhouse/frequency-caps');
+  const { PacingGate } = await import('../auction/inhouse/pacing-gate');
+  const { createPgPool } = await import('../lib/db');
+  const { newAdTally } = await import('../auction/inhouse/tally');
+  const { config } = await import('../lib/config');
+  const pool = createPgPool(undefined, 1);
+  const caps = new FrequencyCaps(pool, {
+    perUserDay: config.frequency.perUserDay,
+    perConversation: config.frequency.perConversation,
+    provisionalMs: config.frequency.provisionalSeconds * 1000,
+    syncMs: 60_000,
+  });
+  const pacing = new PacingGate(db, 60_000);
+  try {
+    await Promise.all([caps.start(), pacing.refresh()]);
+    const ads = Array.from({ length: INDEX_SIZE }, () => servableAd(newAdTally()));
+    pacing.adopt(ads);
+    const plain = { budget: alwaysOpenBudget, ctr: priorCtr };
+    const controlled = { ...plain, pacing, caps };
+    const batchMs = (deps: typeof plain) => {
+      const started = performance.now();
+      for (let i = 0; i < BATCH; i += 1) inhouseBid(opener(), ads, deps);
+      return (performance.now() - started) / BATCH;
+    };
+    const without: number[] = [];
+    const withControls: number[] = [];
+    for (let b = 0; b < BATCHES; b += 1) {
+      without.push(batchMs(plain));
+      withControls.push(batchMs(controlled));
+    }
+    const p50 = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    const diffs = without.map((w, i) => withControls[i] - w);
+    return { withoutMs: p50(without), withMs: p50(withControls), costMs: p50(diffs), ads: ads.length };
+  } finally {
+    pacing.close();
+    await caps.close();
+    await pool.end();
+  }
+}
+
+function opener(): AuctionContext {
+  return {
+    auctionId: randomUUID(),
+    startedAt: 0,
+    deadlineAt: Infinity,
+    tmaxMs: 2000,
+    floorMicros: 0,
+    userIp: '',
+    userAgent: '',
+    audience: undefined,
+    publisher: { publicId: 'bench', name: 'bench', tmaxMs: 2000 } as AuctionContext['publisher'],
+    request: {
+      userId: randomUUID(),
+      request_type: 'opener',
+      country_code: 'AQ',
+      device: 'mobile',
+      timezone: 'UTC',
+      ad_formats: ['sponsored_message', 'poll'],
+      config: { max_headline_chars: 100, image_enabled: true },
+    } as unknown as AuctionContext['request'],
+  };
+}
+
+function servableAd(tally: AdTally): IndexedAd {
+  return {
+    adId: randomUUID(),
+    adGroupId: randomUUID(),
+    campaignId: randomUUID(),
+    organizationId: randomUUID(),
+    adAccountId: randomUUID(),
+    creativeType: 'chat_card',
+    title: 'Run faster',
+    body: 'Light shoes',
+    cta: 'Shop',
+    options: [],
+    imageUrl: null,
+    logoUrl: 'https://bench.example/logo.png',
+    advertiser: 'Bench',
+    domain: 'bench.example',
+    clickUrl: 'https://bench.example/',
+    countries: null,
+    pricingModel: 'cpm',
+    maxBidMicros: 1_000_000,
+    hints: [['run']],
+    campaignStatus: 'active',
+    reviewStatus: 'approved',
+    startTime: 0,
+    endTime: null,
+    adGroupStatus: 'active',
+    adStatus: 'active',
+    lifecycleState: null,
+    tally,
+    pacing: { participation: 1 },
+  };
+}
