@@ -3,6 +3,7 @@
  * Every command prints one JSON object on stdout and exits 0, or prints an
  * error on stderr and exits non-zero.
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { closeDb, createDb, type Db } from '../lib/db';
 import { config } from '../lib/config';
@@ -14,6 +15,8 @@ class UsageError extends Error {}
 
 const USAGE = `usage:
   adctl org create --name N [--domain D] [--payment-method PM [--customer CUS]] [--no-ad-account]
+  adctl org update --org ORG [--url URL] [--logo-file F | --logo-url U] [--payment-method PM [--customer CUS]]
+  adctl org list [--limit N]
   adctl org delete --org ORG
   adctl member create --org ORG --role owner|admin|member
   adctl login-link --org ORG [--role owner|admin|member] | --staff [--name N]
@@ -84,13 +87,20 @@ async function progressReporter(unit: string) {
     let started = false;
     return {
       update: (done: number, total: number) => {
-        if (!started) { bar.start(total, done); started = true; } else bar.update(done);
+        if (!started) {
+          bar.start(total, done);
+          started = true;
+        } else bar.update(done);
       },
-      stop: () => { if (started) bar.stop(); },
+      stop: () => {
+        if (started) bar.stop();
+      },
     };
   }
   return {
-    update: (done: number, total: number) => { process.stderr.write(`progress ${done}/${total} ${unit}\n`); },
+    update: (done: number, total: number) => {
+      process.stderr.write(`progress ${done}/${total} ${unit}\n`);
+    },
     stop: () => {},
   };
 }
@@ -98,21 +108,22 @@ async function progressReporter(unit: string) {
 /** `adctl login-link`: a one-time dashboard sign-in for a member of the organization (the oldest with the role, owner by default) or a staff reviewer. */
 async function loginLink(db: Db, args: string[]): Promise<object> {
   const { values, positionals } = options(args, {
-    org: { type: 'string' }, role: { type: 'string' }, staff: { type: 'boolean' }, name: { type: 'string' },
+    org: { type: 'string' },
+    role: { type: 'string' },
+    staff: { type: 'boolean' },
+    name: { type: 'string' },
   } as const);
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-  const { createLoginLink, memberForLoginLink } = await import('../domain/dashboard/sessions');
-  let link;
+  const { createLoginLink, loginLinkUrl, memberLoginLink } = await import('../domain/dashboard/sessions');
   if (values.staff) {
     if (values.org || values.role) throw new UsageError('--staff takes no --org or --role');
-    link = await createLoginLink(db, { staffName: values.name ?? 'reviewer' });
-  } else {
-    const role = (values.role ?? 'owner') as Role;
-    if (!['owner', 'admin', 'member'].includes(role)) throw new UsageError('--role must be owner, admin or member');
-    const org = await organizationOf(db, values.org);
-    link = await createLoginLink(db, { memberId: await memberForLoginLink(db, org.id, role) });
+    const link = await createLoginLink(db, { staffName: values.name ?? 'reviewer' });
+    return { url: loginLinkUrl(link.token), expires_at: link.expiresAt.toISOString() };
   }
-  return { url: `${config.api.publicUrl}/dashboard/login?token=${link.token}`, expires_at: link.expiresAt.toISOString() };
+  const role = (values.role ?? 'owner') as Role;
+  if (!['owner', 'admin', 'member'].includes(role)) throw new UsageError('--role must be owner, admin or member');
+  const org = await organizationOf(db, values.org);
+  return memberLoginLink(db, org.id, role);
 }
 
 /** A command: its arguments after the noun and verb, and its name (`noun verb`). */
@@ -123,10 +134,44 @@ const exactlyOne = (positionals: string[], what: string) => {
   return positionals[0];
 };
 
+/**
+ * `adctl org update`: the website, logo and default card, through the same
+ * service and checks as the dashboard's Account page (domain/ad-accounts/settings.ts).
+ * `--url ''` removes the website.
+ */
+const updateOrganizationCommand: Command = async (db, args) => {
+  const { values, positionals } = options(args, {
+    org: { type: 'string' },
+    url: { type: 'string' },
+    'logo-file': { type: 'string' },
+    'logo-url': { type: 'string' },
+    'payment-method': { type: 'string' },
+    customer: { type: 'string' },
+  } as const);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+  const { url, 'logo-file': logoFile, 'logo-url': logoUrl, 'payment-method': paymentMethod, customer } = values;
+  if (logoFile !== undefined && logoUrl !== undefined) throw new UsageError('give --logo-file or --logo-url, not both');
+  if (customer !== undefined && paymentMethod === undefined) throw new UsageError('--customer goes with --payment-method');
+  if ([url, logoFile, logoUrl, paymentMethod].every((v) => v === undefined)) {
+    throw new UsageError('nothing to update: give --url, --logo-file, --logo-url or --payment-method');
+  }
+  const org = await organizationOf(db, values.org);
+  const { accountChanges, accountUpdateSchema, updateAccount } = await import('../domain/ad-accounts/settings');
+  const { parseOrThrow } = await import('../lib/validation');
+  const { createAssetStore } = await import('../lib/asset-store');
+  const update = parseOrThrow(accountUpdateSchema, { url: url === '' ? null : url, payment_method: paymentMethod });
+  const logo = logoFile !== undefined ? { file: await readFile(logoFile) } : logoUrl !== undefined ? { url: logoUrl } : undefined;
+  return updateAccount({ db, store: createAssetStore() }, org.id, { ...accountChanges(update), logo, stripeCustomerId: customer });
+};
+
 const organizationCommands: Record<string, Command> = {
   'org create': async (db, args) => {
     const { values } = options(args, {
-      name: { type: 'string' }, domain: { type: 'string' }, 'payment-method': { type: 'string' }, customer: { type: 'string' }, 'no-ad-account': { type: 'boolean' },
+      name: { type: 'string' },
+      domain: { type: 'string' },
+      'payment-method': { type: 'string' },
+      customer: { type: 'string' },
+      'no-ad-account': { type: 'boolean' },
     } as const);
     if (!values.name) throw new UsageError('--name is required');
     return createOrganization(db, {
@@ -136,6 +181,15 @@ const organizationCommands: Record<string, Command> = {
       stripeCustomerId: values.customer,
       withAdAccount: !values['no-ad-account'],
     });
+  },
+  'org update': updateOrganizationCommand,
+  'org list': async (db, args) => {
+    const { values, positionals } = options(args, { limit: { type: 'string' } } as const);
+    if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+    const limit = values.limit === undefined ? 100 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
+    const { listAccountSettings } = await import('../domain/ad-accounts/settings');
+    return { organizations: await listAccountSettings(db, limit) };
   },
   'org delete': async (db, args) => {
     const { values } = options(args, { org: { type: 'string' } } as const);
@@ -212,7 +266,13 @@ const campaignCommands: Record<string, Command> = {
 /** The supply-side commands live beside the auction's domain (bin/adctl-supply.ts). */
 const supplyCommand: Command = async (db, args, command) => {
   const { runSupplyCommand } = await import('./adctl-supply');
-  return runSupplyCommand(db, command, args, (a, spec) => options(a, spec), (m) => new UsageError(m));
+  return runSupplyCommand(
+    db,
+    command,
+    args,
+    (a, spec) => options(a, spec),
+    (m) => new UsageError(m),
+  );
 };
 const supplyCommands: Record<string, Command> = Object.fromEntries(
   ['publisher create', 'publisher list', 'dsp add', 'dsp list', 'dsp disable', 'dsp check', 'dsp report', 'dsp callbacks'].map((name) => [name, supplyCommand]),
@@ -225,7 +285,9 @@ const externalSupplyCommands: Record<string, Command> = {
     const { readFile } = await import('node:fs/promises');
     const { importExternalReport, parseExternalReport } = await import('../domain/delivery/external-supply');
     const text = await readFile(values.file, 'utf8');
-    return withClickhouse((ch) => importExternalReport({ db, ch, database: config.clickhouse.database }, values.partner ?? 'default', parseExternalReport(text)));
+    return withClickhouse((ch) =>
+      importExternalReport({ db, ch, database: config.clickhouse.database }, values.partner ?? 'default', parseExternalReport(text)),
+    );
   },
   'external schedule': async (_db, args) => {
     const { values } = options(args, { partner: { type: 'string' }, url: { type: 'string' }, cron: { type: 'string' } } as const);
@@ -246,10 +308,25 @@ const demoSeedCommand: Command = async (db, args) => {
   const { startCampaignReview } = await import('../workflows/clients/campaign-review');
   const progress = await progressReporter('rows');
   try {
-    const result = await withTemporal((temporal) => withClickhouse((ch) => seedDemo({ db, ch, database: config.clickhouse.database }, {
-      days, impressions, onProgress: progress.update, startReview: (campaign) => startCampaignReview(temporal, campaign),
-    })));
-    return { organizations: result.organizations, campaigns: result.campaigns, rows: result.rows };
+    const result = await withTemporal((temporal) =>
+      withClickhouse((ch) =>
+        seedDemo(
+          { db, ch, database: config.clickhouse.database },
+          {
+            days,
+            impressions,
+            onProgress: progress.update,
+            startReview: (campaign) => startCampaignReview(temporal, campaign),
+          },
+        ),
+      ),
+    );
+    // Each organization with a one-time sign-in link for its owner: the demo is a click away.
+    const { memberLoginLink } = await import('../domain/dashboard/sessions');
+    const organizations = [];
+    for (const org of result.orgs)
+      organizations.push({ org_public_id: org.publicId, name: org.name, login_url: (await memberLoginLink(db, org.id, 'owner')).url });
+    return { organizations, campaigns: result.campaigns, rows: result.rows };
   } finally {
     progress.stop();
   }
@@ -278,9 +355,17 @@ const deadLetterCommands: Record<string, Command> = {
   },
 };
 
-const COMMANDS = new Map<string, Command>(Object.entries({
-  ...organizationCommands, ...reviewCommands, ...campaignCommands, ...supplyCommands, ...externalSupplyCommands, 'demo seed': demoSeedCommand, ...deadLetterCommands,
-}));
+const COMMANDS = new Map<string, Command>(
+  Object.entries({
+    ...organizationCommands,
+    ...reviewCommands,
+    ...campaignCommands,
+    ...supplyCommands,
+    ...externalSupplyCommands,
+    'demo seed': demoSeedCommand,
+    ...deadLetterCommands,
+  }),
+);
 
 async function run(db: Db, argv: string[]): Promise<object> {
   const [noun, verb, ...rest] = argv;

@@ -38,6 +38,8 @@ export interface DemoSeedOptions {
 
 export interface DemoSeedResult {
   organizations: number;
+  /** The organizations made (adctl prints each with a sign-in link). */
+  orgs: { id: string; publicId: string; name: string }[];
   campaigns: number;
   rows: number;
   /** The first organization's API key, for benchmarks that call the api. */
@@ -45,44 +47,106 @@ export interface DemoSeedResult {
   ad_ids: string[];
 }
 
-interface AdPath { organization_id: string; ad_account_id: string; campaign_id: string; ad_group_id: string; ad_id: string }
+interface AdPath {
+  organization_id: string;
+  ad_account_id: string;
+  campaign_id: string;
+  ad_group_id: string;
+  ad_id: string;
+}
 
 const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'BR', 'IN', 'JP', 'CA', 'ES', 'IT'];
 const DEVICES = ['mobile', 'desktop', 'tablet'];
 const DAY = 86_400;
 
-async function createTree(db: Db, runId: string, o: number, options: Required<Pick<DemoSeedOptions, 'campaignsPerOrganization' | 'adGroupsPerCampaign' | 'adsPerAdGroup'>>) {
-  const org = await createOrganization(db, { name: `Demo org ${o + 1} ${runId}`, domain: `demo${o + 1}.example`, withAdAccount: true });
+async function createTree(
+  db: Db,
+  runId: string,
+  o: number,
+  options: Required<Pick<DemoSeedOptions, 'campaignsPerOrganization' | 'adGroupsPerCampaign' | 'adsPerAdGroup'>>,
+) {
+  const name = `Demo org ${o + 1} ${runId}`;
+  const org = await createOrganization(db, { name, domain: `demo${o + 1}.example`, withAdAccount: true });
   const { id: organizationId } = await db.organization.findUniqueOrThrow({ where: { publicId: org.org_public_id }, select: { id: true } });
   const ads: AdPath[] = [];
   for (let c = 0; c < options.campaignsPerOrganization; c++) {
     const campaign = await db.campaign.create({
       data: {
-        organizationId, adAccountId: org.ad_account_id, name: `Demo campaign ${c + 1} ${runId}`, status: 'active', reviewStatus: 'approved',
-        startTime: new Date(), lifetimeSpendLimitMicros: 1_000_000_000_000n, recurringFrequency: 'daily', pricingModel: 'cpm', targetCountries: [],
+        organizationId,
+        adAccountId: org.ad_account_id,
+        name: `Demo campaign ${c + 1} ${runId}`,
+        status: 'active',
+        reviewStatus: 'approved',
+        startTime: new Date(),
+        lifetimeSpendLimitMicros: 1_000_000_000_000n,
+        recurringFrequency: 'daily',
+        pricingModel: 'cpm',
+        targetCountries: [],
       },
     });
     for (let g = 0; g < options.adGroupsPerCampaign; g++) {
-      const group = await db.adGroup.create({ data: { campaignId: campaign.id, name: `Ad group ${c + 1}.${g + 1}`, contextHints: ['demo'], creativeType: 'chat_card' } });
+      const group = await db.adGroup.create({
+        data: { campaignId: campaign.id, name: `Ad group ${c + 1}.${g + 1}`, contextHints: ['demo'], creativeType: 'chat_card' },
+      });
       for (let a = 0; a < options.adsPerAdGroup; a++) {
-        const ad = await db.ad.create({ data: { adGroupId: group.id, name: `Ad ${c + 1}.${g + 1}.${a + 1}`, creativeType: 'chat_card', title: 'Demo ad', body: 'Seeded for demos' } });
+        const ad = await db.ad.create({
+          data: { adGroupId: group.id, name: `Ad ${c + 1}.${g + 1}.${a + 1}`, creativeType: 'chat_card', title: 'Demo ad', body: 'Seeded for demos' },
+        });
         ads.push({ organization_id: organizationId, ad_account_id: campaign.adAccountId, campaign_id: campaign.id, ad_group_id: group.id, ad_id: ad.id });
       }
     }
   }
-  return { apiKey: org.api_key, organizationId, adAccountId: org.ad_account_id, ads };
+  return { apiKey: org.api_key, organizationId, publicId: org.org_public_id, name, adAccountId: org.ad_account_id, ads };
 }
 
 /** A campaign as POST /v1/campaigns leaves it (paused, in review): a card and a poll, and its review workflow started. */
-async function createCampaignInReview(db: Db, runId: string, tree: { organizationId: string; adAccountId: string }, startReview: NonNullable<DemoSeedOptions['startReview']>) {
+async function createCampaignInReview(
+  db: Db,
+  runId: string,
+  tree: { organizationId: string; adAccountId: string },
+  startReview: NonNullable<DemoSeedOptions['startReview']>,
+) {
   const campaign = await db.campaign.create({
     data: {
-      organizationId: tree.organizationId, adAccountId: tree.adAccountId, name: `Demo campaign in review ${runId} ${randomBytes(2).toString('hex')}`,
-      startTime: new Date(Date.now() + 2 * DAY * 1000), lifetimeSpendLimitMicros: 50_000_000n, recurringFrequency: 'daily', pricingModel: 'cpm', targetCountries: ['US'],
+      organizationId: tree.organizationId,
+      adAccountId: tree.adAccountId,
+      name: `Demo campaign in review ${runId} ${randomBytes(2).toString('hex')}`,
+      startTime: new Date(Date.now() + 2 * DAY * 1000),
+      lifetimeSpendLimitMicros: 50_000_000n,
+      recurringFrequency: 'daily',
+      pricingModel: 'cpm',
+      targetCountries: ['US'],
       adGroups: {
         create: [
-          { name: 'Cards', contextHints: ['running shoes'], creativeType: 'chat_card', ads: { create: { name: 'Card', creativeType: 'chat_card', title: 'Run lighter', body: 'Demo shoes, 30% off', cta: 'Shop', targetUrl: 'https://demo.example/shoes' } } },
-          { name: 'Polls', contextHints: ['marathon'], creativeType: 'poll', ads: { create: { name: 'Poll', creativeType: 'poll', title: 'How far do you run?', options: ['5 km', '10 km', 'Marathon'], targetUrl: 'https://demo.example/poll' } } },
+          {
+            name: 'Cards',
+            contextHints: ['running shoes'],
+            creativeType: 'chat_card',
+            ads: {
+              create: {
+                name: 'Card',
+                creativeType: 'chat_card',
+                title: 'Run lighter',
+                body: 'Demo shoes, 30% off',
+                cta: 'Shop',
+                targetUrl: 'https://demo.example/shoes',
+              },
+            },
+          },
+          {
+            name: 'Polls',
+            contextHints: ['marathon'],
+            creativeType: 'poll',
+            ads: {
+              create: {
+                name: 'Poll',
+                creativeType: 'poll',
+                title: 'How far do you run?',
+                options: ['5 km', '10 km', 'Marathon'],
+                targetUrl: 'https://demo.example/poll',
+              },
+            },
+          },
         ],
       },
     },
@@ -165,10 +229,10 @@ export async function seedDemo(deps: { db: Db; ch: ClickHouseClient; database: s
 
   return {
     organizations,
+    orgs: trees.map((t) => ({ id: t.organizationId, publicId: t.publicId, name: t.name })),
     campaigns: organizations * (shape.campaignsPerOrganization + (options.startReview ? 1 : 0)),
     rows: total,
     api_keys: trees.map((t) => t.apiKey),
     ad_ids: ads.map((a) => a.ad_id),
   };
 }
-

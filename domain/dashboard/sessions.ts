@@ -23,7 +23,10 @@ export interface MemberPrincipal {
   organizationName: string;
   role: Role;
 }
-export interface StaffPrincipal { kind: 'staff'; name: string }
+export interface StaffPrincipal {
+  kind: 'staff';
+  name: string;
+}
 export type DashboardPrincipal = MemberPrincipal | StaffPrincipal;
 
 /** A member's `sess_` session, if it is known, unexpired and its organization not deleted. */
@@ -33,16 +36,12 @@ export async function findMemberSession(db: Db, token: string): Promise<MemberPr
   const session = await db.dashboardSession.findUnique({
     where: { tokenHash },
     select: {
-      tokenHash: true, expiresAt: true,
+      tokenHash: true,
+      expiresAt: true,
       member: { select: { id: true, role: true, organization: { select: { id: true, publicId: true, name: true, deletedAt: true } } } },
     },
   });
-  if (
-    !session ||
-    !digestsEqual(session.tokenHash, tokenHash) ||
-    session.expiresAt.getTime() <= Date.now() ||
-    session.member.organization.deletedAt !== null
-  ) {
+  if (!session || !digestsEqual(session.tokenHash, tokenHash) || session.expiresAt.getTime() <= Date.now() || session.member.organization.deletedAt !== null) {
     return null;
   }
   const { member } = session;
@@ -95,8 +94,7 @@ export async function createLoginLink(db: Db, holder: LoginLinkFor): Promise<{ t
 }
 
 /** Whether a string could be a link token at all (checked before any lookup). */
-export const isLoginLinkToken = (token: unknown): token is string =>
-  typeof token === 'string' && /^dl_[A-Za-z0-9_-]{43}$/.test(token);
+export const isLoginLinkToken = (token: unknown): token is string => typeof token === 'string' && /^dl_[A-Za-z0-9_-]{43}$/.test(token);
 
 /**
  * Redeems a link: marks it used (a conditional update, so two concurrent
@@ -130,4 +128,13 @@ export async function memberForLoginLink(db: Db, organizationId: string, role: R
   const existing = await db.member.findFirst({ where: { organizationId, role }, orderBy: { createdAt: 'asc' }, select: { id: true } });
   if (existing) return existing.id;
   return (await db.member.create({ data: { organizationId, role }, select: { id: true } })).id;
+}
+
+/** Where a link token is redeemed: the sign-in page under the public address. */
+export const loginLinkUrl = (token: string) => `${config.api.publicUrl}/dashboard/login?token=${token}`;
+
+/** A one-time sign-in link for a member of the organization with `role` (`adctl login-link`, `adctl demo seed`). */
+export async function memberLoginLink(db: Db, organizationId: string, role: Role): Promise<{ url: string; expires_at: string }> {
+  const link = await createLoginLink(db, { memberId: await memberForLoginLink(db, organizationId, role) });
+  return { url: loginLinkUrl(link.token), expires_at: link.expiresAt.toISOString() };
 }

@@ -33,7 +33,10 @@ beforeAll(async () => {
   t = await newTenant(h, { campaigns: 1, groups: 1, ads: 2 });
   partnerServer = createServer((req, res) => {
     const body = reports.get(req.url ?? '');
-    if (body === undefined) { res.writeHead(404).end(); return; }
+    if (body === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });
   await new Promise<void>((resolve) => partnerServer.listen(0, '127.0.0.1', resolve));
@@ -61,9 +64,14 @@ function csvFile(lines: string[]): string {
 test('adctl external import: CSV rows counted as external supply; re-importing a day replaces it', async () => {
   const [a, b] = t.ads;
   const partner = `csv-${randomUUID().slice(0, 8)}`;
-  const first = await adctl('external', 'import', '--file', csvFile([
-    `2026-02-01,${a.adId},100,4,1500000`, `2026-02-01,${b.adId},50,1,500000`, `2026-02-02,${a.adId},10,0,100000`,
-  ]), '--partner', partner);
+  const first = await adctl(
+    'external',
+    'import',
+    '--file',
+    csvFile([`2026-02-01,${a.adId},100,4,1500000`, `2026-02-01,${b.adId},50,1,500000`, `2026-02-02,${a.adId},10,0,100000`]),
+    '--partner',
+    partner,
+  );
   expect(first.stderr).toBe('');
   expect(JSON.parse(first.stdout)).toEqual({ days: 2, rows: 3 });
   expect(await externalTotals('2026-02-01', '2026-02-02')).toMatchObject({ impressions: 160, clicks: 5, spend: 2.1 });
@@ -82,7 +90,14 @@ test('adctl external import: an unknown ad id rejects the whole file, nothing ha
   const [a] = t.ads;
   const partner = `csv-${randomUUID().slice(0, 8)}`;
   const unknown = randomUUID();
-  const res = await adctl('external', 'import', '--file', csvFile([`2026-02-10,${a.adId},100,1,100000`, `2026-02-11,${unknown},5,0,1000`]), '--partner', partner);
+  const res = await adctl(
+    'external',
+    'import',
+    '--file',
+    csvFile([`2026-02-10,${a.adId},100,1,100000`, `2026-02-11,${unknown},5,0,1000`]),
+    '--partner',
+    partner,
+  );
   expect(res.code).not.toBe(0);
   expect(res.stdout).toBe('');
   expect(res.stderr).toContain(`Unknown ad ids (1): ${unknown}`);
@@ -96,12 +111,18 @@ test('adctl external import: an unknown ad id rejects the whole file, nothing ha
 test('the import workflow fetches a partner report (JSON) over HTTP, by hand and from its schedule', async () => {
   const [a, b] = t.ads;
   const partner = `http-${randomUUID().slice(0, 8)}`;
-  reports.set(`/${partner}/2026-03-05.json`, JSON.stringify({ rows: [
-    { date: '2026-03-05', ad_id: a.adId, impressions: 300, clicks: 6, spend_micros: 3_000_000 },
-    { date: '2026-03-05', ad_id: b.adId, impressions: 200, clicks: 4, spend_micros: '2000000' },
-  ] }));
+  reports.set(
+    `/${partner}/2026-03-05.json`,
+    JSON.stringify({
+      rows: [
+        { date: '2026-03-05', ad_id: a.adId, impressions: 300, clicks: 6, spend_micros: 3_000_000 },
+        { date: '2026-03-05', ad_id: b.adId, impressions: 200, clicks: 4, spend_micros: '2000000' },
+      ],
+    }),
+  );
   const result = await temporal.workflow.execute('externalSupplyImport', {
-    taskQueue: temporalConfig.taskQueues.main, workflowId: `test-external-import-${partner}`,
+    taskQueue: temporalConfig.taskQueues.main,
+    workflowId: `test-external-import-${partner}`,
     args: [{ partner, url: `${partnerUrl}/${partner}/{date}.json`, day: '2026-03-05' }],
   });
   expect(result).toEqual({ days: 1, rows: 2 });
@@ -110,7 +131,8 @@ test('the import workflow fetches a partner report (JSON) over HTTP, by hand and
   // A report naming an unknown ad fails the run at once (no retries) and writes nothing.
   reports.set(`/${partner}/2026-03-06.json`, JSON.stringify([{ date: '2026-03-06', ad_id: randomUUID(), impressions: 1, clicks: 0, spend_micros: 1 }]));
   const failed = temporal.workflow.execute('externalSupplyImport', {
-    taskQueue: temporalConfig.taskQueues.main, workflowId: `test-external-import-${partner}-bad`,
+    taskQueue: temporalConfig.taskQueues.main,
+    workflowId: `test-external-import-${partner}-bad`,
     args: [{ partner, url: `${partnerUrl}/${partner}/{date}.json`, day: '2026-03-06' }],
   });
   await expect(failed).rejects.toBeInstanceOf(WorkflowFailedError);
@@ -140,7 +162,9 @@ test('adctl demo seed: organizations, campaigns and rows, with plain progress li
   const res = await adctl('demo', 'seed', '--days', '3', '--impressions', '3000');
   expect(res.code).toBe(0);
   // Four live campaigns per organization, and one waiting for review.
-  expect(JSON.parse(res.stdout)).toEqual({ organizations: 3, campaigns: 15, rows: 3000 });
+  // Each organization with a sign-in link for its owner (test/adctl.test.ts follows one).
+  const organizations = Array.from({ length: 3 }, () => ({ org_public_id: expect.any(String), name: expect.any(String), login_url: expect.any(String) }));
+  expect(JSON.parse(res.stdout)).toEqual({ organizations, campaigns: 15, rows: 3000 });
   const inReview = await h.db.campaign.findMany({ where: { createdAt: { gte: startedAt }, name: { startsWith: 'Demo campaign in review' } } });
   expect(inReview).toHaveLength(3);
   for (const campaign of inReview) {
