@@ -78,13 +78,20 @@ export function createAuction(input: AuctionDeps): Auction {
     log: new AuctionLog(input.clickhouse, {
       batchSize: settings.logBatchSize, flushMs: settings.logFlushMs, setAside: (letters) => recordDeadLetters(input.db, letters),
     }),
-    metrics: createAuctionMetrics({ size: () => catalog.ads.length, loadedAt: () => catalog.adsLoadedAt }),
+    metrics: createAuctionMetrics(
+      { size: () => catalog.ads.length, loadedAt: () => catalog.adsLoadedAt },
+      { pacedCampaigns: () => pacing.heldBack, frequencyKeys: () => caps.size },
+    ),
     settings,
     inhouse,
   };
 
   // The in-house bidder's tallies go to ClickHouse with the log, every few seconds (the delivery diagnostics read them).
-  const flushTallies = () => deps.log.recordInhouseStats(tallies.take(nowDateTime()));
+  const flushTallies = () => {
+    const rows = tallies.take(nowDateTime());
+    for (const row of rows) deps.metrics.inhouseOutcomes.inc({ outcome: row.outcome }, row.requests);
+    deps.log.recordInhouseStats(rows);
+  };
   const tallyTimer = setInterval(flushTallies, settings.inhouseStatsFlushMs);
   tallyTimer.unref();
 

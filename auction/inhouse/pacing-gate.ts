@@ -55,6 +55,11 @@ export class PacingGate {
     this.byCampaign = next;
   }
 
+  /** Campaigns held back now (participation < 1). */
+  get heldBack(): number {
+    return this.plan.size;
+  }
+
   /** The campaign's participation as this process applies it (1: not held back). */
   participationOf(campaignId: string): number {
     return this.byCampaign.get(campaignId)?.participation ?? this.plan.get(campaignId) ?? 1;

@@ -86,6 +86,11 @@ describe('frequency caps', () => {
     expect((await loggedBids(a, second.body.auction_id)).find((r) => r.bidder_kind === 'inhouse')).toMatchObject({ reason: 'frequency_capped' });
     // Another conversation of another user is not capped.
     expect(served(await ask(a, topic, { userId: fresh('u'), chatId: fresh('chat') }))).toBe(true);
+    // Operators see it: the in-house outcomes by reason, and the replica's size.
+    await a.auction.flushInhouseStats();
+    const metrics = await (await fetch(a.metricsUrl)).text();
+    expect(Number(/^auction_inhouse_outcomes_total\{outcome="frequency_capped"\} (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+    expect(Number(/^auction_frequency_keys (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
   });
 
   test('three times per user per day by default, across both auctions', async () => {
