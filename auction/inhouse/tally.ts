@@ -33,7 +33,12 @@ export function countOutbid(tally: AdTally, priceMicros: number): void {
   }
 }
 
-interface TalliedAd { readonly adId: string; readonly adGroupId: string; readonly campaignId: string; tally: AdTally }
+interface TalliedAd {
+  readonly adId: string;
+  readonly adGroupId: string;
+  readonly campaignId: string;
+  tally: AdTally;
+}
 
 /**
  * Every indexed ad's tally, kept across index reloads (a reloaded entry takes
@@ -69,7 +74,12 @@ function rowsOf(ad: TalliedAd, eventTime: string): InhouseStatsRow[] {
   INHOUSE_OUTCOMES.forEach((outcome, slot) => {
     if (counts[slot] === 0) return;
     rows.push({
-      event_time: eventTime, campaign_id: ad.campaignId, ad_group_id: ad.adGroupId, ad_id: ad.adId, outcome, requests: counts[slot],
+      event_time: eventTime,
+      campaign_id: ad.campaignId,
+      ad_group_id: ad.adGroupId,
+      ad_id: ad.adId,
+      outcome,
+      requests: counts[slot],
       win_prices: outcome === 'outbid' ? [...winPrices] : [],
     });
   });
