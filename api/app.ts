@@ -75,7 +75,9 @@ export function createApp(deps: AppDeps) {
   app.set('etag', false);
   app.use(requestId);
   app.use(metrics.middleware);
-  app.get('/healthz', labelRoute('/healthz'), (_req, res) => { res.json({ ok: true }); });
+  app.get('/healthz', labelRoute('/healthz'), (_req, res) => {
+    res.json({ ok: true });
+  });
   // Every `/v1` operation, declared once: mounted below and documented from the same list.
   const v1Operations = [
     ...adAccountOperations(db),
@@ -91,13 +93,15 @@ export function createApp(deps: AppDeps) {
   const deliveryOperations = deliveryTrackingOperations(ledger);
   const trackingOperations = pollOperations(db);
   const collectOperations = [collect.operation];
-  const dashboardJson = dashboardOperations({ db, temporal: deps.temporal }, analytics);
+  const dashboardJson = dashboardOperations({ db, temporal: deps.temporal, assets: deps.assets }, analytics);
   // The contract itself is public: it holds no organization's data.
   const openApi = buildOpenApiDocument(
     [...v1Operations, ...apiKeyOperations(db, deps.temporal), ...deliveryOperations, ...trackingOperations, ...collectOperations, ...dashboardJson],
     { title: 'Chat ads platform API', version: '1.0.0' },
   );
-  app.get('/v1/openapi.json', labelRoute('/v1/openapi.json'), (_req, res) => { res.json(openApi); });
+  app.get('/v1/openapi.json', labelRoute('/v1/openapi.json'), (_req, res) => {
+    res.json(openApi);
+  });
 
   app.use(apiKeyRoutes(db, deps.temporal));
 

@@ -196,6 +196,9 @@ test('documents every endpoint of the advertiser API spec', () => {
     ...['activate', 'pause', 'archive'].map((a): [string, string] => ['post', `/dashboard/api/campaigns/{campaign_id}/${a}`]), ['get', '/dashboard/api/campaigns/{id}/insights'], ['get', '/dashboard/api/ad-groups/{id}/insights'],
     ['get', '/dashboard/api/api-keys'], ['post', '/dashboard/api/api-keys'], ['delete', '/dashboard/api/api-keys/{key_public_id}'],
     ['get', '/dashboard/api/review/campaigns'], ['get', '/dashboard/api/review/live'], ...['approve', 'reject', 'block'].map((v): [string, string] => ['post', `/dashboard/api/review/campaigns/{campaign_id}/${v}`]),
+    // Delivery, the account's settings, and verdicts on edited creatives (issue 22).
+    ['get', '/dashboard/api/campaigns/{campaign_id}/delivery'], ['get', '/dashboard/api/account'], ['post', '/dashboard/api/account'], ['post', '/dashboard/api/account/logo'],
+    ...['approve', 'reject'].map((v): [string, string] => ['post', `/dashboard/api/review/ads/{ad_id}/${v}`]),
   ];
   const documented = operations().map(([path, method]) => `${method} ${path}`).sort();
   expect(documented).toEqual([...specEndpoints, ...ours].map(([method, path]) => `${method} ${path}`).sort());

@@ -6,8 +6,7 @@
 import type { DashboardPrincipal } from '../../domain/dashboard/sessions';
 import { CSRF_FIELD, DASHBOARD_PREFIX } from './session-cookie';
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function layout(title: string, body: string, head = ''): string {
   return `<!doctype html>
@@ -36,25 +35,34 @@ export function signInPage(token: string | null, error?: string): string {
     : '';
   const message = error
     ? `<p role="alert" class="error">${escapeHtml(error)}</p>`
-    : token ? '<p>This one-time link signs you in to the dashboard.</p>' : '<p>Ask an operator for a sign-in link (<code>adctl login-link</code>).</p>';
-  return layout('Sign in', `<main id="main" class="narrow">
+    : token
+      ? '<p>This one-time link signs you in to the dashboard.</p>'
+      : '<p>Ask an operator for a sign-in link (<code>adctl login-link</code>).</p>';
+  return layout(
+    'Sign in',
+    `<main id="main" class="narrow">
 <h1>Chat ads dashboard</h1>
 ${message}
 ${form}
-</main>`);
+</main>`,
+  );
 }
 
 /** The shell of the signed-in pages: who is signed in, the CSRF token, navigation, and the app's script. */
 export function shellPage(principal: DashboardPrincipal, csrfToken: string): string {
-  const links = principal.kind === 'staff'
-    ? [['review', 'Review queue'], ['live', 'Live campaigns']]
-    : [['', 'Campaigns'], ...(principal.role === 'member' ? [] : [['keys', 'API keys']])];
-  const who = principal.kind === 'staff'
-    ? `Reviewer ${escapeHtml(principal.name)}`
-    : `${escapeHtml(principal.organizationName)} · ${principal.role}`;
+  const links =
+    principal.kind === 'staff'
+      ? [
+          ['review', 'Review queue'],
+          ['live', 'Live campaigns'],
+        ]
+      : [['', 'Campaigns'], ...(principal.role === 'member' ? [] : [['keys', 'API keys']]), ['account', 'Account']];
+  const who = principal.kind === 'staff' ? `Reviewer ${escapeHtml(principal.name)}` : `${escapeHtml(principal.organizationName)} · ${principal.role}`;
   const head = `<meta name="csrf-token" content="${csrfToken}">
 <script src="${DASHBOARD_PREFIX}/assets/app.js" defer></script>`;
-  return layout('Dashboard', `<header class="top">
+  return layout(
+    'Dashboard',
+    `<header class="top">
 <nav aria-label="Main">
 <ul>${links.map(([path, label]) => `<li><a href="${DASHBOARD_PREFIX}/${path}">${label}</a></li>`).join('')}</ul>
 </nav>
@@ -64,5 +72,7 @@ export function shellPage(principal: DashboardPrincipal, csrfToken: string): str
 <button type="submit">Sign out</button>
 </form>
 </header>
-<main id="main" tabindex="-1"><p>Loading…</p></main>`, head);
+<main id="main" tabindex="-1"><p>Loading…</p></main>`,
+    head,
+  );
 }

@@ -12,14 +12,20 @@ import { endDashboardSession, redeemLoginLink } from '../../domain/dashboard/ses
 import { DomainError } from '../../domain/errors';
 import { shellPage, signInPage } from './pages';
 import {
-  clearSessionCookie, dashboardAuthOf, DASHBOARD_PREFIX, loadDashboardSession, requireCsrf, securityHeaders,
-  sessionTokenOf, setSessionCookie,
+  clearSessionCookie,
+  dashboardAuthOf,
+  DASHBOARD_PREFIX,
+  loadDashboardSession,
+  requireCsrf,
+  securityHeaders,
+  sessionTokenOf,
+  setSessionCookie,
 } from './session-cookie';
 
 /** Where scripts/build-dashboard.ts writes the browser bundle. */
 export const DASHBOARD_BUNDLE_DIR = path.resolve(__dirname, '../../generated/dashboard');
 
-const PAGE_PATHS = ['/', '/campaigns/:campaign_id', '/keys', '/review', '/live'];
+const PAGE_PATHS = ['/', '/campaigns/:campaign_id', '/keys', '/account', '/review', '/live'];
 
 /**
  * Whether a form post comes from the dashboard's own page: browsers say so in
@@ -38,7 +44,10 @@ export function dashboardRoutes(db: Db): Router {
   const forms = express.urlencoded({ extended: false, limit: '4kb' });
 
   const router = Router();
-  router.use((_req, res, next) => { securityHeaders(res); next(); });
+  router.use((_req, res, next) => {
+    securityHeaders(res);
+    next();
+  });
   router.use('/assets', labelRoute('/dashboard/assets'), express.static(DASHBOARD_BUNDLE_DIR, { index: false, fallthrough: true, cacheControl: false }));
   router.use(loadDashboardSession(db));
 

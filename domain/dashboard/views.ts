@@ -4,15 +4,16 @@
  * insights report (domain/insights). Creatives are shown as the chat host
  * would render them, so the image is a same-origin path (`/assets/...`).
  */
-import type { Db } from '../../lib/db';
+import type { Db, Prisma } from '../../lib/db';
 import { accountDisplay } from '../ad-accounts/account';
-import { assetKey } from '../assets/ad-images';
 import { visibleCampaignStatus } from '../campaigns/lifecycle';
 import { findCampaign } from '../campaigns/campaigns';
 import { normalizeId } from '../ids';
 import { spentMicros } from '../delivery/spend';
 import { parseInsightsQuery } from '../insights/query';
 import { runInsightsInScope, type InsightsDeps } from '../insights/report';
+import { diagnose, loadCampaignTrees, type CampaignDelivery, type DeliveryIssue } from '../serving/diagnostics';
+import { presentTree, treeInclude, treeTallies } from './creatives';
 
 /** Campaigns on the overview page at most (newest first). */
 export const OVERVIEW_LIMIT = 200;
@@ -23,9 +24,18 @@ const DAY_SECONDS = 86_400;
 const unix = (date: Date) => Math.floor(date.getTime() / 1000);
 
 type CampaignRowLike = {
-  id: string; name: string; status: string; reviewStatus: string; reviewReason: string | null;
-  lifecycleState: string | null; lifecycleReason: string | null;
-  lifetimeSpendLimitMicros: bigint; startTime: Date; endTime: Date | null; createdAt: Date; targetCountries: string[];
+  id: string;
+  name: string;
+  status: string;
+  reviewStatus: string;
+  reviewReason: string | null;
+  lifecycleState: string | null;
+  lifecycleReason: string | null;
+  lifetimeSpendLimitMicros: bigint;
+  startTime: Date;
+  endTime: Date | null;
+  createdAt: Date;
+  targetCountries: string[];
 };
 
 function campaignSummary(c: CampaignRowLike, spent: bigint) {
@@ -47,43 +57,14 @@ function campaignSummary(c: CampaignRowLike, spent: bigint) {
   };
 }
 
-const treeInclude = {
-  adGroups: {
-    orderBy: [{ createdAt: 'asc' as const }, { id: 'asc' as const }],
-    include: { ads: { orderBy: [{ createdAt: 'asc' as const }, { id: 'asc' as const }], include: { asset: { select: { sha256: true, ext: true } } } } },
-  },
-};
-
-type AdWithAsset = {
-  id: string; name: string; status: string; creativeType: string; title: string; body: string | null; cta: string | null;
-  options: string[]; targetUrl: string | null; creativeReviewStatus: string; asset: { sha256: string; ext: string } | null;
-};
-type GroupWithAds = { id: string; name: string; status: string; creativeType: string; contextHints: string[]; maxBidMicros: bigint | null; ads: AdWithAsset[] };
-
-/** An ad as the chat host renders it: a card (title, body, CTA, image) or a poll (question and options). */
-function presentAd(ad: AdWithAsset, advertiserUrl: string) {
-  return {
-    id: ad.id,
-    name: ad.name,
-    status: ad.status === 'active' ? 'active' : 'paused',
-    creative_review_status: ad.creativeReviewStatus,
-    creative: ad.creativeType === 'poll'
-      ? { type: 'poll' as const, title: ad.title, options: ad.options }
-      : { type: 'chat_card' as const, title: ad.title, body: ad.body ?? '', cta: ad.cta, image_path: ad.asset ? `/${assetKey(ad.asset)}` : null },
-    landing_url: ad.targetUrl ?? advertiserUrl,
-  };
-}
-
-function presentTree(groups: GroupWithAds[], advertiserUrl: string) {
-  return groups.map((g) => ({
-    id: g.id,
-    name: g.name,
-    status: g.status === 'active' ? 'active' : 'paused',
-    creative_type: g.creativeType,
-    context_hints: g.contextHints,
-    max_bid_micros: g.maxBidMicros === null ? null : Number(g.maxBidMicros),
-    ads: g.ads.map((ad) => presentAd(ad, advertiserUrl)),
-  }));
+/**
+ * Each campaign's delivery (domain/serving/diagnostics.ts) judged on its own
+ * state, without the last hour of auctions: one query for every tree and no
+ * ClickHouse, so a list of many stays cheap. The campaign page reads it with traffic.
+ */
+async function deliveryWithoutTraffic(db: Db, campaignIds: string[], nowMs: number): Promise<Map<string, CampaignDelivery>> {
+  const trees = await loadCampaignTrees(db, campaignIds);
+  return new Map(trees.map((tree) => [tree.id, diagnose(tree, null, nowMs)]));
 }
 
 /** Impressions, clicks and CTR of the trailing 7 days per campaign, one insights report per ad account. */
@@ -99,7 +80,12 @@ async function lastSevenDays(deps: InsightsDeps, organizationId: string, account
   const byCampaign = new Map<string, { impressions: number; clicks: number; ctr: number | null }>();
   for (const account of accounts) {
     const query = parseInsightsQuery(raw, 'ad_account', now);
-    const page = await runInsightsInScope(deps, { scope: { organizationId, adAccountId: account.id }, id: account.id, name: account.name }, 'ad_account', query);
+    const page = await runInsightsInScope(
+      deps,
+      { scope: { organizationId, adAccountId: account.id }, id: account.id, name: account.name },
+      'ad_account',
+      query,
+    );
     for (const row of page.data) {
       byCampaign.set(String(row.campaign_id), { impressions: Number(row.impressions), clicks: Number(row.clicks), ctr: row.ctr as number | null });
     }
@@ -107,7 +93,11 @@ async function lastSevenDays(deps: InsightsDeps, organizationId: string, account
   return byCampaign;
 }
 
-/** The advertiser's overview: every campaign with status, review status, spend against budget and its last 7 days. */
+/**
+ * The advertiser's overview: every campaign with status, review status, its
+ * delivery status (why it is or is not serving, without the last hour of
+ * auctions), spend against budget and its last 7 days.
+ */
 export async function campaignOverview(deps: InsightsDeps, organizationId: string, now = Math.floor(Date.now() / 1000)) {
   const campaigns = await deps.db.campaign.findMany({
     where: { organizationId },
@@ -116,10 +106,18 @@ export async function campaignOverview(deps: InsightsDeps, organizationId: strin
     include: { spend: { select: { spentMicros: true } }, adAccount: { select: { id: true, name: true } } },
   });
   const accounts = [...new Map(campaigns.map((c) => [c.adAccount.id, c.adAccount])).values()];
-  const recent = await lastSevenDays(deps, organizationId, accounts, now);
+  const [recent, delivery] = await Promise.all([
+    lastSevenDays(deps, organizationId, accounts, now),
+    deliveryWithoutTraffic(
+      deps.db,
+      campaigns.map((c) => c.id),
+      now * 1000,
+    ),
+  ]);
   return {
     campaigns: campaigns.map((c) => ({
       ...campaignSummary(c, c.spend?.spentMicros ?? 0n),
+      delivery_status: delivery.get(c.id)?.delivery_status ?? 'not_delivering',
       last_7_days: recent.get(c.id) ?? { impressions: 0, clicks: 0, ctr: null },
     })),
     /** Whether older campaigns were left off (the page says so). */
@@ -127,37 +125,54 @@ export async function campaignOverview(deps: InsightsDeps, organizationId: strin
   };
 }
 
-/** One campaign of the organization with its tree (404 `not_found` otherwise). */
+/** One campaign of the organization with its tree, poll ads with their per-option results (404 `not_found` otherwise). */
 export async function campaignDetail(db: Db, organizationId: string, campaignId: unknown) {
   const campaign = await findCampaign(db, organizationId, campaignId);
-  const [tree, spent, account] = await Promise.all([
+  const [groups, spent, account] = await Promise.all([
     db.adGroup.findMany({ where: { campaignId: campaign.id }, ...treeInclude.adGroups }),
     spentMicros(db, campaign.id),
     db.adAccount.findUniqueOrThrow({ where: { id: campaign.adAccountId }, include: { organization: { select: { domain: true } } } }),
   ]);
   const advertiser = accountDisplay(account, account.organization.domain);
-  return { campaign: { ...campaignSummary(campaign, spent), advertiser }, ad_groups: presentTree(tree, advertiser.url) };
+  return {
+    campaign: { ...campaignSummary(campaign, spent), advertiser },
+    ad_groups: presentTree(groups, advertiser.url, await treeTallies(db, groups)),
+  };
 }
 
-export interface ReviewQueueFilter { campaignId?: string; organizationPublicId?: string }
-/** Which campaigns a staff list shows: waiting for review, or live (approved, not ended, blocked or archived). */
+export interface ReviewQueueFilter {
+  campaignId?: string;
+  organizationPublicId?: string;
+}
+/**
+ * Which campaigns a staff list shows: waiting for review (the campaign itself,
+ * or edited creatives of an approved one), or live (approved, not ended,
+ * blocked or archived).
+ */
 export type StaffList = 'in_review' | 'live';
+
+/** Issues a verdict of the queue resolves, or the advertiser's activation right after it: not worth a reviewer's attention. */
+const RESOLVED_BY_REVIEW = new Set<DeliveryIssue['code']>(['not_approved', 'creative_not_approved', 'campaign_paused']);
+
+function staffWhere(list: StaffList): Prisma.CampaignWhereInput {
+  if (list === 'live') return { reviewStatus: 'approved', lifecycleState: null, status: { not: 'archived' } };
+  return { OR: [{ reviewStatus: 'in_review' }, { reviewStatus: 'approved', adGroups: { some: { ads: { some: { creativeReviewStatus: 'pending' } } } } }] };
+}
 
 /**
  * Campaigns waiting for review (oldest first), or live ones a reviewer may
- * block, with their advertiser and every ad as it would render; narrowed to
- * one campaign or organization when asked (a reviewer following a link, e.g.
- * from the Temporal UI's workflow id).
+ * block, with their advertiser, every ad as it serves (and an edit waiting
+ * beside it) and the blocking issues that would keep it from serving once
+ * approved; narrowed to one campaign or organization when asked (a reviewer
+ * following a link, e.g. from the Temporal UI's workflow id).
  */
-export async function reviewQueue(db: Db, filter: ReviewQueueFilter = {}, list: StaffList = 'in_review') {
+export async function reviewQueue(db: Db, filter: ReviewQueueFilter = {}, list: StaffList = 'in_review', now = Date.now()) {
   const campaignId = filter.campaignId === undefined ? undefined : normalizeId(filter.campaignId);
   const orgId = filter.organizationPublicId === undefined ? undefined : normalizeId(filter.organizationPublicId);
   if (campaignId === null || orgId === null) return { campaigns: [] };
   const campaigns = await db.campaign.findMany({
     where: {
-      ...(list === 'in_review'
-        ? { reviewStatus: 'in_review' }
-        : { reviewStatus: 'approved', lifecycleState: null, status: { not: 'archived' } }),
+      ...staffWhere(list),
       organization: { deletedAt: null, ...(orgId ? { publicId: orgId } : {}) },
       ...(campaignId ? { id: campaignId } : {}),
     },
@@ -171,13 +186,22 @@ export async function reviewQueue(db: Db, filter: ReviewQueueFilter = {}, list: 
       spend: { select: { spentMicros: true } },
     },
   });
+  const delivery = await deliveryWithoutTraffic(
+    db,
+    campaigns.map((c) => c.id),
+    now,
+  );
   return {
     campaigns: campaigns.map((c) => {
       const advertiser = accountDisplay(c.adAccount, c.organization.domain);
+      const issues = delivery.get(c.id)?.issues ?? [];
       return {
         ...campaignSummary(c, c.spend?.spentMicros ?? 0n),
         organization_name: c.organization.name,
         advertiser,
+        /** What waits for a verdict: the campaign, or edited creatives of an approved one (each ad's `edit`). */
+        awaiting: c.reviewStatus === 'in_review' ? ('campaign' as const) : list === 'in_review' ? ('creatives' as const) : null,
+        blocking_issues: issues.filter((i) => i.severity === 'blocking' && !(list === 'in_review' && RESOLVED_BY_REVIEW.has(i.code))),
         ad_groups: presentTree(c.adGroups, advertiser.url),
       };
     }),

@@ -8,7 +8,10 @@ import type { PollTokenClaims } from './poll-token';
  * delivery (the token's auction id), enforced by the poll_votes primary key so
  * concurrent repeats from any number of api processes count once.
  */
-export interface PollOption { id: string; text: string }
+export interface PollOption {
+  id: string;
+  text: string;
+}
 export interface PollResults {
   sponsored_poll_id: number;
   question: string;
@@ -34,7 +37,11 @@ export function pollOptionsOf(options: readonly string[]): PollOption[] {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-interface Poll { id: number; question: string; options: PollOption[] }
+interface Poll {
+  id: number;
+  question: string;
+  options: PollOption[];
+}
 
 /** The poll of a token's ad, its integer id assigned on first use; null when the ad is gone or no poll. */
 async function findPoll(db: Db, adId: string): Promise<Poll | null> {
@@ -68,19 +75,40 @@ export function percentages(votes: readonly number[]): number[] {
   return result;
 }
 
+/** Votes and whole percentages per option; votes for an option that an ad update removed no longer count. */
+function tally(options: PollOption[], byOption: ReadonlyMap<string, number>): Pick<PollResults, 'total_votes' | 'options'> {
+  const votes = options.map((o) => byOption.get(o.id) ?? 0);
+  const shares = percentages(votes);
+  return {
+    total_votes: votes.reduce((a, b) => a + b, 0),
+    options: options.map((o, i) => ({ ...o, votes: votes[i], percentage: shares[i] })),
+  };
+}
+
 async function resultsOf(db: Db, poll: Poll): Promise<PollResults> {
   const counts = await db.$queryRaw<{ option_id: string; votes: number }[]>`
     SELECT option_id, count(*)::int AS votes FROM poll_votes WHERE poll_id = ${poll.id} GROUP BY option_id`;
-  const byOption = new Map(counts.map((c) => [c.option_id, c.votes]));
-  // Votes for an option that an ad update removed no longer count.
-  const votes = poll.options.map((o) => byOption.get(o.id) ?? 0);
-  const shares = percentages(votes);
-  return {
-    sponsored_poll_id: poll.id,
-    question: poll.question,
-    total_votes: votes.reduce((a, b) => a + b, 0),
-    options: poll.options.map((o, i) => ({ ...o, votes: votes[i], percentage: shares[i] })),
-  };
+  return { sponsored_poll_id: poll.id, question: poll.question, ...tally(poll.options, new Map(counts.map((c) => [c.option_id, c.votes]))) };
+}
+
+/**
+ * Per-option results of many poll ads at once (the dashboard's campaign page),
+ * labelled with the options given for each ad (what voters were shown).
+ */
+export async function pollTallies(
+  db: Db,
+  ads: { id: string; options: readonly string[] }[],
+): Promise<Map<string, Pick<PollResults, 'total_votes' | 'options'>>> {
+  const ids = ads.map((ad) => ad.id).filter((id) => UUID_RE.test(id));
+  const counts = ids.length
+    ? await db.$queryRaw<{ ad_id: string; option_id: string; votes: number }[]>`
+        SELECT p.ad_id::text AS ad_id, v.option_id, count(*)::int AS votes
+        FROM poll_votes v JOIN sponsored_polls p ON p.id = v.poll_id
+        WHERE p.ad_id = ANY(${ids}::uuid[]) GROUP BY 1, 2`
+    : [];
+  const byAd = new Map<string, Map<string, number>>();
+  for (const c of counts) byAd.set(c.ad_id, (byAd.get(c.ad_id) ?? new Map<string, number>()).set(c.option_id, c.votes));
+  return new Map(ads.map((ad) => [ad.id, tally(pollOptionsOf(ad.options), byAd.get(ad.id) ?? new Map<string, number>())]));
 }
 
 export async function pollResults(db: Db, claims: PollTokenClaims): Promise<PollResults> {

@@ -65,11 +65,17 @@ async function fromPage(page: Page, method: string, path: string, options: { csr
 
 /** Form controls without a label and buttons or links without an accessible name (none expected on any page). */
 async function unnamedControls(page: Page): Promise<string[]> {
-  return page.locator('input:not([type=hidden]), select, textarea, button, a').evaluateAll((elements: any[]) => elements
-    .filter((el) => (['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName)
-      ? el.labels.length === 0 && !el.getAttribute('aria-label')
-      : !(el.getAttribute('aria-label') || el.textContent.trim())))
-    .map((el) => el.outerHTML.slice(0, 80)));
+  return page
+    .locator('input:not([type=hidden]), select, textarea, button, a')
+    .evaluateAll((elements: any[]) =>
+      elements
+        .filter((el) =>
+          ['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName)
+            ? el.labels.length === 0 && !el.getAttribute('aria-label')
+            : !(el.getAttribute('aria-label') || el.textContent.trim()),
+        )
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
 }
 
 describe('sign-in', () => {
@@ -101,7 +107,11 @@ describe('sign-in', () => {
     // The link works once.
     const again = await (await session()).page.goto(linkOn(h.url, url));
     expect(again?.status()).toBe(200);
-    const reused = await fetch(`${h.url}/dashboard/login`, { method: 'POST', body: new URLSearchParams({ token: new URL(url).searchParams.get('token')! }), redirect: 'manual' });
+    const reused = await fetch(`${h.url}/dashboard/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: new URL(url).searchParams.get('token')! }),
+      redirect: 'manual',
+    });
     expect(reused.status).toBe(401);
     expect(reused.headers.get('set-cookie')).toBeNull();
 
@@ -166,8 +176,18 @@ describe('reviewer', () => {
         name: `Dashboard review ${Date.now()}`,
         budget: { lifetime_spend_limit_micros: 25_000_000 },
         ad_groups: [
-          { name: 'Cards', context_hints: ['running'], ads: [{ creative: { type: 'chat_card', title: 'Run faster', body: 'Light shoes', cta: 'Shop', file_id: fileId } }] },
-          { name: 'Polls', context_hints: ['running'], ads: [{ creative: { type: 'poll', title: 'How far do you run?', options: ['5 km', '10 km', 'Marathon'], target_url: 'https://shoes.example/poll' } }] },
+          {
+            name: 'Cards',
+            context_hints: ['running'],
+            ads: [{ creative: { type: 'chat_card', title: 'Run faster', body: 'Light shoes', cta: 'Shop', file_id: fileId } }],
+          },
+          {
+            name: 'Polls',
+            context_hints: ['running'],
+            ads: [
+              { creative: { type: 'poll', title: 'How far do you run?', options: ['5 km', '10 km', 'Marathon'], target_url: 'https://shoes.example/poll' } },
+            ],
+          },
         ],
       },
     });
@@ -182,10 +202,13 @@ describe('reviewer', () => {
     // Each ad as the chat host shows it: the card with its image, the poll with its options; the landing URLs.
     const image = card.locator('figure.card img');
     await image.scrollIntoViewIfNeeded();
-    const loaded = (img: any) => (img.complete ? img.naturalWidth > 0 : new Promise((resolve) => {
-      img.addEventListener('load', () => resolve(img.naturalWidth > 0));
-      img.addEventListener('error', () => resolve(false));
-    }));
+    const loaded = (img: any) =>
+      img.complete
+        ? img.naturalWidth > 0
+        : new Promise((resolve) => {
+            img.addEventListener('load', () => resolve(img.naturalWidth > 0));
+            img.addEventListener('error', () => resolve(false));
+          });
     await expect(image.evaluate(loaded)).resolves.toBe(true);
     await expect(card.locator('figure.poll li').allTextContents()).resolves.toEqual(['5 km', '10 km', 'Marathon']);
     await expect(card.locator('figure.poll .landing').textContent()).resolves.toContain('https://shoes.example/poll');
@@ -217,7 +240,8 @@ describe('reviewer', () => {
     const created = await call(h.url, 'POST', '/v1/campaigns', {
       token: org.api_key,
       body: {
-        name: `Dashboard reject ${Date.now()}`, budget: { lifetime_spend_limit_micros: 25_000_000 },
+        name: `Dashboard reject ${Date.now()}`,
+        budget: { lifetime_spend_limit_micros: 25_000_000 },
         ad_groups: [{ context_hints: ['x'], ads: [{ creative: { type: 'poll', title: 'Pick one', options: ['A', 'B'], target_url: 'https://a.example' } }] }],
       },
     });
@@ -231,7 +255,10 @@ describe('reviewer', () => {
     await card.getByLabel('Reason (required to reject)').fill('Misleading claims');
     await card.getByRole('button', { name: 'Reject' }).click();
     await page.waitForSelector(`article[data-campaign-id="${created.body.id}"][data-outcome="rejected"]`);
-    expect(await h.db.campaign.findUniqueOrThrow({ where: { id: created.body.id } })).toMatchObject({ reviewStatus: 'rejected', reviewReason: 'Misleading claims' });
+    expect(await h.db.campaign.findUniqueOrThrow({ where: { id: created.body.id } })).toMatchObject({
+      reviewStatus: 'rejected',
+      reviewReason: 'Misleading claims',
+    });
 
     // A campaign in review without a review workflow (written straight into the database) is refused cleanly.
     const orphan = await insertTree(h.db, org);
@@ -260,7 +287,10 @@ describe('reviewer blocks', () => {
     await screenshot(page, 'live-campaigns');
     await card.getByRole('button', { name: 'Block' }).click();
     await page.waitForSelector(`article[data-campaign-id="${campaign.id}"][data-outcome="blocked"]`);
-    expect(await h.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } })).toMatchObject({ lifecycleState: 'blocked', lifecycleReason: 'Counterfeit goods' });
+    expect(await h.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } })).toMatchObject({
+      lifecycleState: 'blocked',
+      lifecycleReason: 'Counterfeit goods',
+    });
     expect((await loadIndexedAds(h.db)).some((indexed) => indexed.adId === ad.id)).toBe(false);
 
     // Off the live list; the advertiser sees it paused (as /v1 reads it) and blocked, with the reason.
@@ -280,7 +310,9 @@ describe('reviewer blocks', () => {
 describe('advertiser', () => {
   test('the campaign chart shows the same totals as the insights endpoint; the overview its last 7 days and spend', async () => {
     const org = await newOrg(h.db);
-    const { campaign, adGroup, ad } = await insertTree(h.db, org, { campaign: { reviewStatus: 'approved', status: 'active', lifetimeSpendLimitMicros: 50_000_000n } });
+    const { campaign, adGroup, ad } = await insertTree(h.db, org, {
+      campaign: { reviewStatus: 'approved', status: 'active', lifetimeSpendLimitMicros: 50_000_000n },
+    });
     const path = { organizationId: campaign.organizationId, adAccountId: campaign.adAccountId, campaignId: campaign.id, adGroupId: adGroup.id, adId: ad.id };
     const day = 86_400_000;
     const now = Date.now();
@@ -295,22 +327,32 @@ describe('advertiser', () => {
     } finally {
       await ch.close();
     }
-    await h.db.campaignSpend.create({ data: { campaignId: campaign.id, spentMicros: 1_234_567n } });
+    await h.db.campaignSpend.create({ data: { campaignId: campaign.id, spentMicros: 1_234_000n } });
 
     const page = await memberPage(org);
     const overview = page.locator(`tr[data-campaign-id="${campaign.id}"]`);
-    await expect(overview.locator('td').allTextContents()).resolves.toEqual(['active', 'approved', '$1.23 / $50.00', '12', '3', '25.00%']);
+    // The delivery badge: an approved, active campaign that starts in two days, but its card has no image and the account no logo.
+    await expect(overview.locator('td').allTextContents()).resolves.toEqual(['active', 'not delivering', 'approved', '$1.234 / $50.00', '12', '3', '25.00%']);
     await screenshot(page, 'campaigns');
 
     await page.getByRole('link', { name: campaign.name }).click();
     await page.waitForSelector('.chart[data-loaded="true"]');
-    const expected = await call(h.url, 'GET', `/v1/campaigns/${campaign.id}/insights${queryString({ limit: '2000', 'fields[]': ['impressions', 'clicks', 'spend'] })}`, { token: org.api_key });
+    const expected = await call(
+      h.url,
+      'GET',
+      `/v1/campaigns/${campaign.id}/insights${queryString({ limit: '2000', 'fields[]': ['impressions', 'clicks', 'spend'] })}`,
+      { token: org.api_key },
+    );
     expect(expected.status).toBe(200);
     const sum = (key: string) => expected.body.data.reduce((total: number, r: Record<string, number>) => total + r[key], 0);
     expect(sum('impressions')).toBe(17);
-    const totals = async () => Object.fromEntries(await page.locator('.totals dd').evaluateAll((dds) => dds.map((dd) => [dd.getAttribute('data-total'), dd.textContent])));
+    const totals = async () =>
+      Object.fromEntries(await page.locator('.totals dd').evaluateAll((dds) => dds.map((dd) => [dd.getAttribute('data-total'), dd.textContent])));
     await expect(totals()).resolves.toEqual({
-      impressions: String(sum('impressions')), clicks: String(sum('clicks')), spend: `$${sum('spend').toFixed(2)}`, ctr: `${((sum('clicks') / sum('impressions')) * 100).toFixed(2)}%`,
+      impressions: String(sum('impressions')),
+      clicks: String(sum('clicks')),
+      spend: `$${sum('spend').toFixed(2)}`,
+      ctr: `${((sum('clicks') / sum('impressions')) * 100).toFixed(2)}%`,
     });
     await expect(page.locator('canvas').getAttribute('aria-label')).resolves.toBe('impressions per day');
     await screenshot(page, 'campaign');
@@ -319,7 +361,12 @@ describe('advertiser', () => {
     // Hourly: the trailing 24 hours, again the endpoint's totals.
     await page.getByLabel('Granularity').selectOption('hourly');
     await page.locator('canvas[aria-label="impressions per hour"]').waitFor();
-    const hourly = await call(h.url, 'GET', `/v1/campaigns/${campaign.id}/insights${queryString({ time_granularity: 'hourly', limit: '2000', 'fields[]': ['impressions', 'clicks'] })}`, { token: org.api_key });
+    const hourly = await call(
+      h.url,
+      'GET',
+      `/v1/campaigns/${campaign.id}/insights${queryString({ time_granularity: 'hourly', limit: '2000', 'fields[]': ['impressions', 'clicks'] })}`,
+      { token: org.api_key },
+    );
     const hourlySum = (key: string) => hourly.body.data.reduce((total: number, r: Record<string, number>) => total + r[key], 0);
     expect(hourlySum('impressions')).toBe(2); // one day's rows, an hour ago
     await expect(totals()).resolves.toMatchObject({ impressions: String(hourlySum('impressions')), clicks: String(hourlySum('clicks')) });
@@ -384,7 +431,10 @@ describe('API keys', () => {
     await expect(page.locator('tbody tr').count()).resolves.toBe(2);
 
     const oldKey = await h.db.apiKey.findFirstOrThrow({ where: { secretHash: hashSecret(org.api_key) } });
-    await page.locator(`tr[data-key-id="${oldKey.publicId}"]`).getByRole('button', { name: /Revoke/ }).click();
+    await page
+      .locator(`tr[data-key-id="${oldKey.publicId}"]`)
+      .getByRole('button', { name: /Revoke/ })
+      .click();
     await page.getByText(/revoked\./).waitFor();
     expect((await call(h.url, 'GET', '/v1/ad_account', { token: org.api_key })).status).toBe(401);
     expect((await call(h.url, 'GET', '/v1/ad_account', { token: secret! })).status).toBe(200);
@@ -400,7 +450,10 @@ describe('API keys', () => {
     await screenshot(page, 'api-keys-member');
     const csrf = await csrfOf(page);
     const before = await h.db.apiKey.count({ where: { organizationId: await organizationIdOf(h.db, org) } });
-    expect(await fromPage(page, 'POST', '/dashboard/api/api-keys', { csrf, body: { name: 'x' } })).toMatchObject({ status: 403, body: { error: { code: 'insufficient_role' } } });
+    expect(await fromPage(page, 'POST', '/dashboard/api/api-keys', { csrf, body: { name: 'x' } })).toMatchObject({
+      status: 403,
+      body: { error: { code: 'insufficient_role' } },
+    });
     expect(await fromPage(page, 'GET', '/dashboard/api/api-keys')).toMatchObject({ status: 403 });
     expect(await h.db.apiKey.count({ where: { organizationId: await organizationIdOf(h.db, org) } })).toBe(before);
   });
@@ -416,7 +469,10 @@ describe('security', () => {
     for (const csrf of [null, 'forged', await csrfOf(other)]) {
       expect(await fromPage(page, 'POST', pause, { csrf })).toMatchObject({ status: 403, body: { error: { code: 'csrf_failed' } } });
     }
-    expect(await fromPage(page, 'POST', '/dashboard/api/api-keys', { body: { name: 'x' } })).toMatchObject({ status: 403, body: { error: { code: 'csrf_failed' } } });
+    expect(await fromPage(page, 'POST', '/dashboard/api/api-keys', { body: { name: 'x' } })).toMatchObject({
+      status: 403,
+      body: { error: { code: 'csrf_failed' } },
+    });
     expect(await fromPage(page, 'POST', '/dashboard/logout')).toMatchObject({ status: 403 });
     expect((await h.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } })).status).toBe('active');
     // With its own token the same request goes through.

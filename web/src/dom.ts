@@ -34,8 +34,12 @@ export function render(main: HTMLElement, ...children: Child[]): void {
   }
 }
 
-export const dollars = (micros: number) =>
-  `$${(micros / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+/**
+ * Micros as dollars, by the rule every other surface uses (issue texts, adctl):
+ * cents when whole, else every digit it takes (`$0.015`, never rounded up to
+ * `$0.02`). The one import from the domain: a pure function, no I/O.
+ */
+export { formatUsd as dollars } from '../../domain/money';
 export const percent = (ratio: number | null) => (ratio === null ? '–' : `${(ratio * 100).toFixed(2)}%`);
 export const count = (n: number) => n.toLocaleString('en-US');
 export const dateTime = (unix: number) => new Date(unix * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
