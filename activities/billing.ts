@@ -43,7 +43,11 @@ export function billingActivities(db: Db, stripe: Stripe) {
 
     /** Creates the deposit's PaymentIntent, unconfirmed (nothing is charged). Idempotent per workflow. */
     async createDepositIntent(input: {
-      organizationId: string; campaignId: string; paymentMethodId: string; customerId: string | null; idempotencyKey: string;
+      organizationId: string;
+      campaignId: string;
+      paymentMethodId: string;
+      customerId: string | null;
+      idempotencyKey: string;
     }): Promise<string> {
       try {
         const intent = await stripe.paymentIntents.create(

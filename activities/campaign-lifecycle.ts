@@ -1,7 +1,5 @@
 import type { Db } from '../lib/db';
-import {
-  recordCampaignBlock, completeIfBudgetExhausted, completeIfEnded, lifecycleSnapshot, type LifecycleSnapshot,
-} from '../domain/campaigns/lifecycle';
+import { recordCampaignBlock, completeIfBudgetExhausted, completeIfEnded, lifecycleSnapshot, type LifecycleSnapshot } from '../domain/campaigns/lifecycle';
 
 /** The campaign lifecycle workflow's I/O (workflows/campaign-lifecycle.ts); every write is conditional and idempotent. */
 export function campaignLifecycleActivities(db: Db) {

@@ -6,7 +6,10 @@ import type { JobMetrics } from '../jobs/metrics';
 /** Rests longer than this are the workflow's (a durable timer), not the activity's. */
 const LONGEST_REST_IN_ACTIVITY_MS = 30_000;
 
-export interface RunJobInput { name: string; sliceMs: number }
+export interface RunJobInput {
+  name: string;
+  sliceMs: number;
+}
 
 /**
  * The one activity that runs background jobs (jobs/job.ts): runs the named job

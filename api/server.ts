@@ -20,17 +20,25 @@ const temporal = createTemporalClient();
 // The trackers' ledger; its rows reach ClickHouse through the worker (domain/delivery/tracker.ts).
 const delivery = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: budgetExhaustionSignaller(temporal) });
 const deps = {
-  db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal),
-  deliveryLedger: delivery.ledger, metrics: createApiMetrics(db),
+  db,
+  temporal,
+  assets: createAssetStore(),
+  creatives: createCreativeGenerator(),
+  creativeReviews: temporalCreativeReviews(temporal),
+  deliveryLedger: delivery.ledger,
+  metrics: createApiMetrics(db),
 };
 const server = createApp(deps).listen(config.api.port, config.api.host, () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);
 });
 const metricsServer = startMetricsServer(deps.metrics.registry, { host: config.metrics.host, port: config.metrics.apiPort });
-metricsServer.then((m) => console.log(`api metrics on ${m.url}`), (err: Error) => {
-  console.error(`api: metrics port ${config.metrics.apiPort} unavailable: ${err.message}`);
-  process.exit(1);
-});
+metricsServer.then(
+  (m) => console.log(`api metrics on ${m.url}`),
+  (err: Error) => {
+    console.error(`api: metrics port ${config.metrics.apiPort} unavailable: ${err.message}`);
+    process.exit(1);
+  },
+);
 
 const pruneTimer = setInterval(() => void pruneCounters(db).catch(() => undefined), 10 * 60 * 1000);
 pruneTimer.unref();

@@ -35,7 +35,11 @@ export function directAdRequestRoute(deps: {
     if (length === null) return next();
 
     let publisher: PublisherRecord;
-    try { publisher = deps.authenticate(req); } catch (err) { return next(err); }
+    try {
+      publisher = deps.authenticate(req);
+    } catch (err) {
+      return next(err);
+    }
 
     readPlainJsonBody(req, length)
       .then((raw) => deps.run(req, parseOrThrow(adRequestSchema, bodyObject(raw)), publisher))

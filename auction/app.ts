@@ -54,17 +54,15 @@ export interface Auction {
 
 export function createAuction(input: AuctionDeps): Auction {
   const settings: AuctionSettings = { ...auctionSettings, ...input.settings };
-  // Delivery controls shared by every auction process: the pacing plan and the frequency counts.
-  const capsPool = createPgPool(input.databaseUrl, 2);
-  const caps = new FrequencyCaps(capsPool, {
-    perUserDay: settings.frequencyCapPerUserDay, perConversation: settings.frequencyCapPerConversation,
-    provisionalMs: settings.frequencyProvisionalMs, syncMs: settings.frequencySyncMs,
-  });
-  const pacing = new PacingGate(input.db, settings.pacingRefreshMs);
+  const controls = deliveryControls(input, settings);
+  const { caps, pacing } = controls;
   // Each freshly loaded index entry takes over its ad's tally and its campaign's pacing plan.
   const tallies = new InhouseTallies();
   const catalog = new Catalog(input.db, {
-    databaseUrl: input.databaseUrl, safetyReloadMs: settings.indexSafetyReloadMs, dspFilter: input.dspFilter, onAdsLoaded: (ads) => {
+    databaseUrl: input.databaseUrl,
+    safetyReloadMs: settings.indexSafetyReloadMs,
+    dspFilter: input.dspFilter,
+    onAdsLoaded: (ads) => {
       tallies.adopt(ads);
       pacing.adopt(ads);
     },
@@ -72,11 +70,18 @@ export function createAuction(input: AuctionDeps): Auction {
   const inhouse = { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr, pacing, caps };
   const deps: PipelineDeps = {
     catalog,
-    bidders: auctionBidders(() => catalog.dsps, () => catalog.ads, inhouse, settings),
+    bidders: auctionBidders(
+      () => catalog.dsps,
+      () => catalog.ads,
+      inhouse,
+      settings,
+    ),
     health: new DspHealth({ afterFailures: settings.backoffAfterFailures, baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }),
     cache: new BidCache(settings.bidCacheTtlMs),
     log: new AuctionLog(input.clickhouse, {
-      batchSize: settings.logBatchSize, flushMs: settings.logFlushMs, setAside: (letters) => recordDeadLetters(input.db, letters),
+      batchSize: settings.logBatchSize,
+      flushMs: settings.logFlushMs,
+      setAside: (letters) => recordDeadLetters(input.db, letters),
     }),
     metrics: createAuctionMetrics(
       { size: () => catalog.ads.length, loadedAt: () => catalog.adsLoadedAt },
@@ -95,6 +100,54 @@ export function createAuction(input: AuctionDeps): Auction {
   const tallyTimer = setInterval(flushTallies, settings.inhouseStatsFlushMs);
   tallyTimer.unref();
 
+  return {
+    app: auctionApp(deps),
+    deps,
+    start: async () => {
+      await Promise.all([catalog.start(), controls.start()]);
+    },
+    flushInhouseStats: () => {
+      flushTallies();
+      return deps.log.flush();
+    },
+    async close() {
+      await catalog.close();
+      deps.cache.close();
+      clearInterval(tallyTimer);
+      flushTallies();
+      await controls.close();
+      await deps.log.drain();
+    },
+  };
+}
+
+/** Delivery controls shared by every auction process: the pacing plan and the frequency counts. */
+function deliveryControls(input: AuctionDeps, settings: AuctionSettings) {
+  const capsPool = createPgPool(input.databaseUrl, 2);
+  const caps = new FrequencyCaps(capsPool, {
+    perUserDay: settings.frequencyCapPerUserDay,
+    perConversation: settings.frequencyCapPerConversation,
+    provisionalMs: settings.frequencyProvisionalMs,
+    syncMs: settings.frequencySyncMs,
+  });
+  const pacing = new PacingGate(input.db, settings.pacingRefreshMs);
+  return {
+    caps,
+    pacing,
+    start: async () => {
+      await Promise.all([pacing.start(), caps.start()]);
+    },
+    async close() {
+      pacing.close();
+      await caps.close();
+      await capsPool.end();
+    },
+  };
+}
+
+/** The service's HTTP surface over the pipeline: the ad request (direct route first), health, the OpenAPI document. */
+function auctionApp(deps: PipelineDeps): express.Express {
+  const { catalog, settings } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -106,9 +159,13 @@ export function createAuction(input: AuctionDeps): Auction {
   // else, or its error) is handled by Express as usual, the error first.
   const direct = directAdRequestRoute({ authenticate, run });
   directRoutesFirst(app, [direct]);
-  app.get('/healthz', (_req, res) => { res.json({ ok: true, index_ads: catalog.ads.length }); });
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true, index_ads: catalog.ads.length });
+  });
   let openApi: object | undefined;
-  app.get('/v1/openapi.json', (_req, res) => { res.json((openApi ??= auctionOpenApi([adRequest]))); });
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.json((openApi ??= auctionOpenApi([adRequest])));
+  });
   // The publisher key is checked before the body is read: an unknown caller costs no parsing.
   app.use('/v1/ad_requests', (req, _res, next) => {
     (req as AuthedRequest).publisher = authenticate(req);
@@ -117,23 +174,7 @@ export function createAuction(input: AuctionDeps): Auction {
   app.use(mountOperations([adRequest]));
   app.use(unknownRoute);
   app.use(errorHandler);
-
-  return {
-    app,
-    deps,
-    start: async () => { await Promise.all([catalog.start(), pacing.start(), caps.start()]); },
-    flushInhouseStats: () => { flushTallies(); return deps.log.flush(); },
-    async close() {
-      await catalog.close();
-      deps.cache.close();
-      clearInterval(tallyTimer);
-      flushTallies();
-      pacing.close();
-      await caps.close();
-      await capsPool.end();
-      await deps.log.drain();
-    },
-  };
+  return app;
 }
 
 type AuthedRequest = express.Request & { publisher?: PublisherRecord };

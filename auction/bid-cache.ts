@@ -10,7 +10,10 @@ export class BidCache {
   private readonly entries = new Map<string, { bid: ValidBid; expiresAt: number }>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly ttlMs: number, private readonly maxEntries = 100_000) {
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 100_000,
+  ) {
     this.sweeper = setInterval(() => this.sweep(), Math.max(1000, ttlMs / 4));
     this.sweeper.unref();
   }
@@ -32,11 +35,15 @@ export class BidCache {
     return entry && entry.expiresAt > now ? entry.bid : null;
   }
 
-  get size() { return this.entries.size; }
+  get size() {
+    return this.entries.size;
+  }
 
   sweep(now = Date.now()) {
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
   }
 
-  close() { clearInterval(this.sweeper); }
+  close() {
+    clearInterval(this.sweeper);
+  }
 }

@@ -14,7 +14,13 @@ import { loadIndexedAds, type IndexedAd } from './inhouse/ad-index';
 const DEBOUNCE_MS = 50;
 type Part = 'ads' | 'publishers' | 'dsps';
 const PART_OF_TABLE: Record<string, Part> = {
-  campaigns: 'ads', ad_groups: 'ads', ads: 'ads', ad_accounts: 'ads', campaign_spend: 'ads', publishers: 'publishers', dsps: 'dsps',
+  campaigns: 'ads',
+  ad_groups: 'ads',
+  ads: 'ads',
+  ad_accounts: 'ads',
+  campaign_spend: 'ads',
+  publishers: 'publishers',
+  dsps: 'dsps',
 };
 
 export class Catalog {
@@ -45,7 +51,10 @@ export class Catalog {
 
   private async listen() {
     const client = new Client({ connectionString: this.opts.databaseUrl ?? config.databaseUrl });
-    client.on('notification', (msg) => { const part = PART_OF_TABLE[msg.payload ?? '']; if (part) this.schedule([part]); });
+    client.on('notification', (msg) => {
+      const part = PART_OF_TABLE[msg.payload ?? ''];
+      if (part) this.schedule([part]);
+    });
     client.on('error', () => this.reconnect(client));
     client.on('end', () => this.reconnect(client));
     await client.connect();
@@ -59,7 +68,9 @@ export class Catalog {
     setTimeout(() => {
       if (this.closed) return;
       // Changes may have been missed while disconnected: reload everything once listening again.
-      this.listen().then(() => this.schedule(['ads', 'publishers', 'dsps'])).catch(() => this.reconnect(old));
+      this.listen()
+        .then(() => this.schedule(['ads', 'publishers', 'dsps']))
+        .catch(() => this.reconnect(old));
     }, 1000).unref();
   }
 
@@ -93,16 +104,18 @@ export class Catalog {
 
   private async reload(parts: Part[]) {
     if (this.closed) return;
-    await Promise.all(parts.map(async (part) => {
-      if (part === 'ads') {
-        const ads = await loadIndexedAds(this.db);
-        this.opts.onAdsLoaded?.(ads);
-        this.ads = ads;
-        this.adsLoadedAt = Date.now();
-      }
-      if (part === 'publishers') this.publishers = await loadEnabledPublishers(this.db);
-      if (part === 'dsps') this.dsps = (await loadEnabledDsps(this.db)).filter(this.opts.dspFilter ?? (() => true));
-    }));
+    await Promise.all(
+      parts.map(async (part) => {
+        if (part === 'ads') {
+          const ads = await loadIndexedAds(this.db);
+          this.opts.onAdsLoaded?.(ads);
+          this.ads = ads;
+          this.adsLoadedAt = Date.now();
+        }
+        if (part === 'publishers') this.publishers = await loadEnabledPublishers(this.db);
+        if (part === 'dsps') this.dsps = (await loadEnabledDsps(this.db)).filter(this.opts.dspFilter ?? (() => true));
+      }),
+    );
   }
 
   async close() {

@@ -17,7 +17,12 @@ import type { AuctionContext } from './types';
  * stages 3, 4 and 6, and reports point by point where the answers break the spec, with
  * the spec's reason names. A clean no-bid passes (reason `no_bid` shown).
  */
-export interface CheckResult { name: string; ok: boolean; reason: string | null; detail: string | null }
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  reason: string | null;
+  detail: string | null;
+}
 
 const TIMEOUT_MS = 2000;
 
@@ -25,43 +30,64 @@ function context(variant: { opener: boolean; imageEnabled: boolean; formats: str
   const request = adRequestSchema.parse({
     userId: 'dsp-check-user',
     request_type: variant.opener ? 'opener' : 'contextual',
-    ...(variant.opener ? {} : {
-      chatId: `check-${randomUUID()}`,
-      nAdsBefore: 0,
-      messages: [{ role: 'user', content: 'Which running shoes for a first marathon?' }, { role: 'assistant', content: 'Cushioned trainers help for long distances.' }],
-    }),
+    ...(variant.opener
+      ? {}
+      : {
+          chatId: `check-${randomUUID()}`,
+          nAdsBefore: 0,
+          messages: [
+            { role: 'user', content: 'Which running shoes for a first marathon?' },
+            { role: 'assistant', content: 'Cushioned trainers help for long distances.' },
+          ],
+        }),
     ad_formats: variant.formats,
-    country_code: 'US', device: 'mobile', timezone: 'America/New_York', language: 'en',
+    country_code: 'US',
+    device: 'mobile',
+    timezone: 'America/New_York',
+    language: 'en',
     config: { image_enabled: variant.imageEnabled },
   });
   const now = performance.now();
   return {
-    auctionId: randomUUID(), startedAt: now, deadlineAt: now + TIMEOUT_MS + 1000, tmaxMs: 2000, request,
+    auctionId: randomUUID(),
+    startedAt: now,
+    deadlineAt: now + TIMEOUT_MS + 1000,
+    tmaxMs: 2000,
+    request,
     publisher: { id: randomUUID(), publicId: randomUUID(), name: 'adctl dsp check', domain: 'check.example', tmaxMs: 2000 },
-    userIp: '203.0.113.7', userAgent: 'Mozilla/5.0 (adctl dsp check)', floorMicros: 0,
+    userIp: '203.0.113.7',
+    userAgent: 'Mozilla/5.0 (adctl dsp check)',
+    floorMicros: 0,
   };
 }
 
 export async function checkDsp(opts: { bidUrl: string; protocol: 'native' | 'openrtb'; key?: string; renderUrl?: string }) {
   const dsp: DspConfig = {
-    id: 'dsp-check', name: 'dsp-check', protocol: opts.protocol, bidUrl: opts.bidUrl,
+    id: 'dsp-check',
+    name: 'dsp-check',
+    protocol: opts.protocol,
+    bidUrl: opts.bidUrl,
     renderUrl: opts.renderUrl ?? (opts.protocol === 'native' ? opts.bidUrl.replace(/\/bid(\?|$)/, '/render$1') : null),
-    apiKey: opts.key ?? null, authStyle: opts.key || opts.protocol === 'native' ? 'bearer' : 'url', siteIdOverride: null, publisherIdOverride: null,
+    apiKey: opts.key ?? null,
+    authStyle: opts.key || opts.protocol === 'native' ? 'bearer' : 'url',
+    siteIdOverride: null,
+    publisherIdOverride: null,
   };
-  const variants = opts.protocol === 'native'
-    ? [
-      { name: 'native contextual image', opener: false, imageEnabled: true, formats: ['sponsored_message'] },
-      { name: 'native contextual text (image_enabled false)', opener: false, imageEnabled: false, formats: ['sponsored_message'] },
-      { name: 'native opener image', opener: true, imageEnabled: true, formats: ['sponsored_message'] },
-      { name: 'native opener text (image_enabled false)', opener: true, imageEnabled: false, formats: ['sponsored_message'] },
-      { name: 'native carousel offered', opener: false, imageEnabled: true, formats: ['sponsored_message', 'sponsored_carousel'] },
-    ]
-    : [
-      { name: 'openrtb sponsored_message_image_v1', opener: false, imageEnabled: true, formats: ['sponsored_message'] },
-      { name: 'openrtb sponsored_message_text_v1', opener: false, imageEnabled: false, formats: ['sponsored_message'] },
-      { name: 'openrtb opener_image_v1', opener: true, imageEnabled: true, formats: ['sponsored_message'] },
-      { name: 'openrtb opener_text_v1', opener: true, imageEnabled: false, formats: ['sponsored_message'] },
-    ];
+  const variants =
+    opts.protocol === 'native'
+      ? [
+          { name: 'native contextual image', opener: false, imageEnabled: true, formats: ['sponsored_message'] },
+          { name: 'native contextual text (image_enabled false)', opener: false, imageEnabled: false, formats: ['sponsored_message'] },
+          { name: 'native opener image', opener: true, imageEnabled: true, formats: ['sponsored_message'] },
+          { name: 'native opener text (image_enabled false)', opener: true, imageEnabled: false, formats: ['sponsored_message'] },
+          { name: 'native carousel offered', opener: false, imageEnabled: true, formats: ['sponsored_message', 'sponsored_carousel'] },
+        ]
+      : [
+          { name: 'openrtb sponsored_message_image_v1', opener: false, imageEnabled: true, formats: ['sponsored_message'] },
+          { name: 'openrtb sponsored_message_text_v1', opener: false, imageEnabled: false, formats: ['sponsored_message'] },
+          { name: 'openrtb opener_image_v1', opener: true, imageEnabled: true, formats: ['sponsored_message'] },
+          { name: 'openrtb opener_text_v1', opener: true, imageEnabled: false, formats: ['sponsored_message'] },
+        ];
   const bidder = dspBidder(dsp, auctionSettings);
   const cache = new BidCache(auctionSettings.bidCacheTtlMs);
   const checks: CheckResult[] = [];
@@ -76,11 +102,21 @@ export async function checkDsp(opts: { bidUrl: string; protocol: 'native' | 'ope
         checks.push({ name: `${v.name}: bid`, ok, reason: rejected.reason, detail: rejected.detail });
         continue;
       }
-      checks.push({ name: `${v.name}: bid`, ok: true, reason: null, detail: `bid ${valid[0].priceMicros / 1e6} USD${valid[0].creative ? ' with ad_data' : ', render needed'}` });
+      checks.push({
+        name: `${v.name}: bid`,
+        ok: true,
+        reason: null,
+        detail: `bid ${valid[0].priceMicros / 1e6} USD${valid[0].creative ? ' with ad_data' : ', render needed'}`,
+      });
       if (!valid[0].creative) {
         const rendered = await renderWinner(ctx, valid, () => bidder, cache, { ...auctionSettings, ownWorkReserveMs: 0 });
         const failure = rendered.failed[0];
-        checks.push({ name: `${v.name}: render`, ok: !failure, reason: failure?.reason ?? null, detail: failure?.detail ?? `rendered ${rendered.winner?.creative.format}` });
+        checks.push({
+          name: `${v.name}: render`,
+          ok: !failure,
+          reason: failure?.reason ?? null,
+          detail: failure?.detail ?? `rendered ${rendered.winner?.creative.format}`,
+        });
       }
     }
   } finally {

@@ -7,37 +7,52 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export const MS_BUCKETS = [0.25, 0.5, 1, 2, 3, 4, 5, 7.5, 10, 15, 20, 30, 50, 75, 100, 150, 250, 500, 1000, 2000, 5000];
 
 /** What the delivery controls hold, read when scraped. */
-export interface ControlsState { pacedCampaigns(): number; frequencyKeys(): number }
+export interface ControlsState {
+  pacedCampaigns(): number;
+  frequencyKeys(): number;
+}
 
 export function createAuctionMetrics(index: { size(): number; loadedAt(): number }, controls?: ControlsState) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'auction_' });
-  const m = {
+  const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers: [registry] });
+  const histogram = (name: string, help: string, labelNames: string[] = []) =>
+    new Histogram({ name, help, labelNames, buckets: MS_BUCKETS, registers: [registry] });
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  return {
     registry,
-    auctions: new Counter({ name: 'auction_requests_total', help: 'Auctions run, by result (filled, no_fill)', labelNames: ['result'], registers: [registry] }),
-    duration: new Histogram({ name: 'auction_duration_ms', help: 'End-to-end auction time inside the service (ms)', buckets: MS_BUCKETS, registers: [registry] }),
-    overhead: new Histogram({ name: 'auction_overhead_ms', help: 'Auction time minus the slowest bidder call (ms): our own overhead', buckets: MS_BUCKETS, registers: [registry] }),
-    dspLatency: new Histogram({ name: 'auction_dsp_latency_ms', help: 'DSP bid call latency (ms)', labelNames: ['dsp'], buckets: MS_BUCKETS, registers: [registry] }),
-    bids: new Counter({ name: 'auction_bids_total', help: 'Bids by bidder and outcome (won, lost, rejected)', labelNames: ['bidder', 'outcome'], registers: [registry] }),
-    nonBids: new Counter({ name: 'auction_non_bids_total', help: 'Non-bids by bidder, reason and IAB seat-non-bid code', labelNames: ['bidder', 'reason', 'code'], registers: [registry] }),
-    timeouts: new Counter({ name: 'auction_dsp_timeouts_total', help: 'DSP calls cut at their deadline', labelNames: ['dsp'], registers: [registry] }),
-    errors: new Counter({ name: 'auction_dsp_errors_total', help: 'DSP calls failed (HTTP error, unreachable, unparsable)', labelNames: ['dsp'], registers: [registry] }),
-    inhouseOutcomes: new Counter({
-      name: 'auction_inhouse_outcomes_total', help: 'What the in-house bidder did with the ads it looked at (skip reason, eligible, won, outbid), counted per ad', labelNames: ['outcome'], registers: [registry],
-    }),
-    pacedCampaigns: new Gauge({
-      name: 'auction_paced_campaigns', help: 'Campaigns the pacing plan holds back now (participation < 1)', registers: [registry], collect() { this.set(controls?.pacedCampaigns() ?? 0); },
-    }),
-    frequencyKeys: new Gauge({
-      name: 'auction_frequency_keys', help: 'Users and conversations the frequency-cap replica holds (bounded by the window)', registers: [registry],
-      collect() { this.set(controls?.frequencyKeys() ?? 0); },
-    }),
-    indexSize: new Gauge({ name: 'auction_index_ads', help: 'Ads in the in-memory index', registers: [registry], collect() { this.set(index.size()); } }),
-    indexAge: new Gauge({
-      name: 'auction_index_age_seconds', help: 'Seconds since the ad index was last loaded', registers: [registry],
-      collect() { const at = index.loadedAt(); this.set(at ? (Date.now() - at) / 1000 : -1); },
+    auctions: counter('auction_requests_total', 'Auctions run, by result (filled, no_fill)', ['result']),
+    duration: histogram('auction_duration_ms', 'End-to-end auction time inside the service (ms)'),
+    overhead: histogram('auction_overhead_ms', 'Auction time minus the slowest bidder call (ms): our own overhead'),
+    dspLatency: histogram('auction_dsp_latency_ms', 'DSP bid call latency (ms)', ['dsp']),
+    bids: counter('auction_bids_total', 'Bids by bidder and outcome (won, lost, rejected)', ['bidder', 'outcome']),
+    nonBids: counter('auction_non_bids_total', 'Non-bids by bidder, reason and IAB seat-non-bid code', ['bidder', 'reason', 'code']),
+    timeouts: counter('auction_dsp_timeouts_total', 'DSP calls cut at their deadline', ['dsp']),
+    errors: counter('auction_dsp_errors_total', 'DSP calls failed (HTTP error, unreachable, unparsable)', ['dsp']),
+    inhouseOutcomes: counter(
+      'auction_inhouse_outcomes_total',
+      'What the in-house bidder did with the ads it looked at (skip reason, eligible, won, outbid), counted per ad',
+      ['outcome'],
+    ),
+    pacedCampaigns: gauge('auction_paced_campaigns', 'Campaigns the pacing plan holds back now (participation < 1)', () => controls?.pacedCampaigns() ?? 0),
+    frequencyKeys: gauge(
+      'auction_frequency_keys',
+      'Users and conversations the frequency-cap replica holds (bounded by the window)',
+      () => controls?.frequencyKeys() ?? 0,
+    ),
+    indexSize: gauge('auction_index_ads', 'Ads in the in-memory index', () => index.size()),
+    indexAge: gauge('auction_index_age_seconds', 'Seconds since the ad index was last loaded', () => {
+      const at = index.loadedAt();
+      return at ? (Date.now() - at) / 1000 : -1;
     }),
   };
-  return m;
 }
 export type AuctionMetrics = ReturnType<typeof createAuctionMetrics>;

@@ -68,7 +68,10 @@ export const seatNonBidCode = (reason: NonBidReason): number => NON_BID_REASONS[
 
 /** Thrown by validators; carries one reason and a human detail for logs and `adctl dsp check`. */
 export class BidRejection extends Error {
-  constructor(readonly reason: NonBidReason, detail: string) {
+  constructor(
+    readonly reason: NonBidReason,
+    detail: string,
+  ) {
     super(detail);
     this.name = 'BidRejection';
   }

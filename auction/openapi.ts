@@ -36,5 +36,4 @@ export function adRequestOperation(handle: Operation<undefined, AdRequest>['hand
   });
 }
 
-export const auctionOpenApi = (operations: Operation[]) =>
-  buildOpenApiDocument(operations, { title: 'Auction service (chat-host API)', version: '1.0.0' });
+export const auctionOpenApi = (operations: Operation[]) => buildOpenApiDocument(operations, { title: 'Auction service (chat-host API)', version: '1.0.0' });

@@ -50,9 +50,14 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
   for (const bid of ranked) {
     if (dropped.has(`${bid.bidderId}\u0000${bid.bidId}`)) continue;
     const won = winner !== null && bid.bidderId === winner.bidderId && bid.bidId === winner.bidId;
-    records.push(bidRecord(bidderOf.get(bid.bidderId)!, won ? 'won' : 'lost', {
-      bidId: bid.bidId, priceMicros: bid.priceMicros, latencyMs: latencyOf.get(bid.bidderId) ?? 0, inhouse: bid.inhouse,
-    }));
+    records.push(
+      bidRecord(bidderOf.get(bid.bidderId)!, won ? 'won' : 'lost', {
+        bidId: bid.bidId,
+        priceMicros: bid.priceMicros,
+        latencyMs: latencyOf.get(bid.bidderId) ?? 0,
+        inhouse: bid.inhouse,
+      }),
+    );
   }
 
   for (const answer of answers) answer.bidder.settle?.(ctx, winner);
@@ -61,13 +66,28 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
   // Our own overhead is the auction's time minus the slowest call over the network (and the render).
   const remote = answers.filter((a) => !a.bidder.local);
   const slowestCallMs = remote.reduce((max, a) => Math.max(max, a.latencyMs), 0);
-  observe(ctx, deps, records, remote.map((a) => ({ dsp: a.bidder.id, ms: a.latencyMs })), elapsed, slowestCallMs + rendered.renderMs, winner, ad?.format ?? null);
+  observe(
+    ctx,
+    deps,
+    records,
+    remote.map((a) => ({ dsp: a.bidder.id, ms: a.latencyMs })),
+    elapsed,
+    slowestCallMs + rendered.renderMs,
+    winner,
+    ad?.format ?? null,
+  );
   return { auction_id: ctx.auctionId, ad };
 }
 
 function observe(
-  ctx: AuctionContext, deps: PipelineDeps, records: BidRecord[], calls: { dsp: string; ms: number }[],
-  elapsed: number, waitedMs: number, winner: ValidBid | null, format: string | null,
+  ctx: AuctionContext,
+  deps: PipelineDeps,
+  records: BidRecord[],
+  calls: { dsp: string; ms: number }[],
+  elapsed: number,
+  waitedMs: number,
+  winner: ValidBid | null,
+  format: string | null,
 ) {
   const m = deps.metrics;
   m.auctions.inc({ result: winner ? 'filled' : 'no_fill' });
@@ -80,7 +100,8 @@ function observe(
       m.nonBids.inc({ bidder: r.bidderId, reason: r.reason, code: String(seatNonBidCode(r.reason)) });
       if (r.kind !== 'inhouse' && r.latencyMs > 0) deps.health.record(r.bidderId, r.reason);
       if (r.reason === 'timeout') m.timeouts.inc({ dsp: r.bidderId });
-      if (r.reason === 'dsp_http_error' || r.reason === 'unreachable' || r.reason === 'invalid_response' || r.reason === 'render_failed') m.errors.inc({ dsp: r.bidderId });
+      if (r.reason === 'dsp_http_error' || r.reason === 'unreachable' || r.reason === 'invalid_response' || r.reason === 'render_failed')
+        m.errors.inc({ dsp: r.bidderId });
     }
     m.bids.inc({ bidder: r.bidderId, outcome: r.outcome });
   }

@@ -18,10 +18,17 @@ export type AdFormat = (typeof AD_FORMATS)[number];
 const message = z.strictObject({
   role: z.enum(['user', 'assistant']),
   content: z.string().max(20_000),
-  timestamp: z.union([
-    z.string().refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date-time'),
-    z.number().nonnegative(),
-  ]).optional(),
+  timestamp: z
+    .union([
+      z
+        .string()
+        .refine(
+          (s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s) && !Number.isNaN(Date.parse(s)),
+          'must be an ISO 8601 date-time',
+        ),
+      z.number().nonnegative(),
+    ])
+    .optional(),
 });
 
 const publisherInfo = z.strictObject({
@@ -33,7 +40,10 @@ const inventoryShared = {
   /** The chatbot's public id (OpenRTB site.id/app.id when no per-DSP override). */
   id: nonEmpty(200).optional(),
   publisher: publisherInfo.optional(),
-  cat: z.array(z.string().regex(/^([0-9]+|[A-Za-z0-9]{6})$/, 'must be an IAB content taxonomy id')).max(50).optional(),
+  cat: z
+    .array(z.string().regex(/^([0-9]+|[A-Za-z0-9]{6})$/, 'must be an IAB content taxonomy id'))
+    .max(50)
+    .optional(),
   search: z.string().max(1000).optional(),
   keywords: z.string().max(1000).optional(),
 };
@@ -41,68 +51,99 @@ const inventoryShared = {
 const site = z.strictObject({
   ...inventoryShared,
   domain: nonEmpty(253).optional(),
-  page: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  page: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
 });
 
 const app = z.strictObject({
   ...inventoryShared,
   bundle: nonEmpty(200).optional(),
-  storeurl: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  storeurl: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .optional(),
   domain: nonEmpty(253).optional(),
 });
 
-export const adRequestSchema = z.strictObject({
-  userId: nonEmpty(200).refine((s) => !s.includes('@'), 'must be an anonymous identifier, not an e-mail address'),
-  request_type: z.enum(['contextual', 'opener']).default('contextual'),
-  chatId: nonEmpty(200).optional(),
-  nAdsBefore: z.int().min(0).max(10_000).optional(),
-  messages: z.array(message).max(200).optional(),
-  ad_formats: z.array(z.enum(AD_FORMATS)).min(1).max(3)
-    .refine((list) => new Set(list).size === list.length, 'must not repeat a format')
-    .default(['sponsored_message']),
-  prefetched: z.boolean().default(false),
-  request_id: nonEmpty(200).optional(),
-  country_code: z.string().transform((s) => s.toUpperCase())
-    .refine((s) => COUNTRY_CODES.has(s), 'must be an ISO 3166-1 alpha-2 country code'),
-  region: nonEmpty(200).optional(),
-  city: nonEmpty(200).optional(),
-  device: z.enum(['mobile', 'desktop', 'tablet']),
-  timezone: z.string().min(1).max(MAX_TIME_ZONE_LENGTH).refine(isTimeZone, 'must be an IANA time zone name'),
-  // Defaults are resolved per protocol (headlines: native 100, OpenRTB title 90): see headlineLimit().
-  config: z.strictObject({
-    max_headline_chars: z.int().min(30).max(1000).optional(),
-    image_enabled: z.boolean().default(true),
-  }).default({ image_enabled: true }),
-  // DESIGN's chat-host extras.
-  ip: z.string().refine((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address').optional(),
-  user_agent: nonEmpty(1000).optional(),
-  language: z.string().regex(/^[A-Za-z]{2}$/, 'must be an ISO 639-1 code').transform((s) => s.toLowerCase()).optional(),
-  site: site.optional(),
-  app: app.optional(),
-  tmax: z.int().min(50).max(2000).optional(),
-  bcat: z.array(nonEmpty(20)).max(100).optional(),
-  badv: z.array(nonEmpty(253)).max(1000).optional(),
-}).superRefine((req, ctx) => {
-  const issue = (path: (string | number)[], message: string, code: 'required' | 'invalid_value') =>
-    ctx.addIssue({ code: 'custom', path, message, params: { code } });
-  if (req.site && req.app) issue(['app'], 'send either site or app, not both', 'invalid_value');
-  if (req.request_type === 'opener') {
-    if (req.chatId !== undefined) issue(['chatId'], 'chatId is not sent for openers', 'invalid_value');
-    if (req.messages !== undefined) issue(['messages'], 'messages are not sent for openers', 'invalid_value');
-    if (req.nAdsBefore !== undefined) issue(['nAdsBefore'], 'nAdsBefore is for contextual requests only', 'invalid_value');
-    return;
-  }
-  if (req.chatId === undefined) issue(['chatId'], 'chatId is required for contextual requests', 'required');
-  if (req.messages === undefined) { issue(['messages'], 'messages are required for contextual requests', 'required'); return; }
-  const messages = req.messages;
-  if (messages.length < 2) { issue(['messages'], 'messages must hold at least 2 messages', 'invalid_value'); return; }
-  for (let i = 1; i < messages.length; i += 1) {
-    if (messages[i].role === messages[i - 1].role) { issue(['messages', i, 'role'], 'messages must alternate roles', 'invalid_value'); return; }
-  }
-  if (messages[messages.length - 2].role !== 'user' || messages[messages.length - 1].role !== 'assistant') {
-    issue(['messages'], 'messages must end with a user message followed by an assistant message', 'invalid_value');
-  }
-});
+export const adRequestSchema = z
+  .strictObject({
+    userId: nonEmpty(200).refine((s) => !s.includes('@'), 'must be an anonymous identifier, not an e-mail address'),
+    request_type: z.enum(['contextual', 'opener']).default('contextual'),
+    chatId: nonEmpty(200).optional(),
+    nAdsBefore: z.int().min(0).max(10_000).optional(),
+    messages: z.array(message).max(200).optional(),
+    ad_formats: z
+      .array(z.enum(AD_FORMATS))
+      .min(1)
+      .max(3)
+      .refine((list) => new Set(list).size === list.length, 'must not repeat a format')
+      .default(['sponsored_message']),
+    prefetched: z.boolean().default(false),
+    request_id: nonEmpty(200).optional(),
+    country_code: z
+      .string()
+      .transform((s) => s.toUpperCase())
+      .refine((s) => COUNTRY_CODES.has(s), 'must be an ISO 3166-1 alpha-2 country code'),
+    region: nonEmpty(200).optional(),
+    city: nonEmpty(200).optional(),
+    device: z.enum(['mobile', 'desktop', 'tablet']),
+    timezone: z.string().min(1).max(MAX_TIME_ZONE_LENGTH).refine(isTimeZone, 'must be an IANA time zone name'),
+    // Defaults are resolved per protocol (headlines: native 100, OpenRTB title 90): see headlineLimit().
+    config: z
+      .strictObject({
+        max_headline_chars: z.int().min(30).max(1000).optional(),
+        image_enabled: z.boolean().default(true),
+      })
+      .default({ image_enabled: true }),
+    // DESIGN's chat-host extras.
+    ip: z
+      .string()
+      .refine((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address')
+      .optional(),
+    user_agent: nonEmpty(1000).optional(),
+    language: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 639-1 code')
+      .transform((s) => s.toLowerCase())
+      .optional(),
+    site: site.optional(),
+    app: app.optional(),
+    tmax: z.int().min(50).max(2000).optional(),
+    bcat: z.array(nonEmpty(20)).max(100).optional(),
+    badv: z.array(nonEmpty(253)).max(1000).optional(),
+  })
+  .superRefine((req, ctx) => {
+    const issue = (path: (string | number)[], message: string, code: 'required' | 'invalid_value') =>
+      ctx.addIssue({ code: 'custom', path, message, params: { code } });
+    if (req.site && req.app) issue(['app'], 'send either site or app, not both', 'invalid_value');
+    if (req.request_type === 'opener') {
+      if (req.chatId !== undefined) issue(['chatId'], 'chatId is not sent for openers', 'invalid_value');
+      if (req.messages !== undefined) issue(['messages'], 'messages are not sent for openers', 'invalid_value');
+      if (req.nAdsBefore !== undefined) issue(['nAdsBefore'], 'nAdsBefore is for contextual requests only', 'invalid_value');
+      return;
+    }
+    if (req.chatId === undefined) issue(['chatId'], 'chatId is required for contextual requests', 'required');
+    if (req.messages === undefined) {
+      issue(['messages'], 'messages are required for contextual requests', 'required');
+      return;
+    }
+    const messages = req.messages;
+    if (messages.length < 2) {
+      issue(['messages'], 'messages must hold at least 2 messages', 'invalid_value');
+      return;
+    }
+    for (let i = 1; i < messages.length; i += 1) {
+      if (messages[i].role === messages[i - 1].role) {
+        issue(['messages', i, 'role'], 'messages must alternate roles', 'invalid_value');
+        return;
+      }
+    }
+    if (messages[messages.length - 2].role !== 'user' || messages[messages.length - 1].role !== 'assistant') {
+      issue(['messages'], 'messages must end with a user message followed by an assistant message', 'invalid_value');
+    }
+  });
 
 export type AdRequest = z.output<typeof adRequestSchema>;
 

@@ -24,8 +24,14 @@ export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' |
   if (bid.inhouse) {
     const ad = bid.inhouse;
     return {
-      ...common, source: 'inhouse', ad_id: ad.adId, ad_group_id: ad.adGroupId, campaign_id: ad.campaignId,
-      organization_id: ad.organizationId, ad_account_id: ad.adAccountId, pricing_model: ad.pricingModel as 'cpm' | 'cpc',
+      ...common,
+      source: 'inhouse',
+      ad_id: ad.adId,
+      ad_group_id: ad.adGroupId,
+      campaign_id: ad.campaignId,
+      organization_id: ad.organizationId,
+      ad_account_id: ad.adAccountId,
+      pricing_model: ad.pricingModel as 'cpm' | 'cpc',
       ...(ad.cpcMicros !== undefined ? { cpc_micros: ad.cpcMicros } : {}),
       // With frequency caps on, the win's keys: the pixel's impression then counts toward them.
       ...(ctx.audience ? { user_key: ctx.audience.user, ...(ctx.audience.chat ? { chat_key: ctx.audience.chat } : {}) } : {}),

@@ -17,7 +17,12 @@ export interface MessageCreative {
   view_url?: string;
   feedback_url?: string;
 }
-export interface CarouselTile { headline: string; description?: string; image_url: string; url: string }
+export interface CarouselTile {
+  headline: string;
+  description?: string;
+  image_url: string;
+  url: string;
+}
 export interface CarouselCreative {
   format: 'sponsored_carousel';
   items: CarouselTile[];

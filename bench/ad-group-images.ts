@@ -30,30 +30,48 @@ function treeRss(pid: number): number {
       const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
       for (const child of children ? children.split(/\s+/) : []) rss += treeRss(Number(child));
     }
-  } catch { /* the process went away */ }
+  } catch {
+    /* the process went away */
+  }
   return rss;
 }
 
 /** A noisy PNG of about 4.9 MB (random pixels do not compress). */
 async function bigPng(seed: number): Promise<Buffer> {
-  const width = 1280, height = 1275;
+  const width = 1280,
+    height = 1275;
   const raw = Buffer.alloc(width * height * 3);
-  let x = seed * 2654435761 >>> 0;
-  for (let i = 0; i < raw.length; i++) { x = (x * 1664525 + 1013904223) >>> 0; raw[i] = x >>> 24; }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+  let x = (seed * 2654435761) >>> 0;
+  for (let i = 0; i < raw.length; i++) {
+    x = (x * 1664525 + 1013904223) >>> 0;
+    raw[i] = x >>> 24;
+  }
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
 }
 
 async function main() {
   const ads = Number(process.env.BENCH_ADS ?? 400);
   const db = createDb();
   const api = await startApiProcess();
-  const org = await createOrganization(db, { name: `bench images ${Date.now()}`, domain: 'bench.example', paymentMethodId: 'pm_card_visa', withAdAccount: true });
+  const org = await createOrganization(db, {
+    name: `bench images ${Date.now()}`,
+    domain: 'bench.example',
+    paymentMethodId: 'pm_card_visa',
+    withAdAccount: true,
+  });
   const account = await db.adAccount.findFirstOrThrow({ where: { organization: { publicId: org.org_public_id } } });
   const campaign = await db.campaign.create({
     data: {
-      organizationId: account.organizationId, adAccountId: account.id, name: `bench images ${Date.now()}`,
-      startTime: new Date(Date.now() + 2 * 86_400_000), lifetimeSpendLimitMicros: 5_000_000n,
-      recurringFrequency: 'daily', pricingModel: 'cpm', targetCountries: [],
+      organizationId: account.organizationId,
+      adAccountId: account.id,
+      name: `bench images ${Date.now()}`,
+      startTime: new Date(Date.now() + 2 * 86_400_000),
+      lifetimeSpendLimitMicros: 5_000_000n,
+      recurringFrequency: 'daily',
+      pricingModel: 'cpm',
+      targetCountries: [],
     },
   });
   const headers = { authorization: `Bearer ${org.api_key}` };
@@ -71,13 +89,17 @@ async function main() {
     await new Promise((r) => setTimeout(r, 500));
     const idle = treeRss(api.child.pid!);
     let peak = idle;
-    const sampler = setInterval(() => { peak = Math.max(peak, treeRss(api.child.pid!)); }, 20);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, treeRss(api.child.pid!));
+    }, 20);
     const started = performance.now();
     const res = await fetch(`${api.url}/v1/ad_groups`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify({
-        campaign_id: campaign.id, name: `g ${Date.now()}`, context_hints: ['running'],
+        campaign_id: campaign.id,
+        name: `g ${Date.now()}`,
+        context_hints: ['running'],
         ads: fileIds.map((fileId, i) => ({ creative: { type: 'chat_card', title: `Ad ${i}`, ...(fileId ? { file_id: fileId } : {}) } })),
       }),
     });
@@ -106,7 +128,9 @@ async function main() {
 
   await api.stop();
   await db.$disconnect();
-  console.log(`ad-group-images many_ads=${ads} many_status=${many.status} many_ms=${many.ms.toFixed(0)} many_rss_mib=${many.rssMiB.toFixed(0)} largest_ads=${MAX_ADS_PER_AD_GROUP} largest_images=${MAX_DISTINCT_IMAGES_PER_REQUEST} largest_status=${largest.status} largest_ms=${largest.ms.toFixed(0)} largest_rss_mib=${largest.rssMiB.toFixed(0)} floor_ms=${floor.ms.toFixed(0)} floor_rss_mib=${floor.rssMiB.toFixed(0)}`);
+  console.log(
+    `ad-group-images many_ads=${ads} many_status=${many.status} many_ms=${many.ms.toFixed(0)} many_rss_mib=${many.rssMiB.toFixed(0)} largest_ads=${MAX_ADS_PER_AD_GROUP} largest_images=${MAX_DISTINCT_IMAGES_PER_REQUEST} largest_status=${largest.status} largest_ms=${largest.ms.toFixed(0)} largest_rss_mib=${largest.rssMiB.toFixed(0)} floor_ms=${floor.ms.toFixed(0)} floor_rss_mib=${floor.rssMiB.toFixed(0)}`,
+  );
 }
 
 main().catch((err) => {

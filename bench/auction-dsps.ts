@@ -14,17 +14,32 @@ const holds = new Map<string, number>();
 async function main() {
   const dsps: ReferenceDsp[] = [];
   for (const price of [1.1, 1.7, 2.3]) {
-    dsps.push(await startReferenceDsp({
-      latencyMs: LATENCY_MS, price, key: null,
-      onAnswered: (path, body, heldMs) => {
-        const id = body?.request_id as string | undefined;
-        if (path === '/native/bid' && id) holds.set(id, Math.max(holds.get(id) ?? 0, heldMs));
-      },
-    }));
+    dsps.push(
+      await startReferenceDsp({
+        latencyMs: LATENCY_MS,
+        price,
+        key: null,
+        onAnswered: (path, body, heldMs) => {
+          const id = body?.request_id as string | undefined;
+          if (path === '/native/bid' && id) holds.set(id, Math.max(holds.get(id) ?? 0, heldMs));
+        },
+      }),
+    );
   }
-  serveBenchControl({ urls: dsps.map((d) => d.url) }, 'dsps', async () => { for (const d of dsps) await d.close(); }, {
-    holds: () => { const all = [...holds]; holds.clear(); return all; },
-  });
+  serveBenchControl(
+    { urls: dsps.map((d) => d.url) },
+    'dsps',
+    async () => {
+      for (const d of dsps) await d.close();
+    },
+    {
+      holds: () => {
+        const all = [...holds];
+        holds.clear();
+        return all;
+      },
+    },
+  );
 }
 
 void main();

@@ -13,12 +13,21 @@ import { serveBenchControl } from './child-control';
 const dsps = (process.env.FLOOR_DSPS ?? '').split(',').filter(Boolean);
 
 async function bestBid(body: Buffer) {
-  const answers = await Promise.all(dsps.map(async (url) => {
-    try {
-      const r = await request(url, { method: 'POST', body, dispatcher: dspAgent, headers: { 'content-type': 'application/json', authorization: 'Bearer bench' } });
-      return (await r.body.json()) as { data?: { bid?: number } };
-    } catch { return null; }
-  }));
+  const answers = await Promise.all(
+    dsps.map(async (url) => {
+      try {
+        const r = await request(url, {
+          method: 'POST',
+          body,
+          dispatcher: dspAgent,
+          headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+        });
+        return (await r.body.json()) as { data?: { bid?: number } };
+      } catch {
+        return null;
+      }
+    }),
+  );
   return answers.reduce<{ bid: number } | null>((top, a) => (a?.data?.bid !== undefined && (!top || a.data.bid > top.bid) ? { bid: a.data.bid } : top), null);
 }
 
@@ -36,5 +45,13 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => {
-  serveBenchControl({ port: (server.address() as AddressInfo).port }, 'floor', () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  serveBenchControl(
+    { port: (server.address() as AddressInfo).port },
+    'floor',
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
 });

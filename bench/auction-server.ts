@@ -12,15 +12,21 @@ import { startMetricsServer } from '../lib/metrics-server';
 
 const ids = new Set((process.env.BENCH_DSP_IDS ?? '').split(',').filter(Boolean));
 const auction = createAuction({ db: createDb(undefined, 3), clickhouse: createClickhouse(), dspFilter: (d) => ids.has(d.id) });
-auction.start().then(async () => {
-  const metrics = await startMetricsServer(auction.deps.metrics.registry, { host: '127.0.0.1', port: 0 });
-  const server = auction.app.listen(0, '127.0.0.1', () => {
-    serveBenchControl({ port: (server.address() as AddressInfo).port, metricsUrl: metrics.url }, 'auction', async () => {
-      server.closeAllConnections(); server.close(); await metrics.close(); await auction.close();
+auction
+  .start()
+  .then(async () => {
+    const metrics = await startMetricsServer(auction.deps.metrics.registry, { host: '127.0.0.1', port: 0 });
+    const server = auction.app.listen(0, '127.0.0.1', () => {
+      serveBenchControl({ port: (server.address() as AddressInfo).port, metricsUrl: metrics.url }, 'auction', async () => {
+        server.closeAllConnections();
+        server.close();
+        await metrics.close();
+        await auction.close();
+      });
     });
+    server.keepAliveTimeout = 65_000;
+  })
+  .catch((err: unknown) => {
+    console.error(`bench auction failed to start: ${(err as Error).message}`);
+    process.exit(1);
   });
-  server.keepAliveTimeout = 65_000;
-}).catch((err: unknown) => {
-  console.error(`bench auction failed to start: ${(err as Error).message}`);
-  process.exit(1);
-});

@@ -43,7 +43,19 @@ const TARGET_RPS = 500;
 const ROOT = path.resolve(__dirname, '..');
 const BUILD_DIR = path.join(ROOT, 'node_modules/.cache/bench-auction');
 
-interface StepResult { slowest?: [sentAt: number, ms: number][]; all?: [sentAt: number, ms: number][]; cpuMsPerRequest?: number; rate: number; achieved: number; ok: boolean; p50: number; p99: number; overheadP50: number; overheadP99: number; errors: number }
+interface StepResult {
+  slowest?: [sentAt: number, ms: number][];
+  all?: [sentAt: number, ms: number][];
+  cpuMsPerRequest?: number;
+  rate: number;
+  achieved: number;
+  ok: boolean;
+  p50: number;
+  p99: number;
+  overheadP50: number;
+  overheadP99: number;
+  errors: number;
+}
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
@@ -56,11 +68,15 @@ async function compileChildren() {
   const sources = ['auction', 'bench', 'dev', 'domain', 'generated', 'lib'].flatMap((dir) =>
     (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[])
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
-      .map((f) => path.join(ROOT, dir, f)));
+      .map((f) => path.join(ROOT, dir, f)),
+  );
   await build({ entryPoints: sources, outdir: BUILD_DIR, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' });
 }
 
-interface Child { proc: ChildProcess; ask<T = any>(message: string): Promise<T> }
+interface Child {
+  proc: ChildProcess;
+  ask<T = any>(message: string): Promise<T>;
+}
 
 async function child(script: string, env: Record<string, string> = {}, serviceFlags: string[] = []): Promise<Child & { ready: any }> {
   const tsx = process.env.BENCH_TSX === '1';
@@ -69,7 +85,11 @@ async function child(script: string, env: Record<string, string> = {}, serviceFl
   const nodeArgs = [...serviceFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const proc = fork(file, [], { execArgv: [...(tsx ? ['--import', 'tsx'] : []), ...nodeArgs], env: { ...process.env, ...env }, stdio: 'inherit' });
   // Each message the parent sends gets exactly one answer, in order.
-  const ask = <T>(message: string) => new Promise<T>((resolve) => { proc.once('message', (m) => resolve(m as T)); proc.send(message); });
+  const ask = <T>(message: string) =>
+    new Promise<T>((resolve) => {
+      proc.once('message', (m) => resolve(m as T));
+      proc.send(message);
+    });
   const ready = await new Promise((resolve, reject) => {
     proc.once('message', resolve);
     proc.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
@@ -83,7 +103,14 @@ async function stop(c: Child) {
   await exited;
 }
 
-async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string, rate: number): Promise<StepResult> {
+async function step(
+  pool: Pool,
+  dsps: Child,
+  pathName: string,
+  headers: Record<string, string>,
+  makeBody: (id: string) => string,
+  rate: number,
+): Promise<StepResult> {
   const answered: [id: string, ms: number, sentAt: number][] = [];
   let errors = 0;
   const total = Math.round(rate * STEP_SECONDS);
@@ -95,12 +122,22 @@ async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<s
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const id = randomUUID();
     const sent = performance.now();
-    inflight.push(pool.request({ path: pathName, method: 'POST', headers, body: makeBody(id) }).then(async (res) => {
-      await res.body.text();
-      const ms = performance.now() - sent;
-      if (res.statusCode !== 200) { errors += 1; return; }
-      answered.push([id, ms, performance.timeOrigin + sent]);
-    }, () => { errors += 1; }));
+    inflight.push(
+      pool.request({ path: pathName, method: 'POST', headers, body: makeBody(id) }).then(
+        async (res) => {
+          await res.body.text();
+          const ms = performance.now() - sent;
+          if (res.statusCode !== 200) {
+            errors += 1;
+            return;
+          }
+          answered.push([id, ms, performance.timeOrigin + sent]);
+        },
+        () => {
+          errors += 1;
+        },
+      ),
+    );
   }
   await Promise.all(inflight);
   const elapsed = (performance.now() - started) / 1000;
@@ -113,9 +150,16 @@ async function step(pool: Pool, dsps: Child, pathName: string, headers: Record<s
   const cut = percentile(overheads, 98);
   const slowest = !GC_TRACE ? undefined : answered.filter(([id, ms]) => ms - (holds.get(id) ?? 0) >= cut).map(([, ms, at]) => [at, ms] as [number, number]);
   return {
-    rate, achieved: round(total / elapsed), ok: errors === 0 && p99 < 50 && total / elapsed >= rate * 0.95,
-    slowest, all: GC_TRACE ? answered.map(([, ms, at]) => [at, ms] as [number, number]) : undefined,
-    p50: round(percentile(latencies, 50)), p99: round(p99), overheadP50: round(percentile(overheads, 50)), overheadP99: round(percentile(overheads, 99)), errors,
+    rate,
+    achieved: round(total / elapsed),
+    ok: errors === 0 && p99 < 50 && total / elapsed >= rate * 0.95,
+    slowest,
+    all: GC_TRACE ? answered.map(([, ms, at]) => [at, ms] as [number, number]) : undefined,
+    p50: round(percentile(latencies, 50)),
+    p99: round(p99),
+    overheadP50: round(percentile(overheads, 50)),
+    overheadP99: round(percentile(overheads, 99)),
+    errors,
   };
 }
 
@@ -124,7 +168,14 @@ const cpuOf = async (c: Child) => {
   return { ms: (cpu.user + cpu.system) / 1000, loopP99Ms, loopMaxMs };
 };
 
-async function ramp(label: string, service: Child & { ready: { port: number } }, dsps: Child, pathName: string, headers: Record<string, string>, makeBody: (id: string) => string) {
+async function ramp(
+  label: string,
+  service: Child & { ready: { port: number } },
+  dsps: Child,
+  pathName: string,
+  headers: Record<string, string>,
+  makeBody: (id: string) => string,
+) {
   const pool = new Pool(`http://127.0.0.1:${service.ready.port}`, { connections: 256, keepAliveTimeout: 30_000 });
   // Warm-up: JIT, connection pools, the index.
   await step(pool, dsps, pathName, headers, makeBody, 100);
@@ -137,10 +188,21 @@ async function ramp(label: string, service: Child & { ready: { port: number } },
     if (GC_TRACE) await Promise.all([service.ask('gc'), dsps.ask('gc')]).then(() => generatorGcs.take());
     const r = await step(pool, dsps, pathName, headers, makeBody, rate);
     if (GC_TRACE) {
-      const pauses = { service: (await service.ask<{ gc: GcPause[] }>('gc')).gc, dsps: (await dsps.ask<{ gc: GcPause[] }>('gc')).gc, generator: generatorGcs.take() };
+      const pauses = {
+        service: (await service.ask<{ gc: GcPause[] }>('gc')).gc,
+        dsps: (await dsps.ask<{ gc: GcPause[] }>('gc')).gc,
+        generator: generatorGcs.take(),
+      };
       const share = (rs: [number, number][], p: GcPause[]) => `${((100 * overlapping(rs, p)) / rs.length).toFixed(0)}%`;
-      console.log(`${label.padEnd(8)} GC pauses overlapping the slowest 2% (all requests): ` + Object.entries(pauses)
-        .map(([who, p]) => `${who} ${p.length} pauses (${p.reduce((t, [, d]) => t + d, 0).toFixed(0)} ms, longest ${Math.max(0, ...p.map(([, d]) => d)).toFixed(1)}) ${share(r.slowest!, p)} (${share(r.all!, p)})`).join(', '));
+      console.log(
+        `${label.padEnd(8)} GC pauses overlapping the slowest 2% (all requests): ` +
+          Object.entries(pauses)
+            .map(
+              ([who, p]) =>
+                `${who} ${p.length} pauses (${p.reduce((t, [, d]) => t + d, 0).toFixed(0)} ms, longest ${Math.max(0, ...p.map(([, d]) => d)).toFixed(1)}) ${share(r.slowest!, p)} (${share(r.all!, p)})`,
+            )
+            .join(', '),
+      );
     }
     const requests = Math.round(rate * STEP_SECONDS);
     const after = await cpuOf(service);
@@ -148,9 +210,11 @@ async function ramp(label: string, service: Child & { ready: { port: number } },
     r.cpuMsPerRequest = round((after.ms - before.ms) / requests);
     const dspCpu = round((dspAfter.ms - dspBefore.ms) / requests);
     results.push(r);
-    console.log(`${label.padEnd(8)} rate=${rate}/s achieved=${r.achieved}/s p50=${r.p50}ms p99=${r.p99}ms overhead p50=${r.overheadP50}ms p99=${r.overheadP99}ms`
-      + ` cpu=${r.cpuMsPerRequest}ms/req event-loop delay p99=${round(after.loopP99Ms)}ms max=${round(after.loopMaxMs)}ms`
-      + ` (dsps cpu=${dspCpu}ms/req delay p99=${round(dspAfter.loopP99Ms)}ms) errors=${r.errors}${r.ok ? '' : '  (not sustained)'}`);
+    console.log(
+      `${label.padEnd(8)} rate=${rate}/s achieved=${r.achieved}/s p50=${r.p50}ms p99=${r.p99}ms overhead p50=${r.overheadP50}ms p99=${r.overheadP99}ms` +
+        ` cpu=${r.cpuMsPerRequest}ms/req event-loop delay p99=${round(after.loopP99Ms)}ms max=${round(after.loopMaxMs)}ms` +
+        ` (dsps cpu=${dspCpu}ms/req delay p99=${round(dspAfter.loopP99Ms)}ms) errors=${r.errors}${r.ok ? '' : '  (not sustained)'}`,
+    );
     if (!r.ok) break;
   }
   if (profiling) console.log(`${label.padEnd(8)} cpu profile of the steps: ${(await service.ask<{ profile: string }>('profile-stop')).profile}`);
@@ -166,22 +230,52 @@ async function main() {
   const publisher = await createPublisher(db, { name: `bench ${Date.now()}` });
   const dspIds: string[] = [];
   for (const url of dspUrls) {
-    const { dsp_id } = await addDsp(db, { name: `bench-${randomUUID().slice(0, 8)}`, protocol: 'native', bidUrl: `${url}/native/bid`, renderUrl: `${url}/native/render`, key: 'bench' });
+    const { dsp_id } = await addDsp(db, {
+      name: `bench-${randomUUID().slice(0, 8)}`,
+      protocol: 'native',
+      bidUrl: `${url}/native/bid`,
+      renderUrl: `${url}/native/render`,
+      key: 'bench',
+    });
     dspIds.push(dsp_id);
   }
   // Users come back (5,000 of them), each request in a conversation of its own: frequency caps apply as in service.
   let sent = 0;
-  const body = (id: string) => JSON.stringify({
-    userId: `bench-user-${(sent += 1) % 5000}`, chatId: `bench-chat-${sent}`, request_id: id, country_code: 'AQ', device: 'mobile', timezone: 'UTC', ip: '203.0.113.5', user_agent: 'bench',
-    messages: [{ role: 'user', content: 'Which running shoes for a marathon?' }, { role: 'assistant', content: 'Cushioned trainers help.' }],
-  });
+  const body = (id: string) =>
+    JSON.stringify({
+      userId: `bench-user-${(sent += 1) % 5000}`,
+      chatId: `bench-chat-${sent}`,
+      request_id: id,
+      country_code: 'AQ',
+      device: 'mobile',
+      timezone: 'UTC',
+      ip: '203.0.113.5',
+      user_agent: 'bench',
+      messages: [
+        { role: 'user', content: 'Which running shoes for a marathon?' },
+        { role: 'assistant', content: 'Cushioned trainers help.' },
+      ],
+    });
 
   try {
     const auction = await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' }, SERVICE_NODE_FLAGS.auction);
-    const auctionResults = await ramp('auction', auction, dsps, '/v1/ad_requests', { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' }, body);
+    const auctionResults = await ramp(
+      'auction',
+      auction,
+      dsps,
+      '/v1/ad_requests',
+      { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' },
+      body,
+    );
     // What the auctions did (a bench that measured skipped DSP calls would measure nothing).
     const metrics = await (await fetch(auction.ready.metricsUrl as string)).text();
-    console.log(metrics.split('\n').filter((l) => /^auction_(requests|bids|non_bids|dsp_timeouts|dsp_errors)_total\{/.test(l)).map((l) => `auction  ${l}`).join('\n'));
+    console.log(
+      metrics
+        .split('\n')
+        .filter((l) => /^auction_(requests|bids|non_bids|dsp_timeouts|dsp_errors)_total\{/.test(l))
+        .map((l) => `auction  ${l}`)
+        .join('\n'),
+    );
     // The service's own view: its overhead histogram (from taking the request to answering it, minus its slowest
     // DSP call). The gap to the generator's overhead is time outside the handler: GC pauses while calls were open, scheduling.
     const buckets = [...metrics.matchAll(/^auction_overhead_ms_bucket\{le="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])] as const);
@@ -195,14 +289,18 @@ async function main() {
 
     // What pacing and frequency caps cost the in-house bidder per auction, in this process over the same index.
     const controls = await controlsCostMs(db);
-    console.log(`controls in-house bidder over ${controls.ads} ads, p50 per auction: ${round(controls.withoutMs)} ms without, ${round(controls.withMs)} ms with pacing and caps (+${controls.costMs.toFixed(4)} ms)`);
+    console.log(
+      `controls in-house bidder over ${controls.ads} ads, p50 per auction: ${round(controls.withoutMs)} ms without, ${round(controls.withMs)} ms with pacing and caps (+${controls.costMs.toFixed(4)} ms)`,
+    );
 
     const best = (rs: StepResult[]) => rs.filter((r) => r.ok).pop();
     const a = best(auctionResults);
     const f = best(floorResults);
     const at = auctionResults.find((r) => r.rate === TARGET_RPS && r.ok) ?? a;
     const floorAt = floorResults.find((r) => r.rate === (at?.rate ?? 0)) ?? f;
-    console.log(`auction rps=${a?.rate ?? 0} overhead_p50_ms=${at?.overheadP50 ?? 'NaN'} overhead_p99_ms=${at?.overheadP99 ?? 'NaN'} at_rps=${at?.rate ?? 0} floor_rps=${f?.rate ?? 0} floor_overhead_p99_ms=${floorAt?.overheadP99 ?? 'NaN'} controls_cpu_p50_ms=${controls.costMs.toFixed(4)}`);
+    console.log(
+      `auction rps=${a?.rate ?? 0} overhead_p50_ms=${at?.overheadP50 ?? 'NaN'} overhead_p99_ms=${at?.overheadP99 ?? 'NaN'} at_rps=${at?.rate ?? 0} floor_rps=${f?.rate ?? 0} floor_overhead_p99_ms=${floorAt?.overheadP99 ?? 'NaN'} controls_cpu_p50_ms=${controls.costMs.toFixed(4)}`,
+    );
   } finally {
     await db.dsp.updateMany({ where: { id: { in: dspIds } }, data: { enabled: false } });
     await db.publisher.updateMany({ where: { publicId: publisher.publisher_id }, data: { enabled: false } });
@@ -211,4 +309,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

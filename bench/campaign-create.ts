@@ -34,10 +34,16 @@ async function main() {
         name: `Bench campaign ${i} ${Date.now()}`,
         budget: { lifetime_spend_limit_micros: 50_000_000 },
         targeting: { locations: { include: [{ country_code: 'us' }, { country_code: 'DE' }] } },
-        ad_groups: [{
-          name: 'Group', context_hints: ['running shoes'],
-          ads: [{ creative: { type: 'chat_card', title: 'Run faster', body: 'Light shoes for long runs' } }, { auto_generate: true, creative: { type: 'chat_card' } }],
-        }],
+        ad_groups: [
+          {
+            name: 'Group',
+            context_hints: ['running shoes'],
+            ads: [
+              { creative: { type: 'chat_card', title: 'Run faster', body: 'Light shoes for long runs' } },
+              { auto_generate: true, creative: { type: 'chat_card' } },
+            ],
+          },
+        ],
       }),
     });
     const elapsed = performance.now() - started;
@@ -50,16 +56,22 @@ async function main() {
   const latencies: number[] = [];
   let next = 0;
   const wallStart = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) latencies.push(await createOne(next++));
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) latencies.push(await createOne(next++));
+    }),
+  );
   const wall = (performance.now() - wallStart) / 1000;
 
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => percentile(latencies, p);
   console.log(`campaign create through the saga: ${total} requests, concurrency ${concurrency}`);
-  console.log(`  p50 ${pct(50).toFixed(1)} ms   p95 ${pct(95).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms   throughput ${(total / wall).toFixed(1)}/s`);
-  console.log(`campaign-create requests=${total} concurrency=${concurrency} p50_ms=${pct(50).toFixed(1)} p95_ms=${pct(95).toFixed(1)} throughput_per_s=${(total / wall).toFixed(1)}`);
+  console.log(
+    `  p50 ${pct(50).toFixed(1)} ms   p95 ${pct(95).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms   throughput ${(total / wall).toFixed(1)}/s`,
+  );
+  console.log(
+    `campaign-create requests=${total} concurrency=${concurrency} p50_ms=${pct(50).toFixed(1)} p95_ms=${pct(95).toFixed(1)} throughput_per_s=${(total / wall).toFixed(1)}`,
+  );
 
   await api.stop();
   await db.$disconnect();

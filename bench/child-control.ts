@@ -17,7 +17,10 @@ export function serveBenchControl(ready: Record<string, unknown>, name: string, 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const gcs = gcTrace();
-  const post = (method: string, params: object = {}) => new Promise<any>((resolve, reject) => { profiler!.post(method, params, (err, result) => (err ? reject(err) : resolve(result))); });
+  const post = (method: string, params: object = {}) =>
+    new Promise<any>((resolve, reject) => {
+      profiler!.post(method, params, (err, result) => (err ? reject(err) : resolve(result)));
+    });
   const answer = async (m: string) => {
     if (m === 'cpu') {
       process.send!({ cpu: process.cpuUsage(), loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 });
@@ -33,7 +36,11 @@ export function serveBenchControl(ready: Record<string, unknown>, name: string, 
       // BENCH_HEAP_PROF=1: also sample allocations that survive young-generation GCs (what gets promoted);
       // BENCH_HEAP_PROF=all: every allocation, short-lived ones included (where the bytes per request go).
       if (process.env.BENCH_HEAP_PROF) {
-        await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: process.env.BENCH_HEAP_PROF === 'all' });
+        await post('HeapProfiler.startSampling', {
+          samplingInterval: 16384,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: process.env.BENCH_HEAP_PROF === 'all',
+        });
       }
       return void process.send!({ profiling: true });
     }
@@ -41,13 +48,17 @@ export function serveBenchControl(ready: Record<string, unknown>, name: string, 
       const { profile } = await post('Profiler.stop');
       const file = path.join(process.env.BENCH_CPU_PROF!, `${name}-${Date.now()}.cpuprofile`);
       writeFileSync(file, JSON.stringify(profile));
-      if (process.env.BENCH_HEAP_PROF) writeFileSync(file.replace(/cpuprofile$/, 'heapprofile'), JSON.stringify((await post('HeapProfiler.stopSampling')).profile));
+      if (process.env.BENCH_HEAP_PROF)
+        writeFileSync(file.replace(/cpuprofile$/, 'heapprofile'), JSON.stringify((await post('HeapProfiler.stopSampling')).profile));
       profiler.disconnect();
       profiler = null;
       return void process.send!({ profile: file });
     }
     if (m === 'profile-start' || m === 'profile-stop') return void process.send!({});
-    if (m === 'stop') { await stop(); process.exit(0); }
+    if (m === 'stop') {
+      await stop();
+      process.exit(0);
+    }
   };
   process.on('message', (m: string) => {
     answer(m).catch((err: unknown) => {

@@ -25,15 +25,25 @@ const rates = (process.env.BENCH_RATES ?? '2000,3000,4000,5000,6000,7000,8000,10
 const warmupSeconds = 1;
 const P99_LIMIT_MS = 50;
 
-
 /** Open-loop steps at rising rates until one is not sustained (bench/support/load.ts). */
 function load(port: number, headers: Record<string, string>, body: () => string, label: string, onStepStart = () => {}) {
   console.log(`${label}, open loop, ${seconds} s a step after ${warmupSeconds} s warm-up:`);
   return sustainedRate({
-    port, rates, durationS: seconds, warmupS: warmupSeconds, p99LimitMs: P99_LIMIT_MS, serverWarmupS: 3,
-    next: () => { onStepStart(); return { method: 'POST', path: '/api/collect', headers, body: body() }; },
+    port,
+    rates,
+    durationS: seconds,
+    warmupS: warmupSeconds,
+    p99LimitMs: P99_LIMIT_MS,
+    serverWarmupS: 3,
+    next: () => {
+      onStepStart();
+      return { method: 'POST', path: '/api/collect', headers, body: body() };
+    },
     ok: (status) => status === 204,
-    onStep: (s) => console.log(`  ${s.rate}/s offered: ${s.ok} accepted, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}`),
+    onStep: (s) =>
+      console.log(
+        `  ${s.rate}/s offered: ${s.ok} accepted, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}`,
+      ),
   });
 }
 
@@ -62,9 +72,58 @@ async function startFloor(): Promise<{ port: number; stop(): void }> {
     .listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); });`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => {
-    child.stdout.on('data', (d: Buffer) => { const m = /port (\d+)/.exec(d.toString()); if (m) resolve(Number(m[1])); });
+    child.stdout.on('data', (d: Buffer) => {
+      const m = /port (\d+)/.exec(d.toString());
+      if (m) resolve(Number(m[1]));
+    });
   });
   return { port, stop: () => child.kill('SIGKILL') };
+}
+
+/** Which of `names` the organization's events in ClickHouse already hold. */
+async function storedNames(clickhouse: import('@clickhouse/client').ClickHouseClient, orgId: string, names: string[]): Promise<string[]> {
+  const { sql } = await import('../lib/clickhouse/sql');
+  const result = await clickhouse.query({
+    query: `SELECT event_name FROM collected_events WHERE ${sql`organization_id = ${orgId} AND has(${names}, event_name)`}`,
+    format: 'JSONEachRow',
+  });
+  return (await result.json<{ event_name: string }>()).map((r) => r.event_name);
+}
+
+/** Lag probes: an event every 200 ms, acknowledged at t and found in ClickHouse at t + lag; stop() gives the lags (s), sorted. */
+function startLagProbe(apiUrl: string, headers: Record<string, string>, stored: (names: string[]) => Promise<string[]>) {
+  const pending = new Map<string, number>();
+  const lags: number[] = [];
+  let probing = true;
+  const prober = (async () => {
+    for (let i = 0; probing; i += 1) {
+      const name = `probe-${i}`;
+      const res = await fetch(`${apiUrl}/api/collect`, { method: 'POST', headers, body: JSON.stringify({ event_name: name }) });
+      if (res.status === 204) pending.set(name, performance.now());
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  const watcher = (async () => {
+    while (probing || pending.size > 0) {
+      if (pending.size > 0) {
+        const found = await stored([...pending.keys()]);
+        const now = performance.now();
+        for (const name of found) {
+          lags.push((now - pending.get(name)!) / 1000);
+          pending.delete(name);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    async stop(): Promise<number[]> {
+      probing = false;
+      await prober;
+      await watcher;
+      return lags.sort((a, b) => a - b);
+    },
+  };
 }
 
 async function main() {
@@ -75,7 +134,6 @@ async function main() {
   const { createDb } = await import('../lib/db');
   const { createOrganization } = await import('../domain/organizations/service');
   const { createClickhouse } = await import('../lib/clickhouse/client');
-  const { sql } = await import('../lib/clickhouse/sql');
 
   const db = createDb();
   const clickhouse = createClickhouse();
@@ -86,51 +144,25 @@ async function main() {
   const orgId = (await db.organization.findFirstOrThrow({ where: { publicId: org.org_public_id } })).id;
   const headers = { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' };
   let n = 0;
-  const event = () => JSON.stringify({
-    event_name: 'purchase', event_id: `bench-${n++}`, page_url: 'https://shop.example.com/checkout',
-    user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
-    params: { value: 19.99, currency: 'USD' },
-  });
+  const event = () =>
+    JSON.stringify({
+      event_name: 'purchase',
+      event_id: `bench-${n++}`,
+      page_url: 'https://shop.example.com/checkout',
+      user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+      params: { value: 19.99, currency: 'USD' },
+    });
 
-  // Lag probes: acknowledged at t, found in ClickHouse at t + lag.
-  const pending = new Map<string, number>();
-  const lags: number[] = [];
-  let probing = true;
-  const prober = (async () => {
-    let i = 0;
-    while (probing) {
-      const name = `probe-${i++}`;
-      const res = await fetch(`${api.url}/api/collect`, { method: 'POST', headers, body: JSON.stringify({ event_name: name }) });
-      if (res.status === 204) pending.set(name, performance.now());
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  })();
-  const watcher = (async () => {
-    while (probing || pending.size > 0) {
-      if (pending.size > 0) {
-        const result = await clickhouse.query({
-          query: `SELECT event_name FROM collected_events WHERE ${sql`organization_id = ${orgId} AND has(${[...pending.keys()]}, event_name)`}`,
-          format: 'JSONEachRow',
-        });
-        const now = performance.now();
-        for (const { event_name } of await result.json<{ event_name: string }>()) {
-          lags.push((now - pending.get(event_name)!) / 1000);
-          pending.delete(event_name);
-        }
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
+  const probe = startLagProbe(api.url, headers, (names) => storedNames(clickhouse, orgId, names));
 
   // The api's CPU per request over the whole stepped run (every request sent counts, warm-ups too).
   let sent = 0;
   const cpuBefore = cpuSeconds(api.child.pid!);
-  const durable = await load(api.port, headers, event, '/api/collect, durable (PostgreSQL group commit)', () => { sent += 1; });
+  const durable = await load(api.port, headers, event, '/api/collect, durable (PostgreSQL group commit)', () => {
+    sent += 1;
+  });
   const apiCpuMsPerEvent = ((cpuSeconds(api.child.pid!) - cpuBefore) * 1000) / sent;
-  probing = false;
-  await prober;
-  await watcher;
-  lags.sort((a, b) => a - b);
+  const lags = await probe.stop();
 
   const floorServer = await startFloor();
   const floor = await load(floorServer.port, headers, event, 'bare floor (Node http, 204)');
@@ -140,9 +172,14 @@ async function main() {
   const reported = durable.best ?? durable.steps[0];
   const floorRate = floor.best?.perSecond ?? 0;
   console.log(`api process CPU: ${apiCpuMsPerEvent.toFixed(3)} ms per request (user + system)`);
-  console.log(`pipeline lag (204 -> row in ClickHouse), ${lags.length} probes: p50 ${percentile(lags, 50).toFixed(2)} s  p99 ${percentile(lags, 99).toFixed(2)} s  max ${lags[lags.length - 1].toFixed(2)} s`);
-  if (floor.best === floor.steps[floor.steps.length - 1]) console.log(`  (the floor sustained every step: its figure is a lower bound, set by the load generator)`);
-  console.log(`events accepted_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} lag_p99_s=${percentile(lags, 99).toFixed(2)} floor_per_s=${floorRate.toFixed(0)}`);
+  console.log(
+    `pipeline lag (204 -> row in ClickHouse), ${lags.length} probes: p50 ${percentile(lags, 50).toFixed(2)} s  p99 ${percentile(lags, 99).toFixed(2)} s  max ${lags[lags.length - 1].toFixed(2)} s`,
+  );
+  if (floor.best === floor.steps[floor.steps.length - 1])
+    console.log(`  (the floor sustained every step: its figure is a lower bound, set by the load generator)`);
+  console.log(
+    `events accepted_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} lag_p99_s=${percentile(lags, 99).toFixed(2)} floor_per_s=${floorRate.toFixed(0)}`,
+  );
 
   await api.stop();
   await stack.stop();

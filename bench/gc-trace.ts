@@ -15,15 +15,26 @@ export function gcTrace() {
       for (const e of list.getEntries()) pauses.push([performance.timeOrigin + e.startTime, e.duration]);
     }).observe({ entryTypes: ['gc'] });
   }
-  return { take: (): GcPause[] => { const all = pauses; pauses = []; return all; } };
+  return {
+    take: (): GcPause[] => {
+      const all = pauses;
+      pauses = [];
+      return all;
+    },
+  };
 }
 
 /** Of the given requests ([sent at, ms]), how many had a GC pause of `pauses` start while they were open. */
 export function overlapping(requests: readonly [number, number][], pauses: readonly GcPause[]): number {
   const starts = pauses.map(([s]) => s).sort((a, b) => a - b);
   return requests.filter(([sent, ms]) => {
-    let lo = 0; let hi = starts.length;
-    while (lo < hi) { const mid = (lo + hi) >> 1; if (starts[mid] < sent) lo = mid + 1; else hi = mid; }
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid] < sent) lo = mid + 1;
+      else hi = mid;
+    }
     return lo < starts.length && starts[lo] <= sent + ms;
   }).length;
 }

@@ -34,7 +34,8 @@ type Report = { name: string; path: string; raw: string };
 
 /** Seeds delivery rows until the raw table holds `wantedRows`; returns how many it holds. */
 async function ensureRows(db: ReturnType<typeof createDb>, ch: Clickhouse, rawTable: string, wantedRows: number): Promise<number> {
-  const countRows = async () => Number((await (await ch.query({ query: `SELECT count() AS n FROM ${rawTable}`, format: 'JSONEachRow' })).json<{ n: string }>())[0].n);
+  const countRows = async () =>
+    Number((await (await ch.query({ query: `SELECT count() AS n FROM ${rawTable}`, format: 'JSONEachRow' })).json<{ n: string }>())[0].n);
   const rows = await countRows();
   if (rows >= wantedRows) {
     console.log(`reusing ${rows} delivery rows`);
@@ -43,12 +44,19 @@ async function ensureRows(db: ReturnType<typeof createDb>, ch: Clickhouse, rawTa
   console.log(`seeding ${wantedRows - rows} delivery rows over 90 days (the database holds ${rows})`);
   const started = performance.now();
   let lastPrinted = 0;
-  await seedDemo({ db, ch, database: config.clickhouse.database }, {
-    days: 90, impressions: wantedRows - rows,
-    onProgress: (done, total) => {
-      if (done - lastPrinted >= 2_000_000 || done === total) { console.log(`  ${done}/${total} rows`); lastPrinted = done; }
+  await seedDemo(
+    { db, ch, database: config.clickhouse.database },
+    {
+      days: 90,
+      impressions: wantedRows - rows,
+      onProgress: (done, total) => {
+        if (done - lastPrinted >= 2_000_000 || done === total) {
+          console.log(`  ${done}/${total} rows`);
+          lastPrinted = done;
+        }
+      },
     },
-  });
+  );
   console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return countRows();
 }
@@ -56,12 +64,14 @@ async function ensureRows(db: ReturnType<typeof createDb>, ch: Clickhouse, rawTa
 /** The organization with the most delivery in the last 90 days, and one of its ad groups. */
 async function busiestOrganization(ch: Clickhouse, now: number): Promise<Busiest> {
   const since90 = new Date((Math.floor(now / DAY) * DAY - 89 * DAY) * 1000);
-  const [busiest] = await (await ch.query({
-    query: `SELECT organization_id, ad_account_id, any(ad_group_id) AS ad_group_id, sum(impressions) AS n
+  const [busiest] = await (
+    await ch.query({
+      query: `SELECT organization_id, ad_account_id, any(ad_group_id) AS ad_group_id, sum(impressions) AS n
             FROM ${identifier(config.clickhouse.database)}.${DELIVERY_TABLES.hourly} WHERE ${sql`hour >= ${since90}`}
             GROUP BY organization_id, ad_account_id ORDER BY n DESC LIMIT 1`,
-    format: 'JSONEachRow',
-  })).json<Busiest>();
+      format: 'JSONEachRow',
+    })
+  ).json<Busiest>();
   return busiest;
 }
 
@@ -114,16 +124,21 @@ async function timeReport(report: Report, apiUrl: string, secret: string, ch: Cl
   for (let i = -3; i < iterations; i++) {
     let started = performance.now();
     const res = await fetch(`${apiUrl}${report.path}`, { headers: { authorization: `Bearer ${secret}` } });
-    const body = await res.json() as { count?: number };
+    const body = (await res.json()) as { count?: number };
     const httpMs = performance.now() - started;
     if (res.status !== 200) throw new Error(`${report.name}: ${res.status} ${JSON.stringify(body)}`);
     if (i === -3) console.log(`${report.name}: ${body.count} rows in the first page`);
     started = performance.now();
     await (await ch.query({ query: report.raw, format: 'JSONEachRow' })).json();
     const rawMs = performance.now() - started;
-    if (i >= 0) { http.push(httpMs); raw.push(rawMs); } // the first three are warm-up
+    if (i >= 0) {
+      http.push(httpMs);
+      raw.push(rawMs);
+    } // the first three are warm-up
   }
-  console.log(`  http p50 ${percentile(http, 50).toFixed(1)} ms p95 ${percentile(http, 95).toFixed(1)} ms | raw SQL p50 ${percentile(raw, 50).toFixed(1)} ms p95 ${percentile(raw, 95).toFixed(1)} ms`);
+  console.log(
+    `  http p50 ${percentile(http, 50).toFixed(1)} ms p95 ${percentile(http, 95).toFixed(1)} ms | raw SQL p50 ${percentile(raw, 50).toFixed(1)} ms p95 ${percentile(raw, 95).toFixed(1)} ms`,
+  );
   return { http, raw };
 }
 
@@ -166,10 +181,15 @@ async function main() {
     await ch.close();
     await db.$disconnect();
   }
-  console.log(`insights rows=${rows} p50_ms=${percentile(httpTimes, 50).toFixed(1)} p95_ms=${percentile(httpTimes, 95).toFixed(1)} raw_sql_p95_ms=${percentile(rawTimes, 95).toFixed(1)}`);
+  console.log(
+    `insights rows=${rows} p50_ms=${percentile(httpTimes, 50).toFixed(1)} p95_ms=${percentile(httpTimes, 95).toFixed(1)} raw_sql_p95_ms=${percentile(rawTimes, 95).toFixed(1)}`,
+  );
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

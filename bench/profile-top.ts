@@ -13,7 +13,13 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
 }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
 
 /** A frame's area: the npm package, node's own internals, or the project folder. */
 function areaOf(url: string, name: string): string {
@@ -24,11 +30,17 @@ function areaOf(url: string, name: string): string {
   if (pkg) return pkg[1];
   if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
   const project = /\/wt-[^/]+\/([^/]+)\/|\/main\/([^/]+)\/|\/(dist-bench|dist)\//.exec(url);
-  return project ? project[1] ?? project[2] ?? project[3] : url;
+  return project ? (project[1] ?? project[2] ?? project[3]) : url;
 }
 
 const PROJECT_AREAS = new Set(['auction', 'lib', 'domain', 'bench', 'dev']);
-const shortUrl = (url: string) => url.replace(/^file:\/\//, '').replace(/.*\.cache\/bench-auction\//, '').replace(/.*node_modules\//, '').replace(/.*\/wt-[^/]+\//, '').replace(/.*\/main\//, '');
+const shortUrl = (url: string) =>
+  url
+    .replace(/^file:\/\//, '')
+    .replace(/.*\.cache\/bench-auction\//, '')
+    .replace(/.*node_modules\//, '')
+    .replace(/.*\/wt-[^/]+\//, '')
+    .replace(/.*\/main\//, '');
 
 function summarize(file: string, top: number) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
@@ -78,5 +90,8 @@ function summarize(file: string, top: number) {
 }
 
 const [file, top] = process.argv.slice(2);
-if (!file) { console.error('usage: tsx bench/profile-top.ts <file.cpuprofile> [top]'); process.exit(2); }
+if (!file) {
+  console.error('usage: tsx bench/profile-top.ts <file.cpuprofile> [top]');
+  process.exit(2);
+}
 summarize(file, Number(top ?? 25));

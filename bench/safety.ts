@@ -25,7 +25,8 @@ const warmup = Number(process.env.BENCH_WARMUP ?? 20);
 const set = readLabelledSet();
 const classify = (messages: Parameters<typeof classifyConversation>[0]) => classifyConversation(messages).categories;
 const fixed = (n: number) => n.toFixed(2);
-const headline = (e: Evaluation) => `conversations=${e.conversations} sensitive=${e.sensitive} recall_never=${fixed(e.recallNever)} recall_all=${fixed(e.recallAll)} false_block=${fixed(e.falseBlock)}`;
+const headline = (e: Evaluation) =>
+  `conversations=${e.conversations} sensitive=${e.sensitive} recall_never=${fixed(e.recallNever)} recall_all=${fixed(e.recallAll)} false_block=${fixed(e.falseBlock)}`;
 
 const splits = splitLabelledSet(set);
 for (const [name, rows] of Object.entries(splits)) console.log(`${name.padEnd(8)} ${headline(evaluate(rows, classify))}`);
@@ -61,14 +62,19 @@ for (let r = 0; r < rounds; r += 1) {
 micros.sort();
 const quantile = (q: number) => micros[Math.min(micros.length - 1, Math.floor(q * micros.length))];
 const messagesPerConversation = set.reduce((sum, row) => sum + row.messages.length, 0) / set.length;
-console.log(`\nlatency: ${micros.length} classifications (${fixed(messagesPerConversation)} messages each on average), p50_us=${Math.round(quantile(0.5))} p99_us=${Math.round(quantile(0.99))} max_us=${Math.round(quantile(1))}; load average ${os.loadavg().map(fixed).join(' ')} on ${os.cpus().length} cores`);
+console.log(
+  `\nlatency: ${micros.length} classifications (${fixed(messagesPerConversation)} messages each on average), p50_us=${Math.round(quantile(0.5))} p99_us=${Math.round(quantile(0.99))} max_us=${Math.round(quantile(1))}; load average ${os.loadavg().map(fixed).join(' ')} on ${os.cpus().length} cores`,
+);
 
 // Long conversations: consecutive labelled conversations joined into 24 messages, the classifier's whole lookback.
 const long: (typeof set)[number]['messages'][] = [];
 let joined: (typeof set)[number]['messages'] = [];
 for (const row of set) {
   joined = [...joined, ...row.messages];
-  if (joined.length >= NEVER_LOOKBACK_MESSAGES) { long.push(joined.slice(0, NEVER_LOOKBACK_MESSAGES)); joined = []; }
+  if (joined.length >= NEVER_LOOKBACK_MESSAGES) {
+    long.push(joined.slice(0, NEVER_LOOKBACK_MESSAGES));
+    joined = [];
+  }
 }
 const longMicros: number[] = [];
 for (let r = 0; r < rounds; r += 1) {
@@ -80,5 +86,7 @@ for (let r = 0; r < rounds; r += 1) {
 }
 longMicros.sort((a, b) => a - b);
 const longQuantile = (q: number) => longMicros[Math.min(longMicros.length - 1, Math.floor(q * longMicros.length))];
-console.log(`latency of ${NEVER_LOOKBACK_MESSAGES}-message conversations: ${longMicros.length} classifications, p50_us=${Math.round(longQuantile(0.5))} p99_us=${Math.round(longQuantile(0.99))}`);
+console.log(
+  `latency of ${NEVER_LOOKBACK_MESSAGES}-message conversations: ${longMicros.length} classifications, p50_us=${Math.round(longQuantile(0.5))} p99_us=${Math.round(longQuantile(0.99))}`,
+);
 console.log(`safety ${headline(all).replace(/ sensitive=\d+/, '')} p50_us=${Math.round(quantile(0.5))}`);

@@ -21,6 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { sustainedRate, type RateStep } from './support/load';
+import type { Db } from '../lib/db';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rates = (process.env.BENCH_RATES ?? '1000,2000,3000,3500,4000,5000,6000').split(',').map(Number);
@@ -46,59 +47,117 @@ async function main() {
   async function campaign(limitMicros: bigint, maxBidMicros: bigint) {
     const c = await db.campaign.create({
       data: {
-        organizationId: organization.id, adAccountId, name: `bench tracking ${randomUUID()}`, status: 'active', reviewStatus: 'approved',
-        startTime: new Date(Date.now() - 60_000), lifetimeSpendLimitMicros: limitMicros, recurringFrequency: 'daily', pricingModel: 'cpm', targetCountries: [],
-        adGroups: { create: { name: 'g', contextHints: ['bench'], creativeType: 'chat_card', maxBidMicros, ads: { create: { name: 'a', creativeType: 'chat_card', title: 'Bench' } } } },
+        organizationId: organization.id,
+        adAccountId,
+        name: `bench tracking ${randomUUID()}`,
+        status: 'active',
+        reviewStatus: 'approved',
+        startTime: new Date(Date.now() - 60_000),
+        lifetimeSpendLimitMicros: limitMicros,
+        recurringFrequency: 'daily',
+        pricingModel: 'cpm',
+        targetCountries: [],
+        adGroups: {
+          create: {
+            name: 'g',
+            contextHints: ['bench'],
+            creativeType: 'chat_card',
+            maxBidMicros,
+            ads: { create: { name: 'a', creativeType: 'chat_card', title: 'Bench' } },
+          },
+        },
       },
       include: { adGroups: { include: { ads: true } } },
     });
     const group = c.adGroups[0];
-    const view = (priceMicros: number) => `${TRACKING_PATHS.view}?token=${signDeliveryToken({
-      kind: 'view', auction_id: randomUUID(), publisher_id: 'bench', price_micros: priceMicros, source: 'inhouse',
-      ad_id: group.ads[0].id, ad_group_id: group.id, campaign_id: c.id, organization_id: organization.id, ad_account_id: adAccountId,
-      pricing_model: 'cpm', country: 'US', device: 'mobile',
-    }, 3600)}`;
+    const view = (priceMicros: number) =>
+      `${TRACKING_PATHS.view}?token=${signDeliveryToken(
+        {
+          kind: 'view',
+          auction_id: randomUUID(),
+          publisher_id: 'bench',
+          price_micros: priceMicros,
+          source: 'inhouse',
+          ad_id: group.ads[0].id,
+          ad_group_id: group.id,
+          campaign_id: c.id,
+          organization_id: organization.id,
+          ad_account_id: adAccountId,
+          pricing_model: 'cpm',
+          country: 'US',
+          device: 'mobile',
+        },
+        3600,
+      )}`;
     return { id: c.id, view };
   }
 
-  // 1. Throughput and latency through one api process.
+  // 1. Throughput and latency through one api process; 2. overspend: 20 small budgets, both apis at once.
   const unlimited = (await campaign(10n ** 15n, 2_000_000n)).view;
-  const fmt = (s: RateStep) => `  ${s.rate}/s offered: ${s.ok} answered, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.latencies[s.latencies.length - 1]?.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}`;
-  console.log(`view pixel through one api process, open loop, ${seconds} s a step after 1 s warm-up:`);
-  let paths: string[] = [];
-  const throughput = await sustainedRate({
-    port: apis[0].port, rates, durationS: seconds, warmupS: 1, p99LimitMs: P99_LIMIT_MS, serverWarmupS: 3,
-    // Each step's URLs are signed before it starts: signing is the auction's work, not the tracker's.
-    prepare: (count) => { paths = Array.from({ length: count }, () => unlimited(2_000_000)); },
-    next: () => ({ method: 'GET', path: paths.pop()! }),
-    ok: (status) => status === 200,
-    onStep: (s) => console.log(fmt(s)),
-  });
+  const throughput = await throughputPhase(apis[0].port, unlimited);
   const reported = throughput.best ?? throughput.steps[0];
-
-  // 2. Overspend: 20 small budgets, both apis at once.
-  const LIMIT = 990_000n;
-  const CPM = 50_000_000;
-  const small = await Promise.all(Array.from({ length: 20 }, () => campaign(LIMIT, BigInt(CPM))));
-  const ids = small.map((c) => c.id);
-  const limit = pLimit(64);
-  let i = 0;
-  await Promise.all(small.flatMap(({ view }) => Array.from({ length: 60 }, () => limit(async () => {
-    const res = await fetch(`${apis[i++ % 2].url}${view(CPM)}`);
-    await res.arrayBuffer();
-  }))));
-  const spends = await db.campaignSpend.findMany({ where: { campaignId: { in: ids } } });
-  const overspends = spends.map((s) => s.spentMicros - LIMIT);
-  const overspendMax = overspends.reduce((a, b) => (b > a ? b : a), -LIMIT);
+  const { spends, overspends, overspendMax } = await overspendPhase(db, apis, campaign);
 
   if (!throughput.best) console.log(`  no rate sustained with p99 under ${P99_LIMIT_MS} ms: the lowest step is reported`);
-  console.log(`budget bound: ${spends.length} campaigns, limit ${LIMIT} micros, ${CPM / 1000} micros an impression, 60 impressions each over two api processes:`);
+  console.log(
+    `budget bound: ${spends.length} campaigns, limit ${LIMIT} micros, ${CPM / 1000} micros an impression, 60 impressions each over two api processes:`,
+  );
   console.log(`  spent - limit per campaign (micros): ${overspends.map(String).join(' ')}`);
   console.log(`tracking impressions_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} overspend_max_micros=${overspendMax}`);
 
   await Promise.all(apis.map((a) => a.stop()));
   await stack.stop();
   await db.$disconnect();
+}
+
+/** View pixels of new auctions of one campaign, open loop at rising rates. */
+async function throughputPhase(port: number, view: (priceMicros: number) => string) {
+  const fmt = (s: RateStep) =>
+    `  ${s.rate}/s offered: ${s.ok} answered, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.latencies[s.latencies.length - 1]?.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}`;
+  console.log(`view pixel through one api process, open loop, ${seconds} s a step after 1 s warm-up:`);
+  let paths: string[] = [];
+  return sustainedRate({
+    port,
+    rates,
+    durationS: seconds,
+    warmupS: 1,
+    p99LimitMs: P99_LIMIT_MS,
+    serverWarmupS: 3,
+    // Each step's URLs are signed before it starts: signing is the auction's work, not the tracker's.
+    prepare: (count) => {
+      paths = Array.from({ length: count }, () => view(2_000_000));
+    },
+    next: () => ({ method: 'GET', path: paths.pop()! }),
+    ok: (status) => status === 200,
+    onStep: (s) => console.log(fmt(s)),
+  });
+}
+
+const LIMIT = 990_000n;
+const CPM = 50_000_000;
+
+/** 20 campaigns with small budgets, 60 impressions each fired at both apis at once: what each spent past its limit. */
+async function overspendPhase(
+  db: Db,
+  apis: { url: string }[],
+  campaign: (limit: bigint, maxBid: bigint) => Promise<{ id: string; view: (price: number) => string }>,
+) {
+  const small = await Promise.all(Array.from({ length: 20 }, () => campaign(LIMIT, BigInt(CPM))));
+  const limit = pLimit(64);
+  let i = 0;
+  await Promise.all(
+    small.flatMap(({ view }) =>
+      Array.from({ length: 60 }, () =>
+        limit(async () => {
+          const res = await fetch(`${apis[i++ % 2].url}${view(CPM)}`);
+          await res.arrayBuffer();
+        }),
+      ),
+    ),
+  );
+  const spends = await db.campaignSpend.findMany({ where: { campaignId: { in: small.map((c) => c.id) } } });
+  const overspends = spends.map((s) => s.spentMicros - LIMIT);
+  return { spends, overspends, overspendMax: overspends.reduce((a, b) => (b > a ? b : a), -LIMIT) };
 }
 
 main().catch((err) => {

@@ -6,7 +6,10 @@ import type { Db } from '../lib/db';
 import { createPublisher, listPublishers } from '../domain/publishers';
 import { addDsp, disableDsp, listDsps } from '../domain/dsps';
 
-type Options = (args: string[], spec: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, string | boolean | undefined>; positionals: string[] };
+type Options = (
+  args: string[],
+  spec: Record<string, { type: 'string' | 'boolean' }>,
+) => { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
 export async function runSupplyCommand(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
   const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
@@ -21,15 +24,27 @@ export async function runSupplyCommand(db: Db, command: string, rest: string[], 
       return { publishers: await listPublishers(db) };
     case 'dsp add': {
       const { values } = options(rest, {
-        name: { type: 'string' }, protocol: { type: 'string' }, 'bid-url': { type: 'string' }, 'render-url': { type: 'string' },
-        key: { type: 'string' }, auth: { type: 'string' }, 'site-id': { type: 'string' }, 'publisher-id': { type: 'string' },
+        name: { type: 'string' },
+        protocol: { type: 'string' },
+        'bid-url': { type: 'string' },
+        'render-url': { type: 'string' },
+        key: { type: 'string' },
+        auth: { type: 'string' },
+        'site-id': { type: 'string' },
+        'publisher-id': { type: 'string' },
       });
       if (!values.name) throw usage('--name is required');
       if (!values.protocol) throw usage('--protocol is required');
       if (!values['bid-url']) throw usage('--bid-url is required');
       return addDsp(db, {
-        name: str(values.name)!, protocol: str(values.protocol)!, bidUrl: str(values['bid-url'])!, renderUrl: str(values['render-url']),
-        key: str(values.key), authStyle: str(values.auth), siteIdOverride: str(values['site-id']), publisherIdOverride: str(values['publisher-id']),
+        name: str(values.name)!,
+        protocol: str(values.protocol)!,
+        bidUrl: str(values['bid-url'])!,
+        renderUrl: str(values['render-url']),
+        key: str(values.key),
+        authStyle: str(values.auth),
+        siteIdOverride: str(values['site-id']),
+        publisherIdOverride: str(values['publisher-id']),
       });
     }
     case 'dsp list':

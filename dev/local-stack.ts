@@ -25,11 +25,19 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): P
     const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}:\n${output}`)), timeoutMs);
     const onData = (data: Buffer) => {
       output += data.toString();
-      if (pattern.test(output)) { clearTimeout(timer); resolve(); }
+      if (pattern.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited with ${code} before ready:\n${output}`)); });
+    child.stderr!.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before ready:\n${output}`));
+    });
   });
 }
 
@@ -43,12 +51,18 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
   delete process.env.STRIPE_SECRET_KEY;
 
   const worker = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'worker/main.ts')], {
-    cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   await waitForLine(worker, /worker ready/, 120_000);
   // Keep draining so a chatty worker never blocks on a full pipe.
-  worker.stdout.on('data', (d: Buffer) => { if (options.workerLogs) process.stderr.write(d); });
-  worker.stderr.on('data', (d: Buffer) => { if (options.workerLogs) process.stderr.write(d); });
+  worker.stdout.on('data', (d: Buffer) => {
+    if (options.workerLogs) process.stderr.write(d);
+  });
+  worker.stderr.on('data', (d: Buffer) => {
+    if (options.workerLogs) process.stderr.write(d);
+  });
 
   return {
     worker,

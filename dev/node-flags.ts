@@ -17,5 +17,10 @@ export const SERVICE_NODE_FLAGS: Record<string, string[]> = {
  * node itself, not the tsx launcher (which runs the script in a child of its
  * own), so a signal to the process, SIGKILL included, reaches the service.
  */
-export const serviceNodeArgs = (service: string, entryPath: string, extraFlags: string[] = []) =>
-  [...(SERVICE_NODE_FLAGS[service] ?? []), ...extraFlags, '--import', 'tsx', entryPath];
+export const serviceNodeArgs = (service: string, entryPath: string, extraFlags: string[] = []) => [
+  ...(SERVICE_NODE_FLAGS[service] ?? []),
+  ...extraFlags,
+  '--import',
+  'tsx',
+  entryPath,
+];

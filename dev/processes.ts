@@ -57,18 +57,38 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   const child = spawn(process.execPath, serviceNodeArgs(options.service ?? '', path.join(root, options.entry), options.nodeArgs), {
     cwd: root,
     // Metrics on any free port unless the caller names one: several copies of a service may run side by side.
-    env: { ...process.env, METRICS_PORT: '0', AUCTION_METRICS_PORT: '0', WORKER_METRICS_PORT: '0', ...options.env, [options.portVariable]: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      METRICS_PORT: '0',
+      AUCTION_METRICS_PORT: '0',
+      WORKER_METRICS_PORT: '0',
+      ...options.env,
+      [options.portVariable]: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${options.entry} did not start:\n${output}`)), options.startTimeoutMs ?? 60_000);
-    const onData = () => { if (options.ready.test(output)) { clearTimeout(timer); resolve(); } };
+    const onData = () => {
+      if (options.ready.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${options.entry} exited with ${code}:\n${output}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${options.entry} exited with ${code}:\n${output}`));
+    });
   });
   return {
     url: `http://127.0.0.1:${port}`,
@@ -87,7 +107,10 @@ export function stopProcess(child: ChildProcess, graceMs = STOP_GRACE_MS): Promi
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => { clearTimeout(force); resolve(); });
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }

@@ -21,6 +21,11 @@ export const DEFAULT_CPC_MICROS = 500_000;
 export function formatUsd(micros: number): string {
   const sign = micros < 0 ? '-' : '';
   const abs = Math.abs(micros);
-  const digits = abs % 10_000 === 0 ? 2 : String(abs % MICROS_PER_DOLLAR).padStart(6, '0').replace(/0+$/, '').length;
+  const digits =
+    abs % 10_000 === 0
+      ? 2
+      : String(abs % MICROS_PER_DOLLAR)
+          .padStart(6, '0')
+          .replace(/0+$/, '').length;
   return `${sign}$${(abs / MICROS_PER_DOLLAR).toFixed(Math.max(2, digits))}`;
 }

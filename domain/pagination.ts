@@ -16,7 +16,10 @@ export interface Page<Row> {
 }
 
 /** A row that can be paged: ordered by (createdAt, id), the id doubling as the cursor. */
-interface Pageable { id: string; createdAt: Date }
+interface Pageable {
+  id: string;
+  createdAt: Date;
+}
 
 /**
  * Keyset pagination over (created_at, id) for any Prisma model.
@@ -43,10 +46,7 @@ export async function paginate<Row extends Pageable>(
     if (!cursor) throw notFound('pagination cursor', param);
     const cmp = scanDesc ? 'lt' : 'gt';
     where = {
-      OR: [
-        { createdAt: { [cmp]: cursor.createdAt } },
-        { createdAt: cursor.createdAt, id: { [cmp]: cursor.id } },
-      ],
+      OR: [{ createdAt: { [cmp]: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { [cmp]: cursor.id } }],
     };
   }
   const dir = scanDesc ? 'desc' : 'asc';

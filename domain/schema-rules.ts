@@ -22,8 +22,7 @@ export function fail(ctx: Ctx, code: string, message: string, path: PropertyKey[
   ctx.addIssue({ code: 'custom', message, path, params: { code } });
 }
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Any failure of `schema` (missing included) is one `invalid_value` on the field itself. */
 export function asOneValue<S extends z.ZodType>(schema: S, message: string) {
@@ -50,7 +49,11 @@ export function refusedField(code: string, message: string) {
  * so the id stays no UUID (a 404, never the 400 parseOrThrow gives NUL in text).
  */
 export const resourceId = (what: string) =>
-  z.string().min(1).transform((id) => id.replaceAll('\0', '\uFFFD')).describe(`UUID of the ${what}`);
+  z
+    .string()
+    .min(1)
+    .transform((id) => id.replaceAll('\0', '\uFFFD'))
+    .describe(`UUID of the ${what}`);
 
 export const unixSeconds = z.int().min(0).max(MAX_UNIX_SECONDS).describe('Unix seconds (UTC)');
 
@@ -59,8 +62,7 @@ export const unixSeconds = z.int().min(0).max(MAX_UNIX_SECONDS).describe('Unix s
  * is what the OpenAPI document states, and the URL parser confirms it.
  */
 export const HTTP_URL_PATTERN = /^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,4})?([/?#][^\s]*)?$/;
-export const httpUrl = (max: number, message: string) =>
-  z.string().min(1).max(max).regex(HTTP_URL_PATTERN, message).refine(isHttpUrl, message);
+export const httpUrl = (max: number, message: string) => z.string().min(1).max(max).regex(HTTP_URL_PATTERN, message).refine(isHttpUrl, message);
 
 export function isHttpUrl(value: string): boolean {
   try {

@@ -4,7 +4,8 @@ import { defineJob } from './job';
 
 /** The export's settings, from the configuration. */
 export const exportOptions = (): ExportOptions => ({
-  viewTokenTtlSeconds: config.delivery.viewTokenTtlSeconds, revenueGraceSeconds: config.delivery.dspRevenueGraceSeconds,
+  viewTokenTtlSeconds: config.delivery.viewTokenTtlSeconds,
+  revenueGraceSeconds: config.delivery.dspRevenueGraceSeconds,
 });
 
 /**

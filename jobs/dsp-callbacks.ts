@@ -13,7 +13,11 @@ export const dspCallbacksJob = defineJob({
   name: 'dsp-callbacks',
   restMs: 1_000,
   async run({ pool }) {
-    const sent = await forwardDueCallbacks(pool, { maxAttempts: config.delivery.callbackMaxAttempts, timeoutMs: config.timeouts.dspCallbackMs, limit: PER_RUN });
+    const sent = await forwardDueCallbacks(pool, {
+      maxAttempts: config.delivery.callbackMaxAttempts,
+      timeoutMs: config.timeouts.dspCallbackMs,
+      limit: PER_RUN,
+    });
     return { items: sent, more: sent === PER_RUN };
   },
 });

@@ -55,7 +55,10 @@ export class LocalAssetStore implements AssetStore {
   }
 
   async exists(key: string): Promise<boolean> {
-    return fs.access(this.file(key)).then(() => true, () => false);
+    return fs.access(this.file(key)).then(
+      () => true,
+      () => false,
+    );
   }
 }
 
@@ -67,7 +70,9 @@ export function createAssetStore(root?: string): AssetStore {
   // Fail at start-up, not on the first upload.
   const { endpoint, bucket, region, accessKeyId, secretAccessKey } = config.assets.s3;
   const required = { S3_ENDPOINT: endpoint, S3_BUCKET: bucket, S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey };
-  const missing = Object.entries(required).filter(([, value]) => !value).map(([name]) => name);
+  const missing = Object.entries(required)
+    .filter(([, value]) => !value)
+    .map(([name]) => name);
   if (missing.length) throw new Error(`ASSET_STORE=s3 needs ${missing.join(', ')}`);
   return new S3AssetStore({ endpoint: endpoint!, bucket: bucket!, region, accessKeyId: accessKeyId!, secretAccessKey: secretAccessKey! });
 }

@@ -5,7 +5,9 @@
  * memo refills on its own.
  */
 export class BoundedMap<K, V> extends Map<K, V> {
-  constructor(private readonly maxEntries: number) { super(); }
+  constructor(private readonly maxEntries: number) {
+    super();
+  }
 
   override set(key: K, value: V): this {
     if (this.size >= this.maxEntries && !this.has(key)) this.clear();

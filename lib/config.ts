@@ -39,15 +39,16 @@ function portsFromEnv(name: string, fallback: number[]): number[] {
  * IPs); EVENTS_TRUSTED_PROXIES, its earlier name, is read too.
  */
 const trustedProxies = new Set(
-  [process.env.TRUSTED_PROXIES, process.env.EVENTS_TRUSTED_PROXIES].flatMap((list) => (list ?? '').split(',')).map((s) => s.trim()).filter(Boolean),
+  [process.env.TRUSTED_PROXIES, process.env.EVENTS_TRUSTED_PROXIES]
+    .flatMap((list) => (list ?? '').split(','))
+    .map((s) => s.trim())
+    .filter(Boolean),
 );
 
 export const config = {
   isTest,
   trustedProxies,
-  databaseUrl:
-    process.env.DATABASE_URL ??
-    `postgresql://adplatform:adplatform@127.0.0.1:5432/${isTest ? 'adplatform_test' : 'adplatform'}`,
+  databaseUrl: process.env.DATABASE_URL ?? `postgresql://adplatform:adplatform@127.0.0.1:5432/${isTest ? 'adplatform_test' : 'adplatform'}`,
   clickhouse: {
     url: process.env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123',
     database: process.env.CLICKHOUSE_DATABASE ?? (isTest ? 'adplatform_test' : 'adplatform'),
@@ -214,8 +215,8 @@ export const config = {
      * development and tests only: anywhere else TRACKING_SIGNING_KEYS must be set
      * (assertStartupConfig), and without it nothing is signed.
      */
-    trackingKeys: process.env.TRACKING_SIGNING_KEYS
-      ?? (DEVELOPMENT_MODES.includes(process.env.NODE_ENV ?? '') ? `dev1:${DEVELOPMENT_TRACKING_SECRET}` : undefined),
+    trackingKeys:
+      process.env.TRACKING_SIGNING_KEYS ?? (DEVELOPMENT_MODES.includes(process.env.NODE_ENV ?? '') ? `dev1:${DEVELOPMENT_TRACKING_SECRET}` : undefined),
   },
 };
 

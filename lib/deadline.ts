@@ -4,7 +4,10 @@
  * still lets the process finish its shutdown.
  */
 export class DeadlineExceeded extends Error {
-  constructor(readonly label: string, readonly ms: number) {
+  constructor(
+    readonly label: string,
+    readonly ms: number,
+  ) {
     super(`${label} did not finish within ${ms} ms`);
     this.name = 'DeadlineExceeded';
   }

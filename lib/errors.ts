@@ -22,7 +22,11 @@ export class DomainError extends Error {
 }
 
 /** A rate budget as clients see it (the `X-RateLimit-*` headers). */
-export interface RateBudget { limit: number; remaining: number; resetAt: number }
+export interface RateBudget {
+  limit: number;
+  remaining: number;
+  resetAt: number;
+}
 
 /**
  * `rate_limit_exceeded`, with when to retry and the budget it ran out of: the
@@ -30,7 +34,11 @@ export interface RateBudget { limit: number; remaining: number; resetAt: number 
  * and the `X-RateLimit-*` headers from it).
  */
 export class RateLimitError extends DomainError {
-  constructor(readonly retryAfterSeconds: number, message = 'request was throttled', readonly budget?: RateBudget) {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'request was throttled',
+    readonly budget?: RateBudget,
+  ) {
     super('rate_limit_exceeded', message);
   }
 }

@@ -43,19 +43,27 @@ export class GroupCommit<T, R> {
       const wait = this.lastStart + (this.options.minSpacingMs ?? 0) - performance.now();
       // A full batch goes at once: spacing exists to fill batches, not to hold full ones back.
       if (wait > 0 && this.queue.length < this.options.maxBatch) {
-        this.timer ??= setTimeout(() => { this.timer = null; this.pump(); }, wait);
+        this.timer ??= setTimeout(() => {
+          this.timer = null;
+          this.pump();
+        }, wait);
         return;
       }
-      if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+      if (this.timer) {
+        clearTimeout(this.timer);
+        this.timer = null;
+      }
       this.lastStart = performance.now();
       const batch = this.queue.splice(0, this.options.maxBatch);
       this.inFlight += 1;
       this.flush(batch.map((b) => b.item))
         .then(
-          (results) => batch.forEach((b, i) => {
-            const result = results[i];
-            if (result instanceof ItemFailure) b.reject(result.error); else b.resolve(result);
-          }),
+          (results) =>
+            batch.forEach((b, i) => {
+              const result = results[i];
+              if (result instanceof ItemFailure) b.reject(result.error);
+              else b.resolve(result);
+            }),
           (err) => batch.forEach((b) => b.reject(err)),
         )
         .finally(() => {

@@ -21,7 +21,11 @@ export function createHttpMetrics(prefix: string): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: `${prefix}_` });
   const duration = new Histogram({
-    name: `${prefix}_http_request_duration_ms`, help: 'HTTP request duration (ms)', labelNames: ['method', 'route', 'status'], buckets: MS_BUCKETS, registers: [registry],
+    name: `${prefix}_http_request_duration_ms`,
+    help: 'HTTP request duration (ms)',
+    labelNames: ['method', 'route', 'status'],
+    buckets: MS_BUCKETS,
+    registers: [registry],
   });
   const observe = (method: string, route: string, status: number, startedMs: number) =>
     duration.observe({ method, route, status: String(status) }, performance.now() - startedMs);

@@ -8,7 +8,10 @@ import type { Registry } from 'prom-client';
  * tell outsiders traffic, DSP names and error rates. Answers `GET /metrics`
  * and 404 to anything else.
  */
-export interface MetricsServer { url: string; close(): Promise<void> }
+export interface MetricsServer {
+  url: string;
+  close(): Promise<void>;
+}
 
 export function startMetricsServer(registry: Registry, address: { host: string; port: number }): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
@@ -28,7 +31,11 @@ export function startMetricsServer(registry: Registry, address: { host: string; 
       const host = address.host.includes(':') ? `[${address.host}]` : address.host;
       resolve({
         url: `http://${host}:${port}/metrics`,
-        close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     });
   });

@@ -11,9 +11,20 @@ import { getPriority, setPriority } from 'node:os';
 export function lowerOwnPriority(nice: number): void {
   if (nice <= 0) return;
   let threads: string[] = [];
-  try { threads = readdirSync('/proc/self/task'); } catch { /* not Linux */ }
-  if (threads.length === 0) { if (getPriority() < nice) setPriority(nice); return; }
+  try {
+    threads = readdirSync('/proc/self/task');
+  } catch {
+    /* not Linux */
+  }
+  if (threads.length === 0) {
+    if (getPriority() < nice) setPriority(nice);
+    return;
+  }
   for (const tid of threads) {
-    try { if (getPriority(Number(tid)) < nice) setPriority(Number(tid), nice); } catch { /* a thread that just ended */ }
+    try {
+      if (getPriority(Number(tid)) < nice) setPriority(Number(tid), nice);
+    } catch {
+      /* a thread that just ended */
+    }
   }
 }

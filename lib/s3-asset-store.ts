@@ -48,7 +48,10 @@ export function uriEncode(segment: string): string {
  * Query strings are not used by this store, so the canonical query is always empty.
  */
 export function signV4(input: SignInput): Record<string, string> {
-  const amzDate = (input.date ?? new Date()).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const amzDate = (input.date ?? new Date())
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   const day = amzDate.slice(0, 8);
   const headers: Record<string, string> = {
     ...Object.fromEntries(Object.entries(input.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v.trim()])),
@@ -122,8 +125,14 @@ export class S3AssetStore implements AssetStore {
     const prefix = this.base.pathname.replace(/\/+$/, '');
     const path = `${prefix}/${uriEncode(bucket)}/${key.split('/').map(uriEncode).join('/')}`;
     const signed = signV4({
-      method, host: this.base.host, path, headers, payloadHash: sha256Hex(body ?? ''),
-      region, accessKeyId, secretAccessKey,
+      method,
+      host: this.base.host,
+      path,
+      headers,
+      payloadHash: sha256Hex(body ?? ''),
+      region,
+      accessKeyId,
+      secretAccessKey,
     });
     const signal = AbortSignal.timeout(timeoutMs);
     return fetch(new URL(path, this.base), { method, headers: signed, body, signal }).catch((err: Error) => {

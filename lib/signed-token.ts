@@ -18,7 +18,10 @@ export interface SigningKeys {
 
 export function parseSigningKeys(spec: string): SigningKeys {
   const keys = new Map<string, Buffer>();
-  for (const entry of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const colon = entry.indexOf(':');
     const kid = entry.slice(0, colon);
     const secret = entry.slice(colon + 1);
@@ -54,7 +57,11 @@ export function signToken(payload: Record<string, unknown>, ttlSeconds: number, 
  * The payload of a genuine, unexpired token, or null for anything else
  * (malformed, unknown key, tampered, expired): callers answer all of those alike.
  */
-export function verifyToken<T extends Record<string, unknown>>(token: unknown, keys: SigningKeys = configuredKeys(), now = Date.now()): (T & { exp: number }) | null {
+export function verifyToken<T extends Record<string, unknown>>(
+  token: unknown,
+  keys: SigningKeys = configuredKeys(),
+  now = Date.now(),
+): (T & { exp: number }) | null {
   const genuine = inspectToken<T>(token, keys, now);
   return genuine && !genuine.expired ? genuine.payload : null;
 }
@@ -64,7 +71,11 @@ export function verifyToken<T extends Record<string, unknown>>(token: unknown, k
  * genuine (malformed, unknown key, tampered). For callers that still honour an
  * expired token in part (a click redirect to the signed target, uncounted).
  */
-export function inspectToken<T extends Record<string, unknown>>(token: unknown, keys: SigningKeys = configuredKeys(), now = Date.now()): { payload: T & { exp: number }; expired: boolean } | null {
+export function inspectToken<T extends Record<string, unknown>>(
+  token: unknown,
+  keys: SigningKeys = configuredKeys(),
+  now = Date.now(),
+): { payload: T & { exp: number }; expired: boolean } | null {
   if (typeof token !== 'string' || token.length > 4096) return null;
   const parts = token.split('.');
   if (parts.length !== 3) return null;

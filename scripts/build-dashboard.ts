@@ -12,7 +12,10 @@ const outdir = path.join(root, 'generated/dashboard');
 async function main() {
   await build({
     // app.js and app.css: the names the pages link to.
-    entryPoints: [{ in: path.join(root, 'web/src/main.ts'), out: 'app' }, { in: path.join(root, 'web/src/styles.css'), out: 'app' }],
+    entryPoints: [
+      { in: path.join(root, 'web/src/main.ts'), out: 'app' },
+      { in: path.join(root, 'web/src/styles.css'), out: 'app' },
+    ],
     outdir,
     bundle: true,
     minify: true,

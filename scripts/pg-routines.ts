@@ -17,7 +17,9 @@ async function apply() {
   const client = new Client({ connectionString: config.databaseUrl });
   await client.connect();
   try {
-    for (const file of readdirSync(DIR).filter((f) => f.endsWith('.sql')).sort()) {
+    for (const file of readdirSync(DIR)
+      .filter((f) => f.endsWith('.sql'))
+      .sort()) {
       await client.query('BEGIN');
       // Two bootstraps at once would otherwise race on the same catalog rows.
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('pg-routines'))`);

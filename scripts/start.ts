@@ -28,7 +28,10 @@ function stopAll(exitCode: number) {
   if (stopping) return;
   stopping = true;
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  const force = setTimeout(() => { for (const c of children) c.kill('SIGKILL'); process.exit(exitCode); }, 10_000);
+  const force = setTimeout(() => {
+    for (const c of children) c.kill('SIGKILL');
+    process.exit(exitCode);
+  }, 10_000);
   force.unref();
   // Waiting for exits never rejects.
   void Promise.all(children.filter((c) => c.exitCode === null).map((c) => new Promise((r) => c.once('exit', r)))).then(() => process.exit(exitCode));
@@ -37,8 +40,24 @@ function stopAll(exitCode: number) {
 for (const [name, entry] of Object.entries(processes)) {
   const child = spawn(process.execPath, serviceNodeArgs(name, path.join(root, entry)), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (line: string) => `[${name}] ${line}`;
-  child.stdout.on('data', (d: Buffer) => process.stdout.write(d.toString().split(/\n(?=.)/).map(prefix).join('\n')));
-  child.stderr.on('data', (d: Buffer) => process.stderr.write(d.toString().split(/\n(?=.)/).map(prefix).join('\n')));
+  child.stdout.on('data', (d: Buffer) =>
+    process.stdout.write(
+      d
+        .toString()
+        .split(/\n(?=.)/)
+        .map(prefix)
+        .join('\n'),
+    ),
+  );
+  child.stderr.on('data', (d: Buffer) =>
+    process.stderr.write(
+      d
+        .toString()
+        .split(/\n(?=.)/)
+        .map(prefix)
+        .join('\n'),
+    ),
+  );
   child.on('exit', (code, signal) => {
     if (!stopping) {
       console.error(`[${name}] exited (${signal ?? code}); stopping everything`);

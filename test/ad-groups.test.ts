@@ -16,7 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const api = apiClient(() => h, () => org);
+const api = apiClient(
+  () => h,
+  () => org,
+);
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 const approved = { status: 'paused', reviewStatus: 'approved' };
 const card = { type: 'chat_card', title: 'Run faster', body: 'Light shoes' };
@@ -24,8 +27,11 @@ const poll = { type: 'poll', title: 'Which distance?', options: ['5k', '10k', 'M
 
 describe('POST /v1/ad_groups', () => {
   const body = (campaignId: string, overrides: Record<string, unknown> = {}) => ({
-    campaign_id: campaignId, name: 'Runners', context_hints: ['running', 'marathon'],
-    bidding_config: { max_bid_micros: 2_000_000 }, ads: [{ creative: card }, { name: 'Second', creative: { ...card, title: 'Run longer', cta: 'Shop' } }],
+    campaign_id: campaignId,
+    name: 'Runners',
+    context_hints: ['running', 'marathon'],
+    bidding_config: { max_bid_micros: 2_000_000 },
+    ads: [{ creative: card }, { name: 'Second', creative: { ...card, title: 'Run longer', cta: 'Shop' } }],
     ...overrides,
   });
 
@@ -35,9 +41,14 @@ describe('POST /v1/ad_groups', () => {
     expect(res.status).toBe(201);
     const row = await h.db.adGroup.findUniqueOrThrow({ where: { id: res.body.id }, include: { ads: { orderBy: { createdAt: 'asc' } } } });
     expect(res.body).toEqual({
-      id: row.id, campaign_id: campaign.id, name: 'Runners', context_hints: ['running', 'marathon'], status: 'active',
+      id: row.id,
+      campaign_id: campaign.id,
+      name: 'Runners',
+      context_hints: ['running', 'marathon'],
+      status: 'active',
       bidding_config: { billing_event_type: 'impression', max_bid_micros: 2_000_000 },
-      created_at: seconds(row.createdAt), updated_at: seconds(row.updatedAt),
+      created_at: seconds(row.createdAt),
+      updated_at: seconds(row.updatedAt),
     });
     expect(row.creativeType).toBe('chat_card');
     expect(row.ads.map((ad) => [ad.name, ad.title, ad.body, ad.cta, ad.status])).toEqual([
@@ -52,13 +63,19 @@ describe('POST /v1/ad_groups', () => {
     expect(res.status).toBe(201);
     expect(res.body.bidding_config).toEqual({ billing_event_type: 'impression', max_bid_micros: null });
     const ads = await api('GET', `/v1/ads?ad_group_id=${res.body.id}`);
-    expect(ads.body.data).toEqual([{
-      id: expect.any(String), ad_group_id: res.body.id, name: 'Which distance?', status: 'active', review_status: 'in_review',
-      creative: { type: 'poll', title: 'Which distance?', options: ['5k', '10k', 'Marathon'], target_url: 'https://shoes.example/poll' },
-    }]);
+    expect(ads.body.data).toEqual([
+      {
+        id: expect.any(String),
+        ad_group_id: res.body.id,
+        name: 'Which distance?',
+        status: 'active',
+        review_status: 'in_review',
+        creative: { type: 'poll', title: 'Which distance?', options: ['5k', '10k', 'Marathon'], target_url: 'https://shoes.example/poll' },
+      },
+    ]);
   });
 
-  test('an image by file_id becomes the ad\'s own asset', async () => {
+  test("an image by file_id becomes the ad's own asset", async () => {
     const campaign = await insertCampaign(h.db, org);
     const png = await uniquePng();
     const fileId = await insertUpload(h.db, store, await organizationIdOf(h.db, org), png.bytes);
@@ -70,7 +87,11 @@ describe('POST /v1/ad_groups', () => {
 
   test('an image error names the ad and nothing is created', async () => {
     const campaign = await insertCampaign(h.db, org);
-    const res = await api('POST', '/v1/ad_groups', body(campaign.id, { ads: [{ creative: card }, { creative: { ...card, file_id: 'uploads/2026/01/0000.png' } }] }));
+    const res = await api(
+      'POST',
+      '/v1/ad_groups',
+      body(campaign.id, { ads: [{ creative: card }, { creative: { ...card, file_id: 'uploads/2026/01/0000.png' } }] }),
+    );
     expect([res.status, res.body]).toEqual([400, errorBody('invalid_value', 'invalid_request_error', 'ads[1].creative.file_id')]);
     expect(await h.db.adGroup.count({ where: { campaignId: campaign.id } })).toBe(0);
   });
@@ -107,7 +128,7 @@ describe('POST /v1/ad_groups', () => {
 });
 
 describe('GET /v1/ad_groups and /v1/ad_groups/{id}', () => {
-  test('lists one campaign\'s ad groups, newest first, paged', async () => {
+  test("lists one campaign's ad groups, newest first, paged", async () => {
     const campaign = await insertCampaign(h.db, org);
     const elsewhere = await insertCampaign(h.db, org);
     await insertAdGroup(h.db, elsewhere.id);
@@ -140,11 +161,19 @@ describe('GET /v1/ad_groups and /v1/ad_groups/{id}', () => {
     const campaign = await insertCampaign(h.db, org);
     const group = await insertAdGroup(h.db, campaign.id, { status: 'archived', maxBidMicros: 5n, contextHints: ['a', 'b'] });
     const res = await api('GET', `/v1/ad_groups/${group.id}`);
-    expect([res.status, res.body]).toEqual([200, {
-      id: group.id, campaign_id: campaign.id, name: group.name, context_hints: ['a', 'b'], status: 'paused',
-      bidding_config: { billing_event_type: 'impression', max_bid_micros: 5 },
-      created_at: seconds(group.createdAt), updated_at: seconds(group.updatedAt),
-    }]);
+    expect([res.status, res.body]).toEqual([
+      200,
+      {
+        id: group.id,
+        campaign_id: campaign.id,
+        name: group.name,
+        context_hints: ['a', 'b'],
+        status: 'paused',
+        bidding_config: { billing_event_type: 'impression', max_bid_micros: 5 },
+        created_at: seconds(group.createdAt),
+        updated_at: seconds(group.updatedAt),
+      },
+    ]);
     const theirs = await insertAdGroup(h.db, (await insertCampaign(h.db, other)).id);
     for (const id of [theirs.id, 'nope', randomUUID()]) {
       const miss = await api('GET', `/v1/ad_groups/${id}`);
@@ -160,7 +189,11 @@ describe('POST /v1/ad_groups/{id} (update)', () => {
     expect(renamed.body).toMatchObject({ name: 'Renamed', context_hints: ['a', 'b'], bidding_config: { max_bid_micros: 7 }, status: 'active' });
     const res = await api('POST', `/v1/ad_groups/${group.id}`, { context_hints: ['c'], bidding_config: { max_bid_micros: 100_000_000 } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Renamed', context_hints: ['c'], bidding_config: { billing_event_type: 'impression', max_bid_micros: 100_000_000 } });
+    expect(res.body).toMatchObject({
+      name: 'Renamed',
+      context_hints: ['c'],
+      bidding_config: { billing_event_type: 'impression', max_bid_micros: 100_000_000 },
+    });
     const unset = await api('POST', `/v1/ad_groups/${group.id}`, { bidding_config: { max_bid_micros: null } });
     expect(unset.body.bidding_config).toEqual({ billing_event_type: 'impression', max_bid_micros: null });
   });

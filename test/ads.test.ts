@@ -33,7 +33,10 @@ afterAll(async () => {
   await h.close();
 });
 
-const api = apiClient(() => h, () => org);
+const api = apiClient(
+  () => h,
+  () => org,
+);
 const approved = { status: 'active', reviewStatus: 'approved' };
 const card = { type: 'chat_card', title: 'Run faster', body: 'Light shoes' };
 const poll = { type: 'poll', title: 'Which distance?', options: ['5k', '10k'], target_url: 'https://shoes.example/poll' };
@@ -54,7 +57,11 @@ describe('POST /v1/ads', () => {
     const res = await api('POST', '/v1/ads', { ad_group_id: group.id, creative: { ...card, cta: 'Shop now', file_id: image.fileId } });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(String), ad_group_id: group.id, name: 'Run faster', status: 'active', review_status: 'approved',
+      id: expect.any(String),
+      ad_group_id: group.id,
+      name: 'Run faster',
+      status: 'active',
+      review_status: 'approved',
       creative: { type: 'chat_card', title: 'Run faster', body: 'Light shoes', cta: 'Shop now', image_url: pngUrl(image.sha256) },
     });
     const row = await h.db.ad.findUniqueOrThrow({ where: { id: res.body.id }, include: { asset: true } });
@@ -81,7 +88,11 @@ describe('POST /v1/ads', () => {
     const res = await api('POST', '/v1/ads', { ad_group_id: group.id, creative: poll });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(String), ad_group_id: group.id, name: 'Which distance?', status: 'active', review_status: 'in_review',
+      id: expect.any(String),
+      ad_group_id: group.id,
+      name: 'Which distance?',
+      status: 'active',
+      review_status: 'in_review',
       creative: { type: 'poll', title: 'Which distance?', options: ['5k', '10k'], target_url: 'https://shoes.example/poll' },
     });
   });
@@ -90,12 +101,20 @@ describe('POST /v1/ads', () => {
     const writer = await newOrg(h.db);
     await h.db.adAccount.update({ where: { id: writer.ad_account_id }, data: { name: 'Acme Shoes', url: 'https://acme.example' } });
     const group = await insertAdGroup(h.db, (await insertCampaign(h.db, writer)).id, { name: 'Runners', contextHints: ['trail running', 'hiking'] });
-    const copy = await templateGenerator.generate({ adGroupName: 'Runners', contextHints: ['trail running', 'hiking'], accountName: 'Acme Shoes', accountUrl: 'https://acme.example' });
+    const copy = await templateGenerator.generate({
+      adGroupName: 'Runners',
+      contextHints: ['trail running', 'hiking'],
+      accountName: 'Acme Shoes',
+      accountUrl: 'https://acme.example',
+    });
     expect(copy.title.length).toBeGreaterThan(0);
 
     const generated = await api('POST', '/v1/ads', { ad_group_id: group.id, auto_generate: true, creative: { type: 'chat_card', cta: 'Shop' } }, writer);
     expect(generated.status).toBe(201);
-    expect(generated.body).toMatchObject({ name: copy.title, creative: { type: 'chat_card', title: copy.title, body: copy.body, cta: 'Shop', image_url: null } });
+    expect(generated.body).toMatchObject({
+      name: copy.title,
+      creative: { type: 'chat_card', title: copy.title, body: copy.body, cta: 'Shop', image_url: null },
+    });
 
     const ownTitle = await api('POST', '/v1/ads', { ad_group_id: group.id, auto_generate: true, creative: { type: 'chat_card', title: 'Mine' } }, writer);
     expect(ownTitle.body).toMatchObject({ name: 'Mine', creative: { title: 'Mine', body: copy.body } });
@@ -147,18 +166,25 @@ describe('POST /v1/ads', () => {
 });
 
 describe('GET /v1/ads and /v1/ads/{ad_id}', () => {
-  test('review_status is the campaign\'s; archived reads paused', async () => {
+  test("review_status is the campaign's; archived reads paused", async () => {
     for (const reviewStatus of ['in_review', 'approved', 'rejected']) {
       const { ad } = await insertTree(h.db, org, { campaign: { reviewStatus }, ad: { status: 'archived', cta: 'Go' } });
       const res = await api('GET', `/v1/ads/${ad.id}`);
-      expect([res.status, res.body]).toEqual([200, {
-        id: ad.id, ad_group_id: ad.adGroupId, name: ad.name, status: 'paused', review_status: reviewStatus,
-        creative: { type: 'chat_card', title: 'Run faster', body: 'Light shoes', cta: 'Go', image_url: null },
-      }]);
+      expect([res.status, res.body]).toEqual([
+        200,
+        {
+          id: ad.id,
+          ad_group_id: ad.adGroupId,
+          name: ad.name,
+          status: 'paused',
+          review_status: reviewStatus,
+          creative: { type: 'chat_card', title: 'Run faster', body: 'Light shoes', cta: 'Go', image_url: null },
+        },
+      ]);
     }
   });
 
-  test('lists one ad group\'s ads, newest first, paged', async () => {
+  test("lists one ad group's ads, newest first, paged", async () => {
     const group = await cardGroup();
     const base = Date.now() - 60_000;
     const ids: string[] = [];

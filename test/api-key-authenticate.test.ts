@@ -10,7 +10,9 @@ import { hashSecret } from '../lib/secrets';
 import { newOrg } from './support/harness';
 
 let db: Db;
-beforeAll(() => { db = createDb(undefined, 2); });
+beforeAll(() => {
+  db = createDb(undefined, 2);
+});
 afterAll(() => closeDb(db));
 
 const keyRow = (secret: string) => db.apiKey.findUniqueOrThrow({ where: { secretHash: hashSecret(secret) } });

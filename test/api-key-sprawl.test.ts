@@ -17,7 +17,9 @@ import { call, newOrg, startHarness, type Harness } from './support/harness';
 
 let h: Harness;
 const temporal = createTemporalClient();
-beforeAll(async () => { h = await startHarness(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
 /** Every grace workflow these tests may have started runs 30 minutes: end them. */
 const keyIds: string[] = [];
 afterAll(async () => {

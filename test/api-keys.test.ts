@@ -15,8 +15,12 @@ import { hashSecret } from '../lib/secrets';
 import { call, newOrg, startHarness, type Harness } from './support/harness';
 
 let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const GRACE_MS = 30 * 60 * 1000;
 const keysPath = (org: string) => `/api/organizations/${org}/api-keys/`;
@@ -32,8 +36,7 @@ const envelopeError = (code: string, param: string | null = null) => ({
   meta: { request_id: expect.stringMatching(/^req_/) },
 });
 
-const organizationIdOf = async (orgPublicId: string) =>
-  (await h.db.organization.findUniqueOrThrow({ where: { publicId: orgPublicId } })).id;
+const organizationIdOf = async (orgPublicId: string) => (await h.db.organization.findUniqueOrThrow({ where: { publicId: orgPublicId } })).id;
 
 const v1Status = async (secret: string) => (await call(h.url, 'GET', '/v1/ad_account', { token: secret })).status;
 
@@ -175,8 +178,9 @@ describe('rotation', () => {
   test('concurrent mints still leave exactly one active key', async () => {
     const org = await newOrg(h.db);
     const organizationId = await organizationIdOf(org.org_public_id);
-    const results = await Promise.all(Array.from({ length: 5 }, () =>
-      call(h.url, 'POST', keysPath(org.org_public_id), { token: org.session_token, body: { name: 'burst' } })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => call(h.url, 'POST', keysPath(org.org_public_id), { token: org.session_token, body: { name: 'burst' } })),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     const keys = await h.db.apiKey.findMany({ where: { organizationId } });
     rotatedOutKeyIds.push(...keys.filter((k) => !k.isActive).map((k) => k.id));
@@ -193,17 +197,26 @@ describe('rotation with Temporal unreachable', () => {
     // (no interceptors) it then fails at once, so the test sees it end.
     const sockets = new Set<Socket>();
     let connected!: () => void;
-    const firstConnection = new Promise<void>((resolve) => { connected = resolve; });
-    const blackHole = createNetServer((socket) => { sockets.add(socket); connected(); });
+    const firstConnection = new Promise<void>((resolve) => {
+      connected = resolve;
+    });
+    const blackHole = createNetServer((socket) => {
+      sockets.add(socket);
+      connected();
+    });
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
     const unreachable = new Client({
       connection: Connection.lazy({ address: `127.0.0.1:${(blackHole.address() as AddressInfo).port}`, interceptors: [] }),
     });
     const app = express().use(requestId).use(apiKeyRoutes(h.db, unreachable));
-    const server = await new Promise<HttpServer>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+    const server = await new Promise<HttpServer>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     let loggedOnce!: (message: string) => void;
-    const firstLog = new Promise<string>((resolve) => { loggedOnce = resolve; });
+    const firstLog = new Promise<string>((resolve) => {
+      loggedOnce = resolve;
+    });
     const logged = jest.spyOn(console, 'error').mockImplementation((message: unknown) => loggedOnce(String(message)));
     try {
       const org = await newOrg(h.db);
@@ -360,7 +373,7 @@ describe('who may call', () => {
     }
   });
 
-  test("a session of another organization is 404 not_found, as is an unknown organization", async () => {
+  test('a session of another organization is 404 not_found, as is an unknown organization', async () => {
     const [a, b] = await Promise.all([newOrg(h.db), newOrg(h.db)]);
     for (const path of [keysPath(b.org_public_id), keysPath('00000000-0000-4000-8000-000000000000'), keysPath('nope')]) {
       const res = await call(h.url, 'GET', path, { token: a.session_token });

@@ -9,8 +9,12 @@ import { hashSecret } from '../lib/secrets';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
 
 let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 /** Raw response, so bodies can be compared byte for byte. */
 async function rawGet(path: string, authorization?: string) {

@@ -62,20 +62,35 @@ const clickhousePids = () => pidsOf(`${dataDir}/clickhouse/config.xml`);
 const temporalPids = () => pidsOf(`${dataDir}/temporal.sqlite`);
 
 async function healthy(url: string) {
-  return fetch(url).then((r) => r.ok, () => false);
+  return fetch(url).then(
+    (r) => r.ok,
+    () => false,
+  );
 }
 
 const pgReady = () => {
-  try { execFileSync('pg_isready', ['-h', '127.0.0.1', '-p', String(ports.pg)]); return true; } catch { return false; }
+  try {
+    execFileSync('pg_isready', ['-h', '127.0.0.1', '-p', String(ports.pg)]);
+    return true;
+  } catch {
+    return false;
+  }
 };
 const clusterExists = () =>
-  execFileSync('pg_lsclusters', ['-h']).toString().split('\n').some((line) => line.split(/\s+/)[1] === pgCluster);
+  execFileSync('pg_lsclusters', ['-h'])
+    .toString()
+    .split('\n')
+    .some((line) => line.split(/\s+/)[1] === pgCluster);
 
 // Only what this run created: its own cluster (unique name), its own processes (found by its own data folder).
 afterAll(() => {
   if (clusterExists()) execFileSync('pg_dropcluster', ['--stop', pgVersion, pgCluster], { stdio: 'ignore' });
   for (const pid of [...clickhousePids(), ...temporalPids()]) {
-    try { process.kill(Number(pid), 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -91,11 +106,19 @@ test('creates and starts PostgreSQL, ClickHouse and Temporal from nothing, healt
   expect(first.log).toContain('services ready');
   expect(pgReady()).toBe(true);
   // Migrated: the schema's tables exist in the new cluster's test database.
-  const migrated = execFileSync('su', ['postgres', '-c', `psql -p ${ports.pg} -d adplatform_test -tAc "SELECT count(*) FROM _prisma_migrations WHERE finished_at IS NOT NULL"`]).toString().trim();
+  const migrated = execFileSync('su', [
+    'postgres',
+    '-c',
+    `psql -p ${ports.pg} -d adplatform_test -tAc "SELECT count(*) FROM _prisma_migrations WHERE finished_at IS NOT NULL"`,
+  ])
+    .toString()
+    .trim();
   expect(Number(migrated)).toBeGreaterThanOrEqual(3);
   expect(await healthy(`http://127.0.0.1:${ports.chHttp}/ping`)).toBe(true);
   expect(await healthy(`http://127.0.0.1:${ports.temporalUi}/`)).toBe(true);
-  const tables = await fetch(`http://127.0.0.1:${ports.chHttp}/?query=${encodeURIComponent('SHOW TABLES FROM adplatform_bootstrap_test')}`).then((r) => r.text());
+  const tables = await fetch(`http://127.0.0.1:${ports.chHttp}/?query=${encodeURIComponent('SHOW TABLES FROM adplatform_bootstrap_test')}`).then((r) =>
+    r.text(),
+  );
   expect(tables).toContain('delivery_events');
   expect(tables).toContain('delivery_hourly');
   expect(clickhousePids()).toHaveLength(1);

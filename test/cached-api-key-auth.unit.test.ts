@@ -14,18 +14,34 @@ function setup() {
   const cache = cachedApiKeyAuth(null as unknown as Db, {
     ttlMs: 5_000,
     now: () => clock,
-    authenticateRequest: async () => { requestLookups += 1; return AUTH; },
+    authenticateRequest: async () => {
+      requestLookups += 1;
+      return AUTH;
+    },
     // Each renewal waits until the test settles it.
-    authenticateSecret: () => new Promise((resolve, reject) => {
-      renewals.push((outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome)));
-    }),
+    authenticateSecret: () =>
+      new Promise((resolve, reject) => {
+        renewals.push((outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome)));
+      }),
   });
-  const remember = () => new Promise<void>((resolve, reject) => {
-    const res = { locals: {} as Record<string, unknown> };
-    void (cache.middleware as unknown as (q: unknown, r: unknown, n: (e?: Error) => void) => Promise<void>)(req, res, (err) => (err ? reject(err) : resolve()));
-  });
+  const remember = () =>
+    new Promise<void>((resolve, reject) => {
+      const res = { locals: {} as Record<string, unknown> };
+      void (cache.middleware as unknown as (q: unknown, r: unknown, n: (e?: Error) => void) => Promise<void>)(req, res, (err) =>
+        err ? reject(err) : resolve(),
+      );
+    });
   const flush = () => new Promise((r) => setImmediate(r));
-  return { cache, remember, renewals, flush, lookups: () => requestLookups, advance: (ms: number) => { clock += ms; } };
+  return {
+    cache,
+    remember,
+    renewals,
+    flush,
+    lookups: () => requestLookups,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+  };
 }
 
 describe('cachedApiKeyAuth', () => {

@@ -36,12 +36,19 @@ afterAll(async () => {
 /** A worker on the test's task queue, as dev/local-stack.ts starts one; resolves once it polls. */
 async function startWorker(): Promise<ChildProcess> {
   const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'worker/main.ts')], {
-    cwd: root, env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => { output += d.toString(); if (/worker ready/.test(output)) resolve(); });
-    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (/worker ready/.test(output)) resolve();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
   });
   return child;
@@ -80,7 +87,10 @@ test('503 request_timeout while no worker runs; the retry with the same key answ
   worker = await startWorker();
   // The client's contract: on 503 request_timeout, retry with the same key (the saga may need
   // longer than one wait now that it runs); every retry attaches to the one run.
-  const retry = await eventually(() => post(keyed, headers), (res) => res.status !== 503);
+  const retry = await eventually(
+    () => post(keyed, headers),
+    (res) => res.status !== 503,
+  );
   expect(retry.status).toBe(201);
   expect(retry.body).toMatchObject({ name: keyed.name, status: 'paused', review_status: 'in_review' });
   // The stored answer is replayed from now on.
@@ -97,7 +107,6 @@ test('503 request_timeout while no worker runs; the retry with the same key answ
   const again = await post(keyless);
   expect([again.status, again.body]).toEqual([409, errorBody('name_conflict', 'invalid_request_error', 'name')]);
   expect(await db.campaign.count({ where: { organizationId, name: keyless.name } })).toBe(1);
-  expect(await intentsWhere((pi) => pi.metadata.organization_id === organizationId && pi.status === 'succeeded'))
-    .toHaveLength(2); // one deposit per campaign: the keyed one and the key-less one
+  expect(await intentsWhere((pi) => pi.metadata.organization_id === organizationId && pi.status === 'succeeded')).toHaveLength(2); // one deposit per campaign: the keyed one and the key-less one
   expect(created.id).not.toBe(retry.body.id);
 }, 120_000);

@@ -49,7 +49,9 @@ function campaignBody(overrides: Record<string, unknown> = {}, imageUrl?: string
       },
       {
         context_hints: ['polls'],
-        ads: [{ creative: { type: 'poll', title: 'Which distance do you run?', options: ['5k', '10k', 'Marathon'], target_url: 'https://shoes.example/poll' } }],
+        ads: [
+          { creative: { type: 'poll', title: 'Which distance do you run?', options: ['5k', '10k', 'Marathon'], target_url: 'https://shoes.example/poll' } },
+        ],
       },
     ],
     ...overrides,
@@ -70,7 +72,11 @@ beforeAll(async () => {
   h = await startHarness();
   imageServer = http.createServer((req, res) => {
     const bytes = images.get(req.url ?? '');
-    if (!bytes) { res.writeHead(404); res.end(); return; }
+    if (!bytes) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'image/png' });
     res.end(bytes);
   });
@@ -93,14 +99,37 @@ describe('the saga succeeds', () => {
     expect(res.status).toBe(201);
     const campaign = res.body;
     expect(Object.keys(campaign).sort()).toEqual([
-      'budget', 'created_at', 'description', 'end_time', 'id', 'name', 'pricing_model', 'recurring_frequency',
-      'review_status', 'start_time', 'status', 'targeting', 'updated_at',
+      'budget',
+      'created_at',
+      'description',
+      'end_time',
+      'id',
+      'name',
+      'pricing_model',
+      'recurring_frequency',
+      'review_status',
+      'start_time',
+      'status',
+      'targeting',
+      'updated_at',
     ]);
     expect(campaign).toMatchObject({
-      name: body.name, description: 'Spring push', status: 'paused', review_status: 'in_review',
-      budget: { lifetime_spend_limit_micros: 25_000_000 }, end_time: null,
-      recurring_frequency: 'daily', pricing_model: 'cpm',
-      targeting: { locations: { include: [{ id: 'US', type: 'country', country_code: 'US' }, { id: 'DE', type: 'country', country_code: 'DE' }] } },
+      name: body.name,
+      description: 'Spring push',
+      status: 'paused',
+      review_status: 'in_review',
+      budget: { lifetime_spend_limit_micros: 25_000_000 },
+      end_time: null,
+      recurring_frequency: 'daily',
+      pricing_model: 'cpm',
+      targeting: {
+        locations: {
+          include: [
+            { id: 'US', type: 'country', country_code: 'US' },
+            { id: 'DE', type: 'country', country_code: 'DE' },
+          ],
+        },
+      },
     });
     // Default start: about two days ahead.
     expect(campaign.start_time).toBeGreaterThanOrEqual(before + 2 * 86400 - 60);
@@ -230,8 +259,9 @@ describe('the saga fails and leaves nothing behind', () => {
     const organizationId = await organizationIdOf(h.db, org);
     const intents = await intentsWhere((pi) => pi.metadata.organization_id === organizationId);
     // On-session, the provider would have asked for 3-D Secure (requires_action, no payment error).
-    expect(intents.map((pi) => [pi.status, pi.last_payment_error?.decline_code, pi.next_action ?? null]))
-      .toEqual([['canceled', 'authentication_required', null]]);
+    expect(intents.map((pi) => [pi.status, pi.last_payment_error?.decline_code, pi.next_action ?? null])).toEqual([
+      ['canceled', 'authentication_required', null],
+    ]);
   });
 
   test('an image_url that cannot be fetched: 400 image_fetch_failed naming the creative, nothing charged', async () => {
@@ -386,8 +416,16 @@ describe('review', () => {
     const org = await newOrg(h.db);
     const created = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody() });
     execFileSync(pipBinary('temporal'), [
-      'workflow', 'signal', '--address', '127.0.0.1:7233', '--workflow-id', `campaign-review-${created.body.id}`,
-      '--name', 'review', '--input', '{"decision":"approved"}',
+      'workflow',
+      'signal',
+      '--address',
+      '127.0.0.1:7233',
+      '--workflow-id',
+      `campaign-review-${created.body.id}`,
+      '--name',
+      'review',
+      '--input',
+      '{"decision":"approved"}',
     ]);
     expect(await temporal.workflow.getHandle(`campaign-review-${created.body.id}`).result()).toBe('approved');
     const read = await call(h.url, 'GET', `/v1/campaigns/${created.body.id}`, { token: org.api_key });

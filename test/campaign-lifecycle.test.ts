@@ -25,8 +25,12 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const campaignRow = (id: string) => h.db.campaign.findUniqueOrThrow({ where: { id } });
 
@@ -64,9 +68,12 @@ describe('campaignLifecycle on the time-skipping test server', () => {
     await env?.teardown();
   });
 
-  const start = (campaignId: string) => env.client.workflow.start(campaignLifecycle, {
-    taskQueue, workflowId: campaignLifecycleWorkflowId(campaignId), args: [{ campaignId }],
-  });
+  const start = (campaignId: string) =>
+    env.client.workflow.start(campaignLifecycle, {
+      taskQueue,
+      workflowId: campaignLifecycleWorkflowId(campaignId),
+      args: [{ campaignId }],
+    });
 
   test('a campaign that reaches its end_time becomes completed (ended)', async () => {
     const now = await env.currentTimeMs();
@@ -111,7 +118,9 @@ describe('campaignLifecycle on the time-skipping test server', () => {
     const { campaign } = await liveCampaign(new Date(now - HOUR), new Date(now + 10 * DAY));
     // 40 six-hourly re-reads of the campaign: far past a limit of 60 events.
     const handle = await env.client.workflow.start(campaignLifecycle, {
-      taskQueue, workflowId: campaignLifecycleWorkflowId(campaign.id), args: [{ campaignId: campaign.id, historyLimit: 60 }],
+      taskQueue,
+      workflowId: campaignLifecycleWorkflowId(campaign.id),
+      args: [{ campaignId: campaign.id, historyLimit: 60 }],
     });
     expect(await handle.result()).toStrictEqual({ state: 'completed', reason: 'ended' });
     const last = await handle.describe(); // the handle follows the chain of runs
@@ -147,7 +156,9 @@ describe('campaignLifecycle on the time-skipping test server', () => {
 describe('on the dev server: approval starts it, /v1 and adctl reach it', () => {
   const temporal = createTemporalClient();
   let auction: AuctionHarness;
-  beforeAll(async () => { auction = await startAuction(); });
+  beforeAll(async () => {
+    auction = await startAuction();
+  });
   afterAll(async () => {
     await auction?.close();
     await temporal.connection.close();
@@ -161,7 +172,8 @@ describe('on the dev server: approval starts it, /v1 and adctl reach it', () => 
     const created = await call(h.url, 'POST', '/v1/campaigns', {
       token: org.api_key,
       body: {
-        name: `lifecycle ${randomUUID()}`, start_time: Math.floor(Date.now() / 1000) - 60,
+        name: `lifecycle ${randomUUID()}`,
+        start_time: Math.floor(Date.now() / 1000) - 60,
         budget: { lifetime_spend_limit_micros: 5_000_000 },
         ad_groups: [{ name: 'g', context_hints: ['running'], ads: [{ creative: { type: 'chat_card', title: 'Fresh shoes', body: 'Light', cta: 'Shop' } }] }],
       },
@@ -269,7 +281,10 @@ describe('on the dev server: approval starts it, /v1 and adctl reach it', () => 
     await until(async () => (await handle.query(lifecycleQuery)).endTime === new Date(endTime * 1000).toISOString(), 'the new end_time in the workflow');
     await until(async () => (await handle.query(lifecycleQuery)).budgetChecks >= 1, 'the budget re-check');
 
-    const budget = await call(h.url, 'POST', `/v1/campaigns/${campaignId}`, { token: org.api_key, body: { budget: { lifetime_spend_limit_micros: 9_000_000 } } });
+    const budget = await call(h.url, 'POST', `/v1/campaigns/${campaignId}`, {
+      token: org.api_key,
+      body: { budget: { lifetime_spend_limit_micros: 9_000_000 } },
+    });
     expect(budget.status).toBe(200);
     await until(async () => (await handle.query(lifecycleQuery)).budgetChecks >= 2, 'the budget re-check after a budget update');
     expect((await campaignRow(campaignId)).lifecycleState).toBeNull();

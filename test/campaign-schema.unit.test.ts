@@ -49,12 +49,27 @@ describe('campaign create', () => {
 
   test('every field', () => {
     const body = campaign({
-      description: 'All shoes', start_time: 1_900_000_000, end_time: 1_900_086_400,
+      description: 'All shoes',
+      start_time: 1_900_000_000,
+      end_time: 1_900_086_400,
       targeting: { locations: { include: [{ country_code: 'us' }] } },
-      recurring_frequency: 'weekly', pricing_model: 'cpc', ad_account_id: '0b5e2a3c-1111-4222-8333-444455556666',
-      ad_groups: [{ name: 'Runners', context_hints: ['running'], bidding_config: { billing_event_type: 'impression', max_bid_micros: 100_000_000 }, ads: [{ name: 'A', creative: { ...card, cta: 'Shop', file_id: 'uploads/2026/01/ab.png' } }] }],
+      recurring_frequency: 'weekly',
+      pricing_model: 'cpc',
+      ad_account_id: '0b5e2a3c-1111-4222-8333-444455556666',
+      ad_groups: [
+        {
+          name: 'Runners',
+          context_hints: ['running'],
+          bidding_config: { billing_event_type: 'impression', max_bid_micros: 100_000_000 },
+          ads: [{ name: 'A', creative: { ...card, cta: 'Shop', file_id: 'uploads/2026/01/ab.png' } }],
+        },
+      ],
     });
-    expect(parseOrThrow(campaignCreateSchema, body)).toEqual({ ...body, targeting: ['US'], ad_groups: [{ ...body.ad_groups[0], ads: [{ name: 'A', auto_generate: false, creative: { ...card, cta: 'Shop', file_id: 'uploads/2026/01/ab.png' } }] }] });
+    expect(parseOrThrow(campaignCreateSchema, body)).toEqual({
+      ...body,
+      targeting: ['US'],
+      ad_groups: [{ ...body.ad_groups[0], ads: [{ name: 'A', auto_generate: false, creative: { ...card, cta: 'Shop', file_id: 'uploads/2026/01/ab.png' } }] }],
+    });
   });
 
   test.each([
@@ -72,9 +87,24 @@ describe('campaign create', () => {
     ["an ad group's ads missing", { ad_groups: [{ name: 'x' }] }, 'required', 'ad_groups[0].ads'],
     ["an ad group's ads empty", { ad_groups: [{ ads: [] }] }, 'required', 'ad_groups[0].ads'],
     ['mixed creative types', { ad_groups: [{ ads: [{ creative: card }, { creative: poll }] }] }, 'invalid_value', 'ad_groups[0].ads'],
-    ['max_bid_micros 0', { ad_groups: [{ bidding_config: { max_bid_micros: 0 }, ads: [{ creative: card }] }] }, 'invalid_value', 'ad_groups[0].bidding_config.max_bid_micros'],
-    ['max_bid_micros 100000001', { ad_groups: [{ bidding_config: { max_bid_micros: 100_000_001 } , ads: [{ creative: card }] }] }, 'invalid_value', 'ad_groups[0].bidding_config.max_bid_micros'],
-    ['max_bid_micros 1.5', { ad_groups: [{ bidding_config: { max_bid_micros: 1.5 }, ads: [{ creative: card }] }] }, 'invalid_value', 'ad_groups[0].bidding_config.max_bid_micros'],
+    [
+      'max_bid_micros 0',
+      { ad_groups: [{ bidding_config: { max_bid_micros: 0 }, ads: [{ creative: card }] }] },
+      'invalid_value',
+      'ad_groups[0].bidding_config.max_bid_micros',
+    ],
+    [
+      'max_bid_micros 100000001',
+      { ad_groups: [{ bidding_config: { max_bid_micros: 100_000_001 }, ads: [{ creative: card }] }] },
+      'invalid_value',
+      'ad_groups[0].bidding_config.max_bid_micros',
+    ],
+    [
+      'max_bid_micros 1.5',
+      { ad_groups: [{ bidding_config: { max_bid_micros: 1.5 }, ads: [{ creative: card }] }] },
+      'invalid_value',
+      'ad_groups[0].bidding_config.max_bid_micros',
+    ],
     ['ad group name over 255', { ad_groups: [{ name: 'x'.repeat(256), ads: [{ creative: card }] }] }, 'string_too_long', 'ad_groups[0].name'],
     ['start_time not an integer', { start_time: 1_900_000_000.5 }, 'invalid_value', 'start_time'],
     ['start_time as a string', { start_time: '1900000000' }, 'invalid_value', 'start_time'],
@@ -89,7 +119,13 @@ describe('campaign create', () => {
   });
 
   test('bounds that pass: budget 990000, max bid 1 and 100000000, end_time null', () => {
-    const body = campaign({ end_time: null, ad_groups: [{ bidding_config: { max_bid_micros: 1 }, ads: [{ creative: card }] }, { bidding_config: { max_bid_micros: 100_000_000 }, ads: [{ creative: card }] }] });
+    const body = campaign({
+      end_time: null,
+      ad_groups: [
+        { bidding_config: { max_bid_micros: 1 }, ads: [{ creative: card }] },
+        { bidding_config: { max_bid_micros: 100_000_000 }, ads: [{ creative: card }] },
+      ],
+    });
     expect(parseOrThrow(campaignCreateSchema, body)).toMatchObject({ end_time: null, budget: { lifetime_spend_limit_micros: 990_000 } });
   });
 });
@@ -127,13 +163,17 @@ describe('creatives and ads (nested paths are prefixed)', () => {
   });
 
   test('auto_generate makes the card title and body optional', () => {
-    expect(parseOrThrow(campaignCreateSchema, withAd({ auto_generate: true, creative: { type: 'chat_card' } })).ad_groups[0].ads[0])
-      .toEqual({ auto_generate: true, creative: { type: 'chat_card' } });
+    expect(parseOrThrow(campaignCreateSchema, withAd({ auto_generate: true, creative: { type: 'chat_card' } })).ad_groups[0].ads[0]).toEqual({
+      auto_generate: true,
+      creative: { type: 'chat_card' },
+    });
   });
 
   test('limits that pass: card title 30, poll title 120, 4 options, auto_generate false on a poll', () => {
     expect(() => parseOrThrow(campaignCreateSchema, withAd({ creative: { ...card, title: 'x'.repeat(30) } }))).not.toThrow();
-    expect(() => parseOrThrow(campaignCreateSchema, withAd({ auto_generate: false, creative: { ...poll, title: 'x'.repeat(120), options: ['a', 'b', 'c', 'd'] } }))).not.toThrow();
+    expect(() =>
+      parseOrThrow(campaignCreateSchema, withAd({ auto_generate: false, creative: { ...poll, title: 'x'.repeat(120), options: ['a', 'b', 'c', 'd'] } })),
+    ).not.toThrow();
   });
 
   test('POST /v1/ads: top-level paths', () => {
@@ -154,7 +194,13 @@ describe('creatives and ads (nested paths are prefixed)', () => {
 });
 
 describe('ad groups', () => {
-  const group = (overrides: Record<string, unknown> = {}) => ({ campaign_id: 'c', name: 'Runners', context_hints: ['running'], ads: [{ creative: card }], ...overrides });
+  const group = (overrides: Record<string, unknown> = {}) => ({
+    campaign_id: 'c',
+    name: 'Runners',
+    context_hints: ['running'],
+    ads: [{ creative: card }],
+    ...overrides,
+  });
 
   test.each([
     ['campaign_id missing', { campaign_id: undefined }, 'required', 'campaign_id'],
@@ -174,7 +220,10 @@ describe('ad groups', () => {
   });
 
   test('create: name 255 passes, max bid optional', () => {
-    expect(parseOrThrow(adGroupCreateSchema, group({ name: 'x'.repeat(255) }))).toEqual({ ...group({ name: 'x'.repeat(255) }), ads: [{ auto_generate: false, creative: card }] });
+    expect(parseOrThrow(adGroupCreateSchema, group({ name: 'x'.repeat(255) }))).toEqual({
+      ...group({ name: 'x'.repeat(255) }),
+      ads: [{ auto_generate: false, creative: card }],
+    });
   });
 
   test.each([
@@ -219,7 +268,11 @@ describe('country targeting', () => {
   const parse = (include: unknown) => parseOrThrow(targetingSchema, { locations: { include } });
 
   test('codes are case-insensitive in, uppercase out; country_code is read before id; duplicates collapse', () => {
-    expect(parse([{ country_code: 'us' }, { id: 'De' }, { country_code: 'fr', id: 'it' }, { country_code: 'US', type: 'country', id: 'US' }])).toEqual(['US', 'DE', 'FR']);
+    expect(parse([{ country_code: 'us' }, { id: 'De' }, { country_code: 'fr', id: 'it' }, { country_code: 'US', type: 'country', id: 'US' }])).toEqual([
+      'US',
+      'DE',
+      'FR',
+    ]);
   });
 
   test('sub-country detail is ignored', () => {

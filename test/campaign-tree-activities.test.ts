@@ -24,7 +24,11 @@ function flakyStore(inner: AssetStore): AssetStore & { failures: number } {
     get: (key) => inner.get(key),
     exists: (key) => inner.exists(key),
     async delete(key) {
-      if (failNext) { failNext = false; this.failures += 1; throw new Error('simulated store outage'); }
+      if (failNext) {
+        failNext = false;
+        this.failures += 1;
+        throw new Error('simulated store outage');
+      }
       return inner.delete(key);
     },
   };
@@ -37,7 +41,8 @@ test('deleteCampaignTree retried after a store failure removes the bytes too', a
   const group = await insertAdGroup(db, campaign.id);
   const { bytes, sha256 } = await uniquePng();
   const assetId = await db.$transaction((tx) =>
-    createAdAsset(tx, store, organizationId, { bytes, sizeBytes: bytes.length, sha256, format: 'png', ext: 'png', mime: 'image/png', width: 1, height: 1 }));
+    createAdAsset(tx, store, organizationId, { bytes, sizeBytes: bytes.length, sha256, format: 'png', ext: 'png', mime: 'image/png', width: 1, height: 1 }),
+  );
   await insertAd(db, group.id, { assetId });
   const key = assetKey({ sha256, ext: 'png' });
   expect(await store.exists(key)).toBe(true);

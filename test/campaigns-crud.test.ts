@@ -13,15 +13,23 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const api = apiClient(() => h, () => org);
+const api = apiClient(
+  () => h,
+  () => org,
+);
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 describe('GET /v1/campaigns/{campaign_id}', () => {
   test('reads back every field of the spec', async () => {
     const campaign = await insertCampaign(h.db, org, {
-      name: `Spring sale ${randomUUID()}`, status: 'paused', reviewStatus: 'in_review',
-      startTime: new Date('2030-01-01T00:00:00Z'), lifetimeSpendLimitMicros: 25_000_000n,
-      recurringFrequency: 'weekly', pricingModel: 'cpc', targetCountries: ['US', 'DE'],
+      name: `Spring sale ${randomUUID()}`,
+      status: 'paused',
+      reviewStatus: 'in_review',
+      startTime: new Date('2030-01-01T00:00:00Z'),
+      lifetimeSpendLimitMicros: 25_000_000n,
+      recurringFrequency: 'weekly',
+      pricingModel: 'cpc',
+      targetCountries: ['US', 'DE'],
     });
     const res = await api('GET', `/v1/campaigns/${campaign.id}`);
     expect(res.status).toBe(200);
@@ -36,7 +44,14 @@ describe('GET /v1/campaigns/{campaign_id}', () => {
       budget: { lifetime_spend_limit_micros: 25_000_000 },
       recurring_frequency: 'weekly',
       pricing_model: 'cpc',
-      targeting: { locations: { include: [{ id: 'US', type: 'country', country_code: 'US' }, { id: 'DE', type: 'country', country_code: 'DE' }] } },
+      targeting: {
+        locations: {
+          include: [
+            { id: 'US', type: 'country', country_code: 'US' },
+            { id: 'DE', type: 'country', country_code: 'DE' },
+          ],
+        },
+      },
       created_at: seconds(campaign.createdAt),
       updated_at: seconds(campaign.updatedAt),
     });
@@ -87,12 +102,28 @@ describe('GET /v1/campaigns', () => {
     const res = await list();
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      object: 'list', data: expect.any(Array), count: 5, first_id: ids[4], last_id: ids[0], has_more: false,
+      object: 'list',
+      data: expect.any(Array),
+      count: 5,
+      first_id: ids[4],
+      last_id: ids[0],
+      has_more: false,
     });
     expect(idsOf(res.body)).toEqual([...ids].reverse());
     expect(Object.keys(res.body.data[0]).sort()).toEqual([
-      'budget', 'created_at', 'description', 'end_time', 'id', 'name', 'pricing_model', 'recurring_frequency',
-      'review_status', 'start_time', 'status', 'targeting', 'updated_at',
+      'budget',
+      'created_at',
+      'description',
+      'end_time',
+      'id',
+      'name',
+      'pricing_model',
+      'recurring_frequency',
+      'review_status',
+      'start_time',
+      'status',
+      'targeting',
+      'updated_at',
     ]);
   });
 
@@ -195,9 +226,14 @@ describe('GET /v1/campaigns', () => {
 
 describe('POST /v1/campaigns/{campaign_id} (update)', () => {
   const old = new Date('2020-01-01T00:00:00Z');
-  const fresh = () => insertCampaign(h.db, org, {
-    description: 'Before', targetCountries: ['US'], endTime: new Date('2031-01-01T00:00:00Z'), createdAt: old, updatedAt: old,
-  });
+  const fresh = () =>
+    insertCampaign(h.db, org, {
+      description: 'Before',
+      targetCountries: ['US'],
+      endTime: new Date('2031-01-01T00:00:00Z'),
+      createdAt: old,
+      updatedAt: old,
+    });
 
   test('only sent fields change, and updated_at moves', async () => {
     const campaign = await fresh();
@@ -212,16 +248,32 @@ describe('POST /v1/campaigns/{campaign_id} (update)', () => {
     const campaign = await fresh();
     const name = `Renamed ${randomUUID()}`;
     const res = await api('POST', `/v1/campaigns/${campaign.id}`, {
-      name, description: null, budget: { lifetime_spend_limit_micros: 990_000 },
+      name,
+      description: null,
+      budget: { lifetime_spend_limit_micros: 990_000 },
       targeting: { locations: { include: [{ country_code: 'fr' }, { id: 'de' }] } },
-      start_time: 1_900_000_000, end_time: null,
+      start_time: 1_900_000_000,
+      end_time: null,
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      name, description: null, budget: { lifetime_spend_limit_micros: 990_000 },
-      targeting: { locations: { include: [{ id: 'FR', type: 'country', country_code: 'FR' }, { id: 'DE', type: 'country', country_code: 'DE' }] } },
-      start_time: 1_900_000_000, end_time: null, status: 'paused', review_status: 'in_review',
-      recurring_frequency: 'daily', pricing_model: 'cpm',
+      name,
+      description: null,
+      budget: { lifetime_spend_limit_micros: 990_000 },
+      targeting: {
+        locations: {
+          include: [
+            { id: 'FR', type: 'country', country_code: 'FR' },
+            { id: 'DE', type: 'country', country_code: 'DE' },
+          ],
+        },
+      },
+      start_time: 1_900_000_000,
+      end_time: null,
+      status: 'paused',
+      review_status: 'in_review',
+      recurring_frequency: 'daily',
+      pricing_model: 'cpm',
     });
     const row = await h.db.campaign.findUniqueOrThrow({ where: { id: campaign.id } });
     expect(row.targetCountries).toEqual(['FR', 'DE']);

@@ -19,16 +19,26 @@ describe('sql tag on ClickHouse', () => {
     expect(sql`SELECT 5-${-1}`).toBe('SELECT 5-(-1)');
     expect(await rows(sql`SELECT 5-${-1} AS v, 1 AS after`)).toEqual([{ v: 6, after: 1 }]);
     // A filter on the same line after the value survives.
-    expect(await rows(sql`SELECT count() AS n FROM numbers(10) WHERE number < 5-${-1} AND number > 3`))
-      .toEqual([{ n: 2 }]);
+    expect(await rows(sql`SELECT count() AS n FROM numbers(10) WHERE number < 5-${-1} AND number > 3`)).toEqual([{ n: 2 }]);
   });
 
   test('negative bigints and floats after a minus too', async () => {
-    expect(await rows(sql`SELECT 5-${-2n} AS a, 5-${-1.5} AS b, 5 -${-0.25} AS c, 1 AS after`))
-      .toEqual([{ a: 7, b: 6.5, c: 5.25, after: 1 }]);
+    expect(await rows(sql`SELECT 5-${-2n} AS a, 5-${-1.5} AS b, 5 -${-0.25} AS c, 1 AS after`)).toEqual([{ a: 7, b: 6.5, c: 5.25, after: 1 }]);
   });
 
-  const strings = ["plain", "it's", 'back\\slash', "\\'", "quote at end'", 'new\nline', 'tab\tcarriage\r', 'nul\0byte', 'bell\u0007del\u007f', "'; DROP TABLE x; --", 'unicode é 🙂'];
+  const strings = [
+    'plain',
+    "it's",
+    'back\\slash',
+    "\\'",
+    "quote at end'",
+    'new\nline',
+    'tab\tcarriage\r',
+    'nul\0byte',
+    'bell\u0007del\u007f',
+    "'; DROP TABLE x; --",
+    'unicode é 🙂',
+  ];
   test.each(strings)('string %j round-trips', async (value) => {
     expect(await rows(sql`SELECT ${value} AS v, 1 AS after`)).toEqual([{ v: value, after: 1 }]);
   });
@@ -44,10 +54,15 @@ describe('sql tag on ClickHouse', () => {
   test('booleans, dates, null and arrays', async () => {
     const date = new Date('2026-01-02T03:04:05Z');
     const before1970 = new Date('1969-12-31T23:59:59Z');
-    expect(await rows(sql`SELECT ${true} AS t, ${false} AS f, toUnixTimestamp(${date}) AS d, ${null} AS n, 1 AS after`))
-      .toEqual([{ t: 1, f: 0, d: date.getTime() / 1000, n: null, after: 1 }]);
+    expect(await rows(sql`SELECT ${true} AS t, ${false} AS f, toUnixTimestamp(${date}) AS d, ${null} AS n, 1 AS after`)).toEqual([
+      { t: 1, f: 0, d: date.getTime() / 1000, n: null, after: 1 },
+    ]);
     expect(literal(before1970)).not.toContain('--');
-    const values: SqlValue[] = [[1, -2, 3], ['a', "b'c", 'd\\e'], [-1.5, 2.5]];
+    const values: SqlValue[] = [
+      [1, -2, 3],
+      ['a', "b'c", 'd\\e'],
+      [-1.5, 2.5],
+    ];
     for (const value of values) {
       expect(await rows(sql`SELECT ${value} AS v, 1 AS after`)).toEqual([{ v: value, after: 1 }]);
     }

@@ -12,7 +12,9 @@ function configUnder(env: Record<string, string | undefined>): typeof Config {
       else process.env[name] = value;
     }
     let loaded!: typeof Config;
-    jest.isolateModules(() => { loaded = (require('../lib/config') as { config: typeof Config }).config; });
+    jest.isolateModules(() => {
+      loaded = (require('../lib/config') as { config: typeof Config }).config;
+    });
     return loaded;
   } finally {
     process.env = saved;
@@ -63,11 +65,10 @@ describe('the tracking signing key fails closed', () => {
     expect(() => assertStartupConfig(env)).toThrow(message);
   });
 
-  test.each([
-    [{ NODE_ENV: 'development' }],
-    [{ NODE_ENV: 'test' }],
-    [{ NODE_ENV: 'staging', TRACKING_SIGNING_KEYS: 'k1:a-real-secret-of-length' }],
-  ])('accepted: %j', (env) => {
-    expect(() => assertStartupConfig(env)).not.toThrow();
-  });
+  test.each([[{ NODE_ENV: 'development' }], [{ NODE_ENV: 'test' }], [{ NODE_ENV: 'staging', TRACKING_SIGNING_KEYS: 'k1:a-real-secret-of-length' }]])(
+    'accepted: %j',
+    (env) => {
+      expect(() => assertStartupConfig(env)).not.toThrow();
+    },
+  );
 });

@@ -36,7 +36,9 @@ describe('openAiCompatibleGenerator', () => {
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       let raw = '';
-      req.on('data', (c) => { raw += c; });
+      req.on('data', (c) => {
+        raw += c;
+      });
       req.on('end', () => {
         const body = JSON.parse(raw);
         seen.push({ body, auth: req.headers.authorization });

@@ -45,7 +45,10 @@ afterAll(async () => {
   await h.close();
 });
 
-const api = apiClient(() => h, () => org);
+const api = apiClient(
+  () => h,
+  () => org,
+);
 const served = async (adId: string) => servableCreative(await h.db.ad.findUniqueOrThrow({ where: { id: adId } }));
 
 /** One JSON object from a successful adctl run. */
@@ -72,7 +75,13 @@ async function workflowRevision(adId: string): Promise<number> {
 test('approving a campaign approves its ads as they stand', async () => {
   const { ad } = await approvedCampaign();
   expect(await served(ad.id)).toEqual({
-    type: 'chat_card', title: 'Run faster', body: 'Light shoes', cta: 'Shop', options: [], target_url: null, image: null,
+    type: 'chat_card',
+    title: 'Run faster',
+    body: 'Light shoes',
+    cta: 'Shop',
+    options: [],
+    target_url: null,
+    image: null,
   });
 });
 
@@ -91,11 +100,16 @@ test('a changed creative waits for review; the approved version serves until a r
 
   // Reviewers see what serves, what waits and what differs.
   const { pending } = await adctlJson('review', 'pending', '--campaign', campaign.id);
-  expect(pending).toEqual([expect.objectContaining({
-    ad_id: ad.id, campaign_id: campaign.id, revision: 2, changed: ['title', 'body'],
-    serving: expect.objectContaining({ title: 'Run faster', body: 'Light shoes' }),
-    proposed: expect.objectContaining({ title: 'Bait', body: 'and switch' }),
-  })]);
+  expect(pending).toEqual([
+    expect.objectContaining({
+      ad_id: ad.id,
+      campaign_id: campaign.id,
+      revision: 2,
+      changed: ['title', 'body'],
+      serving: expect.objectContaining({ title: 'Run faster', body: 'Light shoes' }),
+      proposed: expect.objectContaining({ title: 'Bait', body: 'and switch' }),
+    }),
+  ]);
 
   const approved = await adctlJson('review', 'approve-ad', ad.id);
   expect(approved).toMatchObject({ ad_id: ad.id, revision: 2, creative_review_status: 'approved' });
@@ -129,7 +143,10 @@ test('a new ad on an approved campaign serves only once approved', async () => {
 test('new ads of a new ad group on an approved campaign wait too', async () => {
   const { campaign } = await approvedCampaign();
   const res = await api('POST', '/v1/ad_groups', {
-    campaign_id: campaign.id, name: 'Later', context_hints: ['x'], ads: [{ creative: { type: 'chat_card', title: 'Later ad' } }],
+    campaign_id: campaign.id,
+    name: 'Later',
+    context_hints: ['x'],
+    ads: [{ creative: { type: 'chat_card', title: 'Later ad' } }],
   });
   expect(res.status).toBe(201);
   const [ad] = await h.db.ad.findMany({ where: { adGroupId: res.body.id } });

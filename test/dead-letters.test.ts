@@ -22,8 +22,14 @@ import { deliverableCampaign } from './tracking/support';
 const db = createDb(undefined, 2);
 const ch = createClickhouse();
 let pool: Pool;
-beforeAll(() => { pool = createPgPool(undefined, 2); });
-afterAll(async () => { await pool.end(); await db.$disconnect(); await ch.close(); });
+beforeAll(() => {
+  pool = createPgPool(undefined, 2);
+});
+afterAll(async () => {
+  await pool.end();
+  await db.$disconnect();
+  await ch.close();
+});
 
 const rowsOf = async <T>(query: string) => (await ch.query({ query, format: 'JSONEachRow' })).json<T>();
 
@@ -41,8 +47,9 @@ describe('insertSettingAsideRefused', () => {
     expect(refused.map((r) => r.row)).toEqual([lines[1], lines[4]]);
     expect(refused[0].error).toMatch(/surrogate/);
     expect(inserts).toBeLessThanOrEqual(2 * 2 * Math.ceil(Math.log2(lines.length)) + 1);
-    expect((await rowsOf<{ bidder_id: string }>(sql`SELECT bidder_id FROM auction_bids WHERE auction_id = ${auctionId} ORDER BY bidder_id`)).map((r) => r.bidder_id))
-      .toEqual(['b1', 'b2', 'b3', 'b4']);
+    expect(
+      (await rowsOf<{ bidder_id: string }>(sql`SELECT bidder_id FROM auction_bids WHERE auction_id = ${auctionId} ORDER BY bidder_id`)).map((r) => r.bidder_id),
+    ).toEqual(['b1', 'b2', 'b3', 'b4']);
 
     const missingTable = insertSettingAsideRefused([good(5)], async (part) => {
       (await ch.exec({ query: `INSERT INTO ${config.clickhouse.database}.no_such_table FORMAT JSONEachRow ${part.join('\n')}` })).stream.resume();
@@ -54,29 +61,40 @@ describe('insertSettingAsideRefused', () => {
     expect(clickhouseErrorCode(new Error('Code: 25, e.displayText() = DB::Exception: Cannot parse escape sequence'))).toBe(25);
     expect(clickhouseErrorCode(Object.assign(new Error('x'), { code: '27' }))).toBe(27);
     expect(clickhouseErrorCode(new Error('connect ECONNREFUSED 127.0.0.1:8123'))).toBeNull();
-    expect(isDataRefusal(new Error('Code: 60, e.displayText() = DB::Exception: Table x doesn\'t exist.'))).toBe(false);
+    expect(isDataRefusal(new Error("Code: 60, e.displayText() = DB::Exception: Table x doesn't exist."))).toBe(false);
   });
 });
 
 describe('the ledger export', () => {
   test('a ledger row ClickHouse refuses is a dead letter; the rows around it reach ClickHouse and the cursor passes all', async () => {
     const c = await deliverableCampaign(db, await newOrg(db));
-    const row = (eventId: string, time: string) => db.$executeRawUnsafe(
-      `INSERT INTO delivery_ledger (event_id, event_type, event_time, auction_id, source, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
+    const row = (eventId: string, time: string) =>
+      db.$executeRawUnsafe(
+        `INSERT INTO delivery_ledger (event_id, event_type, event_time, auction_id, source, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id,
                                     dsp_id, bid_id, publisher_id, country, device, detail, price_micros, charged_micros)
        VALUES ($1, 'click', $2::timestamp, $1, 'inhouse', $3, $4, $5, $6, $7, '', '', 'pub', 'DE', 'mobile', '', 0, 0)`,
-      eventId, time, c.campaign.organizationId, c.campaign.adAccountId, c.campaign.id, c.adGroup.id, c.ad.id,
-    );
+        eventId,
+        time,
+        c.campaign.organizationId,
+        c.campaign.adAccountId,
+        c.campaign.id,
+        c.adGroup.id,
+        c.ad.id,
+      );
     const [before, poisoned, after] = [randomUUID(), randomUUID(), randomUUID()];
     await row(before, new Date().toISOString());
     // A time past what a JavaScript Date holds: its row reaches ClickHouse as a null DateTime, which ClickHouse refuses.
     await row(poisoned, '290000-01-01 00:00:00');
     await row(after, new Date().toISOString());
 
-    await until(async () => {
-      await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, exportOptions());
-      return (await awaitingExport(db, c.campaign.id)) === 0;
-    }, 'every ledger row passed', 30_000);
+    await until(
+      async () => {
+        await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, exportOptions());
+        return (await awaitingExport(db, c.campaign.id)) === 0;
+      },
+      'every ledger row passed',
+      30_000,
+    );
     const stored = await rowsOf<{ event_id: string }>(sql`SELECT event_id FROM delivery_events WHERE campaign_id = ${c.campaign.id}`);
     expect(stored.map((r) => r.event_id).sort()).toEqual([before, after].sort());
     const letter = await db.deadLetter.findUniqueOrThrow({ where: { targetTable_rowKey: { targetTable: 'delivery_events', rowKey: poisoned } } });
@@ -90,10 +108,21 @@ describe('the auction log', () => {
     const log = new AuctionLog(ch, { batchSize: 1000, flushMs: 60_000, setAside: (letters) => recordDeadLetters(db, letters) });
     const auctionId = randomUUID();
     const ctx = {
-      auctionId, tmaxMs: 100, publisher: { publicId: 'pub' }, request: { request_type: 'contextual', country_code: 'US', device: 'mobile', ad_formats: ['sponsored_message'] },
+      auctionId,
+      tmaxMs: 100,
+      publisher: { publicId: 'pub' },
+      request: { request_type: 'contextual', country_code: 'US', device: 'mobile', ad_formats: ['sponsored_message'] },
     } as unknown as AuctionContext;
     const bid = (bidderId: string, bidId: string): BidRecord => ({
-      bidderId, bidderName: bidderId, kind: 'native', bidId, priceMicros: 1, outcome: 'lost', reason: null, detail: null, latencyMs: 1,
+      bidderId,
+      bidderName: bidderId,
+      kind: 'native',
+      bidId,
+      priceMicros: 1,
+      outcome: 'lost',
+      reason: null,
+      detail: null,
+      latencyMs: 1,
     });
     // A bid id the DSP checks would now refuse (a lone surrogate), recorded straight into the log.
     log.record(ctx, null, [bid('good-1', 'a'), bid('poison', 'x\ud800'), bid('good-2', 'b')], 1, null);

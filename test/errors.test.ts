@@ -10,7 +10,9 @@ beforeAll(async () => {
   h = await startHarness();
   apiKey = (await newOrg(h.db)).api_key;
 });
-afterAll(async () => { await h.close(); });
+afterAll(async () => {
+  await h.close();
+});
 
 /** Neither an HTML page nor a stack trace, and a JSON content type. */
 function expectCleanJson(res: { headers: Headers; body: unknown }) {
@@ -83,7 +85,9 @@ describe('/v1 errors', () => {
   test('a body that cannot be read (corrupt compression): 400 invalid_json, not a 500', async () => {
     for (const encoding of ['gzip', 'deflate', 'br']) {
       const res = await call(h.url, 'POST', '/v1/no_such_resource', {
-        token: apiKey, rawBody: 'definitely not compressed', headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        token: apiKey,
+        rawBody: 'definitely not compressed',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
       });
       expect({ encoding, status: res.status }).toEqual({ encoding, status: 400 });
       expect(res.body).toEqual(errorBody('invalid_json'));
@@ -119,14 +123,16 @@ describe('outside /v1', () => {
 
   test('a path parameter with a broken %-escape is 404 not_found, not a 500', async () => {
     const org = await newOrg(h.db);
-    for (const path of [
-      '/api/organizations/%E0%A4%A/api-keys/',
-      `/api/organizations/${org.org_public_id}/api-keys/%E0%A4%A/`,
-    ]) {
+    for (const path of ['/api/organizations/%E0%A4%A/api-keys/', `/api/organizations/${org.org_public_id}/api-keys/%E0%A4%A/`]) {
       const method = path.endsWith('%A/') && path.includes(org.org_public_id) ? 'DELETE' : 'GET';
       const res = await call(h.url, method, path, { token: org.session_token });
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
-      expect(res.body).toEqual({ success: false, data: null, error: { code: 'not_found', message: expect.any(String), param: null }, meta: { request_id: expect.any(String) } });
+      expect(res.body).toEqual({
+        success: false,
+        data: null,
+        error: { code: 'not_found', message: expect.any(String), param: null },
+        meta: { request_id: expect.any(String) },
+      });
       expectCleanJson(res);
     }
     const v1 = await call(h.url, 'GET', '/v1/%E0%A4%A', { token: apiKey });
@@ -149,7 +155,9 @@ describe('outside /v1', () => {
   test('malformed JSON on the platform surface: enveloped 400 invalid_json without internals', async () => {
     const org = await newOrg(h.db);
     const res = await call(h.url, 'POST', `/api/organizations/${org.org_public_id}/api-keys/`, {
-      token: org.session_token, rawBody: '{"name":', headers: { 'content-type': 'application/json' },
+      token: org.session_token,
+      rawBody: '{"name":',
+      headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_json');

@@ -32,10 +32,16 @@ function runToExit(entry: string, env: NodeJS.ProcessEnv): Promise<{ code: numbe
   return new Promise((resolve) => {
     const child = spawn(tsx, [path.join(root, entry)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
     // A process that wrongly starts would never exit: stop it once it says it is up.
-    child.stdout.on('data', () => { if (/listening|ready/.test(output)) child.kill('SIGKILL'); });
+    child.stdout.on('data', () => {
+      if (/listening|ready/.test(output)) child.kill('SIGKILL');
+    });
     child.once('exit', (code) => resolve({ code, output }));
   });
 }
@@ -44,15 +50,19 @@ function runToExit(entry: string, env: NodeJS.ProcessEnv): Promise<{ code: numbe
 afterAll(() => endBackgroundJobs(productionEnv.TEMPORAL_TASK_QUEUE, 'test over', productionEnv.DATABASE_URL));
 
 describe.each(processes)('$entry with NODE_ENV=production', ({ entry, ready, portVariable }) => {
-  test.each(PRODUCTION_REQUIRED_ENV)('refuses to start without %s', async (variable) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...productionEnv, PORT: '0', AUCTION_PORT: '0' };
-    delete env[variable];
-    const { code, output } = await runToExit(entry, env);
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull(); // exited by itself, not killed after starting
-    expect(output).toContain('refusing to start with NODE_ENV=production');
-    expect(output).toContain(variable);
-  }, 60_000);
+  test.each(PRODUCTION_REQUIRED_ENV)(
+    'refuses to start without %s',
+    async (variable) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, ...productionEnv, PORT: '0', AUCTION_PORT: '0' };
+      delete env[variable];
+      const { code, output } = await runToExit(entry, env);
+      expect(code).not.toBe(0);
+      expect(code).not.toBeNull(); // exited by itself, not killed after starting
+      expect(output).toContain('refusing to start with NODE_ENV=production');
+      expect(output).toContain(variable);
+    },
+    60_000,
+  );
 
   test('starts when every required variable is set', async () => {
     const service = await startService({ entry, ready, portVariable, env: productionEnv });
@@ -71,14 +81,22 @@ describe.each(processes)('$entry outside development and test', ({ entry }) => {
   const { NODE_ENV: _production, TRACKING_SIGNING_KEYS: _keys, ...stagingEnv } = productionEnv;
   test.each([
     ['NODE_ENV unset, no key', {}, 'TRACKING_SIGNING_KEYS must be set'],
-    ['NODE_ENV=staging, the development key', { NODE_ENV: 'staging', TRACKING_SIGNING_KEYS: `dev1:${DEVELOPMENT_TRACKING_SECRET}` }, 'development key published in this repository'],
-  ])('refuses to start: %s', async (_label, extra, message) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...stagingEnv, ...extra, PORT: '0', AUCTION_PORT: '0' };
-    if (!('NODE_ENV' in extra)) delete env.NODE_ENV;
-    if (!('TRACKING_SIGNING_KEYS' in extra)) delete env.TRACKING_SIGNING_KEYS;
-    const { code, output } = await runToExit(entry, env);
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull();
-    expect(output).toContain(message);
-  }, 60_000);
+    [
+      'NODE_ENV=staging, the development key',
+      { NODE_ENV: 'staging', TRACKING_SIGNING_KEYS: `dev1:${DEVELOPMENT_TRACKING_SECRET}` },
+      'development key published in this repository',
+    ],
+  ])(
+    'refuses to start: %s',
+    async (_label, extra, message) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, ...stagingEnv, ...extra, PORT: '0', AUCTION_PORT: '0' };
+      if (!('NODE_ENV' in extra)) delete env.NODE_ENV;
+      if (!('TRACKING_SIGNING_KEYS' in extra)) delete env.TRACKING_SIGNING_KEYS;
+      const { code, output } = await runToExit(entry, env);
+      expect(code).not.toBe(0);
+      expect(code).not.toBeNull();
+      expect(output).toContain(message);
+    },
+    60_000,
+  );
 });

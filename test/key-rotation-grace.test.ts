@@ -25,8 +25,12 @@ const GRACE_MS = 30 * 60 * 1000;
 const testServerPath = pipBinary('temporal-test-server');
 
 let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const v1Status = async (secret: string) => (await call(h.url, 'GET', '/v1/ad_account', { token: secret })).status;
 const keyRow = (secret: string) => h.db.apiKey.findUniqueOrThrow({ where: { secretHash: hashSecret(secret) } });
@@ -51,7 +55,9 @@ describe('keyRotationGrace on the time-skipping test server', () => {
     });
     env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath } } });
   });
-  afterAll(async () => { await env?.teardown(); });
+  afterAll(async () => {
+    await env?.teardown();
+  });
 
   test('sleeps out the 30 minutes, then retires the key, which is refused from then on', async () => {
     const { org, minted, rotatedOut } = await rotatedOrg();
@@ -67,11 +73,13 @@ describe('keyRotationGrace on the time-skipping test server', () => {
       activities: createActivities({ db: h.db, stripe: createStripeClient(), assets: createAssetStore(), creatives: createCreativeGenerator() }),
     });
     const startedAt = await env.currentTimeMs();
-    await worker.runUntil(env.client.workflow.execute(keyRotationGrace, {
-      taskQueue,
-      workflowId: keyRotationGraceWorkflowId(rotatedOut.id),
-      args: [{ apiKeyId: rotatedOut.id, expiresAtMs: rotatedOut.expiresAt.getTime() }],
-    }));
+    await worker.runUntil(
+      env.client.workflow.execute(keyRotationGrace, {
+        taskQueue,
+        workflowId: keyRotationGraceWorkflowId(rotatedOut.id),
+        args: [{ apiKeyId: rotatedOut.id, expiresAtMs: rotatedOut.expiresAt.getTime() }],
+      }),
+    );
     // The timer really ran, in skipped time: the real grace window is still open (checked below).
     expect((await env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(GRACE_MS - 5_000);
 

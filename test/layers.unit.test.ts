@@ -40,10 +40,16 @@ const under = (target: string, folder: string) => target === folder || target.st
 test.each(rules)('$why', ({ importers, except = [], folders = [], packages = [] }) => {
   const files = importers.flatMap(sources).filter((file) => !except.includes(file));
   const forbidden = (target: string) => [...folders, ...packages].some((layer) => under(target, layer));
-  expect(files.flatMap((file) => importsOf(file).filter(forbidden).map((target) => `${file} -> ${target}`))).toEqual([]);
+  expect(
+    files.flatMap((file) =>
+      importsOf(file)
+        .filter(forbidden)
+        .map((target) => `${file} -> ${target}`),
+    ),
+  ).toEqual([]);
 });
 
-test('the domain\'s concepts import each other without cycles', () => {
+test("the domain's concepts import each other without cycles", () => {
   const folderOf = (file: string) => file.split('/')[1].replace(/\.ts$/, '');
   const edges = new Map<string, Set<string>>();
   for (const file of sources('domain')) {

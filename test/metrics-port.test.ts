@@ -8,7 +8,9 @@ import type { config } from '../lib/config';
 import { until } from './support/wait';
 
 let services: ServiceProcess[] = [];
-afterAll(async () => { await Promise.all(services.map((s) => s.stop())); });
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.stop()));
+});
 
 test('api and auction: /metrics is a 404 on the public port, Prometheus text on the loopback metrics port', async () => {
   services = await Promise.all([startApiProcess({ NODE_ENV: 'test' }), startAuctionProcess({ NODE_ENV: 'test' })]);
@@ -30,7 +32,10 @@ test('api and auction: /metrics is a 404 on the public port, Prometheus text on 
 test('the defaults: loopback, 9464 for the api, 9465 for the auction and 9466 for the worker', () => {
   const saved = { ...process.env };
   try {
-    delete process.env.METRICS_HOST; delete process.env.METRICS_PORT; delete process.env.AUCTION_METRICS_PORT; delete process.env.WORKER_METRICS_PORT;
+    delete process.env.METRICS_HOST;
+    delete process.env.METRICS_PORT;
+    delete process.env.AUCTION_METRICS_PORT;
+    delete process.env.WORKER_METRICS_PORT;
     jest.isolateModules(() => {
       const fresh = (require('../lib/config') as { config: typeof config }).config;
       expect(fresh.metrics).toEqual({ host: '127.0.0.1', apiPort: 9464, auctionPort: 9465, workerPort: 9466 });

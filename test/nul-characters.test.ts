@@ -12,10 +12,15 @@ beforeAll(async () => {
   h = await startHarness();
   org = await newOrg(h.db);
 });
-afterAll(async () => { await h.close(); });
+afterAll(async () => {
+  await h.close();
+});
 
 const NUL = 'abc\u0000def';
-const api = apiClient(() => h, () => org);
+const api = apiClient(
+  () => h,
+  () => org,
+);
 
 const campaignBody = (overrides: Record<string, unknown> = {}, ad: Record<string, unknown> = {}) => ({
   name: `Nul campaign ${Date.now()}-${Math.random()}`,
@@ -51,7 +56,10 @@ test('updates, ad groups and ads refuse NUL', async () => {
   expect(campaignUpdate.body).toEqual(errorBody('invalid_value', 'invalid_request_error', 'name'));
 
   const groupCreate = await api('POST', '/v1/ad_groups', {
-    campaign_id: campaign.id, name: 'G', context_hints: ['ok', NUL], ads: [{ creative: { type: 'chat_card', title: 'T' } }],
+    campaign_id: campaign.id,
+    name: 'G',
+    context_hints: ['ok', NUL],
+    ads: [{ creative: { type: 'chat_card', title: 'T' } }],
   });
   expect(groupCreate.status).toBe(400);
   expect(groupCreate.body).toEqual(errorBody('invalid_value', 'invalid_request_error', 'context_hints[1]'));

@@ -13,7 +13,9 @@ beforeAll(async () => {
   expect(res.status).toBe(200);
   doc = res.body;
 });
-afterAll(async () => { await h.close(); });
+afterAll(async () => {
+  await h.close();
+});
 
 const KEYS = '/api/organizations/{org_public_id}/api-keys/';
 const KEY = '/api/organizations/{org_public_id}/api-keys/{key_public_id}/';
@@ -22,12 +24,16 @@ const KEY = '/api/organizations/{org_public_id}/api-keys/{key_public_id}/';
 function resolve(node: any): any {
   if (!node?.$ref) return node;
   expect(node.$ref).toMatch(/^#\//);
-  return node.$ref.slice(2).split('/').reduce((at: any, part: string) => at?.[part], doc);
+  return node.$ref
+    .slice(2)
+    .split('/')
+    .reduce((at: any, part: string) => at?.[part], doc);
 }
 
 function operations(): [string, string, any][] {
-  return Object.entries(doc.paths as Record<string, Record<string, any>>)
-    .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [path, method, op] as [string, string, any]));
+  return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => [path, method, op] as [string, string, any]),
+  );
 }
 
 test('is public, JSON, OpenAPI 3.1.0 with JSON Schema 2020-12', async () => {
@@ -64,9 +70,7 @@ test('documents every route served so far, with its auth', () => {
 test('every documented operation is really served (none answers as an unknown route)', async () => {
   const org = await newOrg(h.db);
   for (const [path, method, op] of operations()) {
-    const concrete = path
-      .replace('{org_public_id}', org.org_public_id)
-      .replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+    const concrete = path.replace('{org_public_id}', org.org_public_id).replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
     const cookie = Boolean(op.security?.[0]?.dashboardCookie);
     const token = op.security?.[0]?.apiKey ? org.api_key : cookie ? undefined : org.session_token;
     // The dashboard's endpoints: the same session as its cookie, state changes with its CSRF token.
@@ -83,7 +87,10 @@ test('every documented operation is really served (none answers as an unknown ro
 test('path templates and declared path parameters agree', () => {
   for (const [path, method, op] of operations()) {
     const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
-    const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
+    const declared = (op.parameters ?? [])
+      .filter((p: any) => p.in === 'path')
+      .map((p: any) => p.name)
+      .sort();
     expect({ path, method, declared }).toEqual({ path, method, declared: inTemplate });
     for (const p of (op.parameters ?? []).filter((q: any) => q.in === 'path')) expect(p.required).toBe(true);
   }
@@ -108,8 +115,7 @@ test('every /v1 error response uses the Error schema; 401 and 429 are documented
   const v1 = operations().filter(([path]) => path.startsWith('/v1/'));
   expect(v1.length).toBeGreaterThan(0);
   for (const [path, method, op] of v1) {
-    expect({ path, method, has401: '401' in op.responses, has429: '429' in op.responses })
-      .toEqual({ path, method, has401: true, has429: true });
+    expect({ path, method, has401: '401' in op.responses, has429: '429' in op.responses }).toEqual({ path, method, has401: true, has429: true });
     for (const [status, response] of Object.entries<any>(op.responses)) {
       // 431 comes from Node's HTTP parser, before any route: no body at all.
       if (Number(status) < 400 || status === '431') continue;
@@ -136,9 +142,7 @@ test('the key-management operations document the envelope, the key record and th
   const created = resolve(post.responses['201'].content['application/json'].schema);
   expect([...created.required].sort()).toEqual(['data', 'error', 'meta', 'success']);
   const record = created.properties.data.properties.api_key;
-  expect(Object.keys(record.properties).sort()).toEqual(
-    ['created_at', 'expires_at', 'is_active', 'key_preview', 'last_used', 'name', 'public_id', 'secret'],
-  );
+  expect(Object.keys(record.properties).sort()).toEqual(['created_at', 'expires_at', 'is_active', 'key_preview', 'last_used', 'name', 'public_id', 'secret']);
   const body = post.requestBody.content['application/json'].schema;
   // Optional: a string of at most 100 characters, or null (both read as the empty label when absent).
   expect(body.properties.name.anyOf).toEqual([{ type: 'string', maxLength: 100 }, { type: 'null' }]);
@@ -151,12 +155,20 @@ test('the key-management operations document the envelope, the key record and th
   const del = resolve(doc.paths[KEY].delete.responses['200'].content['application/json'].schema);
   expect(del.properties.data.properties.revoked).toMatchObject({ const: true });
 
-  for (const [path, method] of [[KEYS, 'post'], [KEYS, 'get'], [KEY, 'delete']]) {
+  for (const [path, method] of [
+    [KEYS, 'post'],
+    [KEYS, 'get'],
+    [KEY, 'delete'],
+  ]) {
     const responses = doc.paths[path][method].responses;
     for (const status of ['401', '403', '404']) {
       const schema = resolve(responses[status]?.content?.['application/json']?.schema);
-      expect({ path, method, status, envelope: schema?.properties && Object.keys(schema.properties).sort() })
-        .toEqual({ path, method, status, envelope: ['data', 'error', 'meta', 'success'] });
+      expect({ path, method, status, envelope: schema?.properties && Object.keys(schema.properties).sort() }).toEqual({
+        path,
+        method,
+        status,
+        envelope: ['data', 'error', 'meta', 'success'],
+      });
     }
   }
 });
@@ -165,41 +177,73 @@ test('documents every endpoint of the advertiser API spec', () => {
   // Spec 1, "Endpoints", in order; path parameters as our routes name them.
   const specEndpoints: [string, string][] = [
     ['get', '/v1/ad_account'],
-    ['get', '/v1/campaigns'], ['post', '/v1/campaigns'],
-    ['get', '/v1/campaigns/{campaign_id}'], ['post', '/v1/campaigns/{campaign_id}'],
-    ['post', '/v1/campaigns/{campaign_id}/activate'], ['post', '/v1/campaigns/{campaign_id}/pause'], ['post', '/v1/campaigns/{campaign_id}/archive'],
-    ['get', '/v1/ad_groups'], ['post', '/v1/ad_groups'],
-    ['get', '/v1/ad_groups/{id}'], ['post', '/v1/ad_groups/{id}'],
-    ['post', '/v1/ad_groups/{id}/activate'], ['post', '/v1/ad_groups/{id}/pause'], ['post', '/v1/ad_groups/{id}/archive'],
-    ['get', '/v1/ads'], ['post', '/v1/ads'],
-    ['get', '/v1/ads/{ad_id}'], ['post', '/v1/ads/{ad_id}'],
-    ['post', '/v1/ads/{ad_id}/activate'], ['post', '/v1/ads/{ad_id}/pause'], ['post', '/v1/ads/{ad_id}/archive'],
+    ['get', '/v1/campaigns'],
+    ['post', '/v1/campaigns'],
+    ['get', '/v1/campaigns/{campaign_id}'],
+    ['post', '/v1/campaigns/{campaign_id}'],
+    ['post', '/v1/campaigns/{campaign_id}/activate'],
+    ['post', '/v1/campaigns/{campaign_id}/pause'],
+    ['post', '/v1/campaigns/{campaign_id}/archive'],
+    ['get', '/v1/ad_groups'],
+    ['post', '/v1/ad_groups'],
+    ['get', '/v1/ad_groups/{id}'],
+    ['post', '/v1/ad_groups/{id}'],
+    ['post', '/v1/ad_groups/{id}/activate'],
+    ['post', '/v1/ad_groups/{id}/pause'],
+    ['post', '/v1/ad_groups/{id}/archive'],
+    ['get', '/v1/ads'],
+    ['post', '/v1/ads'],
+    ['get', '/v1/ads/{ad_id}'],
+    ['post', '/v1/ads/{ad_id}'],
+    ['post', '/v1/ads/{ad_id}/activate'],
+    ['post', '/v1/ads/{ad_id}/pause'],
+    ['post', '/v1/ads/{ad_id}/archive'],
     ['post', '/v1/upload'],
-    ['post', KEYS], ['get', KEYS], ['delete', KEY],
+    ['post', KEYS],
+    ['get', KEYS],
+    ['delete', KEY],
     // Spec 2: sponsored-poll tracking and event collection.
-    ['post', '/api/v1/tracking/sponsored-polls/vote'], ['get', '/api/v1/tracking/sponsored-polls/results'],
+    ['post', '/api/v1/tracking/sponsored-polls/vote'],
+    ['get', '/api/v1/tracking/sponsored-polls/results'],
     ['post', '/api/collect'],
     // Spec 2, "Insights".
-    ['get', '/v1/ad_account/insights'], ['get', '/v1/campaigns/{campaign_id}/insights'],
-    ['get', '/v1/ad_groups/{ad_group_id}/insights'], ['get', '/v1/ads/{ad_id}/insights'],
+    ['get', '/v1/ad_account/insights'],
+    ['get', '/v1/campaigns/{campaign_id}/insights'],
+    ['get', '/v1/ad_groups/{ad_group_id}/insights'],
+    ['get', '/v1/ads/{ad_id}/insights'],
   ];
   const missing = specEndpoints.filter(([method, path]) => !doc.paths[path]?.[method]);
   expect(missing).toEqual([]);
   // And nothing documented that the spec does not have (besides what is ours by design).
   // Ours by design: the delivery trackers behind the auction's view_url, url and feedback_url (spec 3, DESIGN).
   const ours: [string, string][] = [
-    ['get', '/api/v1/tracking/view'], ['get', '/api/v1/tracking/click'], ['post', '/api/v1/tracking/feedback'],
+    ['get', '/api/v1/tracking/view'],
+    ['get', '/api/v1/tracking/click'],
+    ['post', '/api/v1/tracking/feedback'],
     // Delivery diagnostics: why a campaign is or is not delivering (docs: API behaviour).
     ['get', '/v1/campaigns/{campaign_id}/delivery'],
     // The dashboard's own JSON endpoints (DESIGN: dashboard), behind its session cookie.
-    ['get', '/dashboard/api/me'], ['get', '/dashboard/api/campaigns'], ['get', '/dashboard/api/campaigns/{campaign_id}'],
-    ...['activate', 'pause', 'archive'].map((a): [string, string] => ['post', `/dashboard/api/campaigns/{campaign_id}/${a}`]), ['get', '/dashboard/api/campaigns/{id}/insights'], ['get', '/dashboard/api/ad-groups/{id}/insights'],
-    ['get', '/dashboard/api/api-keys'], ['post', '/dashboard/api/api-keys'], ['delete', '/dashboard/api/api-keys/{key_public_id}'],
-    ['get', '/dashboard/api/review/campaigns'], ['get', '/dashboard/api/review/live'], ...['approve', 'reject', 'block'].map((v): [string, string] => ['post', `/dashboard/api/review/campaigns/{campaign_id}/${v}`]),
+    ['get', '/dashboard/api/me'],
+    ['get', '/dashboard/api/campaigns'],
+    ['get', '/dashboard/api/campaigns/{campaign_id}'],
+    ...['activate', 'pause', 'archive'].map((a): [string, string] => ['post', `/dashboard/api/campaigns/{campaign_id}/${a}`]),
+    ['get', '/dashboard/api/campaigns/{id}/insights'],
+    ['get', '/dashboard/api/ad-groups/{id}/insights'],
+    ['get', '/dashboard/api/api-keys'],
+    ['post', '/dashboard/api/api-keys'],
+    ['delete', '/dashboard/api/api-keys/{key_public_id}'],
+    ['get', '/dashboard/api/review/campaigns'],
+    ['get', '/dashboard/api/review/live'],
+    ...['approve', 'reject', 'block'].map((v): [string, string] => ['post', `/dashboard/api/review/campaigns/{campaign_id}/${v}`]),
     // Delivery, the account's settings, and verdicts on edited creatives (issue 22).
-    ['get', '/dashboard/api/campaigns/{campaign_id}/delivery'], ['get', '/dashboard/api/account'], ['post', '/dashboard/api/account'], ['post', '/dashboard/api/account/logo'],
+    ['get', '/dashboard/api/campaigns/{campaign_id}/delivery'],
+    ['get', '/dashboard/api/account'],
+    ['post', '/dashboard/api/account'],
+    ['post', '/dashboard/api/account/logo'],
     ...['approve', 'reject'].map((v): [string, string] => ['post', `/dashboard/api/review/ads/{ad_id}/${v}`]),
   ];
-  const documented = operations().map(([path, method]) => `${method} ${path}`).sort();
+  const documented = operations()
+    .map(([path, method]) => `${method} ${path}`)
+    .sort();
   expect(documented).toEqual([...specEndpoints, ...ours].map(([method, path]) => `${method} ${path}`).sort());
 });

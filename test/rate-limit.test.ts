@@ -34,11 +34,15 @@ afterAll(async () => {
 const PROBE = '/v1/rate-limit-probe';
 async function burst(urls: string[], token: string, count: number): Promise<number[]> {
   const limit = pLimit(20);
-  return Promise.all(Array.from({ length: count }, (_, i) => limit(async () => {
-    const res = await fetch(`${urls[i % urls.length]}${PROBE}`, { headers: { authorization: `Bearer ${token}` } });
-    await res.arrayBuffer();
-    return res.status;
-  })));
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      limit(async () => {
+        const res = await fetch(`${urls[i % urls.length]}${PROBE}`, { headers: { authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    ),
+  );
 }
 
 /**

@@ -61,7 +61,10 @@ afterAll(async () => {
   await h.close();
 });
 
-const api = apiClient(() => h, () => org);
+const api = apiClient(
+  () => h,
+  () => org,
+);
 const card = (i: number, image: Record<string, string> = {}) => ({ creative: { type: 'chat_card', title: `Ad ${i}`, ...image } });
 
 describe('caps: 400 invalid_value with the exact param', () => {
@@ -74,7 +77,8 @@ describe('caps: 400 invalid_value with the exact param', () => {
     expect(await h.db.adGroup.count({ where: { campaignId: campaign.id } })).toBe(0);
 
     const nested = await api('POST', '/v1/campaigns', {
-      name: `Caps ${Date.now()}`, budget: { lifetime_spend_limit_micros: 25_000_000 },
+      name: `Caps ${Date.now()}`,
+      budget: { lifetime_spend_limit_micros: 25_000_000 },
       ad_groups: [{ ads: [card(0)] }, { ads }],
     });
     expect(nested.status).toBe(400);
@@ -83,7 +87,8 @@ describe('caps: 400 invalid_value with the exact param', () => {
 
   test(`more than ${MAX_AD_GROUPS_PER_CAMPAIGN} ad groups in one campaign create`, async () => {
     const res = await api('POST', '/v1/campaigns', {
-      name: `Caps ${Date.now()}`, budget: { lifetime_spend_limit_micros: 25_000_000 },
+      name: `Caps ${Date.now()}`,
+      budget: { lifetime_spend_limit_micros: 25_000_000 },
       ad_groups: Array.from({ length: MAX_AD_GROUPS_PER_CAMPAIGN + 1 }, () => ({ ads: [card(0)] })),
     });
     expect(res.status).toBe(400);
@@ -106,7 +111,8 @@ describe('caps: 400 invalid_value with the exact param', () => {
     // Across the ad groups of a campaign create.
     const half = MAX_DISTINCT_IMAGES_PER_REQUEST / 2;
     const nested = await api('POST', '/v1/campaigns', {
-      name: `Caps ${Date.now()}`, budget: { lifetime_spend_limit_micros: 25_000_000 },
+      name: `Caps ${Date.now()}`,
+      budget: { lifetime_spend_limit_micros: 25_000_000 },
       ad_groups: [
         { ads: Array.from({ length: half }, (_, i) => card(i, { image_url: `${imageBase}/a${i}.png` })) },
         { ads: Array.from({ length: half + 1 }, (_, i) => card(i, { image_url: `${imageBase}/b${i}.png` })) },
@@ -137,8 +143,14 @@ function countingStore(inner: AssetStore) {
   const counts = { get: new Map<string, number>(), put: new Map<string, number>() };
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   const wrapped: AssetStore = {
-    get: (key) => { bump(counts.get, key); return inner.get(key); },
-    put: (key, bytes) => { bump(counts.put, key); return inner.put(key, bytes); },
+    get: (key) => {
+      bump(counts.get, key);
+      return inner.get(key);
+    },
+    put: (key, bytes) => {
+      bump(counts.put, key);
+      return inner.put(key, bytes);
+    },
     delete: (key) => inner.delete(key),
     exists: (key) => inner.exists(key),
   };
@@ -157,7 +169,9 @@ describe('one load per distinct image, bounded parallel work', () => {
     const decodes = jest.spyOn(sharp.prototype, 'stats');
 
     const input = parseOrThrow(adGroupCreateSchema, {
-      campaign_id: campaign.id, name: 'Shared', context_hints: ['x'],
+      campaign_id: campaign.id,
+      name: 'Shared',
+      context_hints: ['x'],
       ads: [
         ...Array.from({ length: 20 }, (_, i) => card(i, { image_url: `${imageBase}/shared.png` })),
         ...Array.from({ length: 20 }, (_, i) => card(20 + i, { file_id: fileId })),
@@ -187,8 +201,10 @@ describe('one load per distinct image, bounded parallel work', () => {
     const [a, b] = await Promise.all([load({ file_id: fileId }, 'ads[0].creative'), load({ file_id: fileId }, 'ads[1].creative')]);
     expect(a).toBe(b);
     expect(a!.bytes).toEqual(bytes);
-    const assetIds = await h.db.$transaction(async (tx) =>
-      [await createAdAsset(tx, store, organizationId, a!), await createAdAsset(tx, store, organizationId, b!)]);
+    const assetIds = await h.db.$transaction(async (tx) => [
+      await createAdAsset(tx, store, organizationId, a!),
+      await createAdAsset(tx, store, organizationId, b!),
+    ]);
     expect(a!.bytes).toBeNull();
     expect(a!.sizeBytes).toBe(bytes.length);
     expect(await h.db.asset.count({ where: { id: { in: assetIds }, sizeBytes: bytes.length } })).toBe(2);
@@ -202,7 +218,9 @@ describe('one load per distinct image, bounded parallel work', () => {
     batch = { size: IMAGE_LOAD_CONCURRENCY, total, held: [], received: 0, maxInFlight: 0, inFlight: 0 };
     try {
       const res = await api('POST', '/v1/ad_groups', {
-        campaign_id: campaign.id, name: 'Parallel', context_hints: ['x'],
+        campaign_id: campaign.id,
+        name: 'Parallel',
+        context_hints: ['x'],
         ads: Array.from({ length: total }, (_, i) => card(i, { image_url: `${imageBase}/parallel-${i}.png` })),
       });
       expect(res.status).toBe(201);
@@ -220,20 +238,26 @@ describe('one load per distinct image, bounded parallel work', () => {
     let held: (() => void)[] = [];
     let received = 0;
     const generator: CreativeGenerator = {
-      generate: (context) => new Promise((resolve) => {
-        inFlight += 1;
-        received += 1;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        held.push(() => { inFlight -= 1; resolve(templateGenerator.generate(context)); });
-        if (held.length === GENERATOR_CONCURRENCY || received === total) {
-          const release = held;
-          held = [];
-          release.forEach((r) => r());
-        }
-      }),
+      generate: (context) =>
+        new Promise((resolve) => {
+          inFlight += 1;
+          received += 1;
+          maxInFlight = Math.max(maxInFlight, inFlight);
+          held.push(() => {
+            inFlight -= 1;
+            resolve(templateGenerator.generate(context));
+          });
+          if (held.length === GENERATOR_CONCURRENCY || received === total) {
+            const release = held;
+            held = [];
+            release.forEach((r) => r());
+          }
+        }),
     };
     const input = parseOrThrow(adGroupCreateSchema, {
-      campaign_id: campaign.id, name: 'Generated', context_hints: ['running'],
+      campaign_id: campaign.id,
+      name: 'Generated',
+      context_hints: ['running'],
       ads: Array.from({ length: total }, () => ({ auto_generate: true, creative: { type: 'chat_card' } })),
     });
     const group = await createAdGroup({ db: h.db, assets: store, creatives: generator }, organizationId, input);
@@ -245,8 +269,14 @@ describe('one load per distinct image, bounded parallel work', () => {
     const campaign = await insertCampaign(h.db, org);
     images.set('/ok.png', (await uniquePng()).bytes);
     const res = await api('POST', '/v1/ad_groups', {
-      campaign_id: campaign.id, name: 'Failing', context_hints: ['x'],
-      ads: [card(0, { image_url: `${imageBase}/ok.png` }), card(1, { image_url: `${imageBase}/missing-1.png` }), card(2, { image_url: `${imageBase}/missing-2.png` })],
+      campaign_id: campaign.id,
+      name: 'Failing',
+      context_hints: ['x'],
+      ads: [
+        card(0, { image_url: `${imageBase}/ok.png` }),
+        card(1, { image_url: `${imageBase}/missing-1.png` }),
+        card(2, { image_url: `${imageBase}/missing-2.png` }),
+      ],
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(errorBody('image_fetch_failed', 'invalid_request_error', 'ads[1].creative.image_url'));

@@ -32,19 +32,21 @@ async function verifyAndForward(req: http.IncomingMessage, res: http.ServerRespo
   );
   const amzDate = String(req.headers['x-amz-date']);
   const signedNames = auth?.[3].split(';') ?? [];
-  const expected = auth && signV4({
-    method: req.method!,
-    host: req.headers.host!,
-    path: req.url!,
-    headers: Object.fromEntries(
-      signedNames.filter((n) => !['host', 'x-amz-date', 'x-amz-content-sha256'].includes(n)).map((n) => [n, String(req.headers[n])]),
-    ),
-    payloadHash: sha256Hex(body),
-    region: auth[2],
-    accessKeyId: auth[1],
-    secretAccessKey: SECRET,
-    date: new Date(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z')),
-  });
+  const expected =
+    auth &&
+    signV4({
+      method: req.method!,
+      host: req.headers.host!,
+      path: req.url!,
+      headers: Object.fromEntries(
+        signedNames.filter((n) => !['host', 'x-amz-date', 'x-amz-content-sha256'].includes(n)).map((n) => [n, String(req.headers[n])]),
+      ),
+      payloadHash: sha256Hex(body),
+      region: auth[2],
+      accessKeyId: auth[1],
+      secretAccessKey: SECRET,
+      date: new Date(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z')),
+    });
   if (!expected || expected.authorization !== req.headers.authorization) {
     res.writeHead(403, { 'content-type': 'application/xml' });
     res.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code></Error>');
@@ -111,7 +113,11 @@ describe('signV4', () => {
 describe('S3AssetStore against s3rver', () => {
   test('put/get round trip is binary-exact and stores the content type', async () => {
     const store = new S3AssetStore(options);
-    for (const [ext, type] of [['png', 'image/png'], ['jpg', 'image/jpeg'], ['webp', 'image/webp']]) {
+    for (const [ext, type] of [
+      ['png', 'image/png'],
+      ['jpg', 'image/jpeg'],
+      ['webp', 'image/webp'],
+    ]) {
       const key = `assets/${randomBytes(8).toString('hex')}.${ext}`;
       const bytes = png();
       await store.put(key, bytes);

@@ -8,7 +8,9 @@ import { consume, WINDOW_MS } from '../domain/rate-limits/sliding-window';
 import { closeDb, createDb, type Db } from '../lib/db';
 
 let db: Db;
-beforeAll(() => { db = createDb(undefined, 2); });
+beforeAll(() => {
+  db = createDb(undefined, 2);
+});
 afterAll(() => closeDb(db));
 
 const bucket = () => `test:${randomUUID()}`;

@@ -166,9 +166,7 @@ describe('PaymentIntents', () => {
     expect(small.code).toBe('amount_too_small');
     expect(small.param).toBe('amount');
 
-    const unknown = await failureOf(
-      stripe.paymentIntents.create({ ...charge(), capture_method: 'manual' }),
-    );
+    const unknown = await failureOf(stripe.paymentIntents.create({ ...charge(), capture_method: 'manual' }));
     expect(unknown).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(unknown.code).toBe('parameter_unknown');
     expect(unknown.param).toBe('capture_method');
@@ -268,9 +266,7 @@ describe('idempotency', () => {
       const customer = newCustomer();
       const idempotencyKey = crypto.randomUUID();
       const noRetries = new Stripe('sk_test_emulator_tests', { host: '127.0.0.1', port: slow.port, protocol: 'http', maxNetworkRetries: 0 });
-      const results = await Promise.allSettled(
-        Array.from({ length: 5 }, () => noRetries.paymentIntents.create(charge({ customer }), { idempotencyKey })),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 5 }, () => noRetries.paymentIntents.create(charge({ customer }), { idempotencyKey })));
 
       const ids = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : []));
       const conflicts = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Stripe.errors.StripeError] : []));
@@ -293,9 +289,7 @@ describe('idempotency', () => {
     const customer = newCustomer();
     const idempotencyKey = crypto.randomUUID();
     const retrying = client({ maxNetworkRetries: 3 });
-    const intents = await Promise.all(
-      Array.from({ length: 5 }, () => retrying.paymentIntents.create(charge({ customer }), { idempotencyKey })),
-    );
+    const intents = await Promise.all(Array.from({ length: 5 }, () => retrying.paymentIntents.create(charge({ customer }), { idempotencyKey })));
     expect(new Set(intents.map((pi) => pi.id)).size).toBe(1);
     const listed = await stripe.paymentIntents.list({ customer });
     expect(listed.data).toHaveLength(1);

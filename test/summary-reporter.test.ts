@@ -12,15 +12,22 @@ const root = path.resolve(__dirname, '..');
 const jestBin = path.join(root, 'node_modules/.bin/jest');
 const reporter = path.join(root, 'test/support/summary-reporter.js');
 const dirs: string[] = [];
-afterAll(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
 function runJest(files: Record<string, string>): Promise<{ code: number; lastLine: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'summary-reporter-'));
   dirs.push(dir);
   for (const [name, source] of Object.entries(files)) writeFileSync(path.join(dir, name), source);
   const config = {
-    rootDir: dir, testMatch: ['**/*.spec.js'], testEnvironment: 'node', transform: {},
-    reporters: [reporter], cacheDirectory: path.join(dir, '.cache'), watchman: false,
+    rootDir: dir,
+    testMatch: ['**/*.spec.js'],
+    testEnvironment: 'node',
+    transform: {},
+    reporters: [reporter],
+    cacheDirectory: path.join(dir, '.cache'),
+    watchman: false,
   };
   return new Promise((resolve) => {
     execFile(jestBin, ['--ci', '--config', JSON.stringify(config)], { cwd: dir, timeout: 60_000 }, (err, stdout) => {

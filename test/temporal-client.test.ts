@@ -11,7 +11,9 @@ import { defaultDeadlineInterceptor } from '../lib/temporal';
 let blackHole: Server;
 const sockets = new Set<Socket>();
 beforeAll(async () => {
-  blackHole = createServer((socket) => { sockets.add(socket); }); // accepts, never answers
+  blackHole = createServer((socket) => {
+    sockets.add(socket);
+  }); // accepts, never answers
   await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
@@ -26,9 +28,10 @@ test('an RPC to a server that never answers fails with DEADLINE_EXCEEDED instead
   });
   const client = new Client({ connection });
   try {
-    const err = await client.workflow
-      .start('anyWorkflow', { taskQueue: 'nowhere', workflowId: `deadline-${Date.now()}` })
-      .then(() => null, (e: unknown) => e as { cause?: { code?: number } });
+    const err = await client.workflow.start('anyWorkflow', { taskQueue: 'nowhere', workflowId: `deadline-${Date.now()}` }).then(
+      () => null,
+      (e: unknown) => e as { cause?: { code?: number } },
+    );
     expect(err?.cause?.code).toBe(4); // gRPC DEADLINE_EXCEEDED: the bound ended it, nothing else could
     expect(sockets.size).toBeGreaterThan(0); // it really reached the server
   } finally {

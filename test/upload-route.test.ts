@@ -12,7 +12,9 @@ let imageBase: string;
 let png: Buffer;
 
 const solid = (format: 'png' | 'jpeg' | 'webp' | 'gif') =>
-  sharp({ create: { width: 8, height: 6, channels: 3, background: { r: 200, g: 10, b: 10 } } }).toFormat(format).toBuffer();
+  sharp({ create: { width: 8, height: 6, channels: 3, background: { r: 200, g: 10, b: 10 } } })
+    .toFormat(format)
+    .toBuffer();
 
 function multipart(bytes: Buffer, field = 'file', filename = 'image.png', type = 'image/png') {
   const boundary = `----test${Date.now()}`;
@@ -30,10 +32,23 @@ beforeAll(async () => {
   png = await solid('png');
   const gif = await solid('gif');
   imageServer = http.createServer((req, res) => {
-    if (req.url === '/image.png') { res.writeHead(200, { 'content-type': 'image/png' }); res.end(png); return; }
-    if (req.url === '/fake.png') { res.writeHead(200, { 'content-type': 'image/png' }); res.end(gif); return; }
-    if (req.url === '/redirect') { res.writeHead(302, { location: '/image.png' }); res.end(); return; }
-    res.writeHead(404); res.end();
+    if (req.url === '/image.png') {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(png);
+      return;
+    }
+    if (req.url === '/fake.png') {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(gif);
+      return;
+    }
+    if (req.url === '/redirect') {
+      res.writeHead(302, { location: '/image.png' });
+      res.end();
+      return;
+    }
+    res.writeHead(404);
+    res.end();
   });
   await new Promise<void>((r) => imageServer.listen(0, '127.0.0.1', r));
   imageBase = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}`;

@@ -24,12 +24,18 @@ export async function startBackgroundJobs(client: Client, taskQueue: string): Pr
   for (const job of JOBS) {
     const input: BackgroundJobInput = { name: job.name, sliceMs: SLICE_MS, restMs: job.restMs, restFirst: job.restFirst };
     await client.workflow.start('backgroundJob', {
-      workflowId: backgroundJobWorkflowId(job.name, taskQueue), taskQueue, args: [input], workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowId: backgroundJobWorkflowId(job.name, taskQueue),
+      taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
     });
   }
   // The event pipeline's run from before the jobs had one pattern: its workflow type is gone.
   const database = new URL(config.databaseUrl).pathname.replace(/^\//, '') || 'default';
-  await client.workflow.getHandle(`event-pipeline-${database}-${taskQueue}`).terminate('replaced by the event-pipeline background job').catch(() => undefined);
+  await client.workflow
+    .getHandle(`event-pipeline-${database}-${taskQueue}`)
+    .terminate('replaced by the event-pipeline background job')
+    .catch(() => undefined);
 }
 
 /**
@@ -42,9 +48,12 @@ export async function endBackgroundJobs(taskQueue: string, reason: string, datab
     const temporal = createTemporalClient();
     try {
       for (const job of JOBS) {
-        await temporal.workflow.getHandle(backgroundJobWorkflowId(job.name, taskQueue, databaseUrl)).terminate(reason).catch((err: Error) => {
-          if (err.name !== 'WorkflowNotFoundError') throw err;
-        });
+        await temporal.workflow
+          .getHandle(backgroundJobWorkflowId(job.name, taskQueue, databaseUrl))
+          .terminate(reason)
+          .catch((err: Error) => {
+            if (err.name !== 'WorkflowNotFoundError') throw err;
+          });
       }
     } finally {
       await temporal.connection.close();

@@ -44,7 +44,13 @@ async function main() {
     taskQueue: temporalConfig.taskQueues.main,
     workflowsPath: require.resolve('../workflows'),
     activities: createActivities({
-      db, stripe: createStripeClient(), assets: createAssetStore(), creatives: createCreativeGenerator(), clickhouse, pool, jobMetrics,
+      db,
+      stripe: createStripeClient(),
+      assets: createAssetStore(),
+      creatives: createCreativeGenerator(),
+      clickhouse,
+      pool,
+      jobMetrics,
     }),
   });
   // The background jobs run on this worker's queue (workers of one queue share each job's run).

@@ -1,5 +1,12 @@
 import {
-  ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, proxyLocalActivities, startChild, uuid4, workflowInfo,
+  ActivityFailure,
+  ApplicationFailure,
+  ParentClosePolicy,
+  proxyActivities,
+  proxyLocalActivities,
+  startChild,
+  uuid4,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CampaignCreateInput } from '../domain/campaigns/campaign-schema';
@@ -44,8 +51,7 @@ export interface SagaError {
  */
 export type CampaignCreationResult = { ok: true; campaignId: string } | { ok: false; error: SagaError };
 
-const sagaError = (code: string, message: string, param: string | null = null): SagaError =>
-  ({ code, message, param });
+const sagaError = (code: string, message: string, param: string | null = null): SagaError => ({ code, message, param });
 
 /** Failures on our side (provider down, our own bug), as opposed to outcomes the client caused. */
 const SERVER_FAULTS = new Set(['payment_provider_error', 'internal_error']);
@@ -108,7 +114,10 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
     // 3. The deposit: an unconfirmed intent first, so its compensation knows what to undo.
     step = 'charge';
     const paymentIntentId = await createDepositIntent({
-      organizationId: input.organizationId, campaignId, ...billing, idempotencyKey: `${workflowId}/deposit`,
+      organizationId: input.organizationId,
+      campaignId,
+      ...billing,
+      idempotencyKey: `${workflowId}/deposit`,
     });
     compensations.push(() => releaseDeposit(paymentIntentId));
     await confirmDeposit({ paymentIntentId, idempotencyKey: `${workflowId}/deposit-confirm` });

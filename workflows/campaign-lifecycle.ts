@@ -1,6 +1,4 @@
-import {
-  condition, continueAsNew, defineQuery, defineSignal, log, proxyActivities, setHandler, workflowInfo,
-} from '@temporalio/workflow';
+import { condition, continueAsNew, defineQuery, defineSignal, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { LifecycleSnapshot } from '../domain/campaigns/lifecycle';
 
@@ -77,16 +75,25 @@ export async function campaignLifecycle(input: CampaignLifecycleInput): Promise<
   let budgetChecks = 0;
 
   // Handlers before the first await: signals sent with or right after the start are kept.
-  setHandler(blockSignal, (signal) => { blockReason ??= signal?.reason || 'blocked by a reviewer'; });
-  setHandler(campaignArchivedSignal, () => { archived = true; });
-  setHandler(budgetExhaustedSignal, () => { budgetCheckDue = true; });
+  setHandler(blockSignal, (signal) => {
+    blockReason ??= signal?.reason || 'blocked by a reviewer';
+  });
+  setHandler(campaignArchivedSignal, () => {
+    archived = true;
+  });
+  setHandler(budgetExhaustedSignal, () => {
+    budgetCheckDue = true;
+  });
   setHandler(scheduleChangedSignal, (change) => {
     if (snapshot) snapshot = { ...snapshot, startTime: change.startTime, endTime: change.endTime };
     rescheduled = true;
     budgetCheckDue = true; // a lowered budget may already be spent
   });
   setHandler(lifecycleQuery, () => ({
-    phase: serving ? 'serving' : 'scheduled', startTime: snapshot?.startTime ?? null, endTime: snapshot?.endTime ?? null, budgetChecks,
+    phase: serving ? 'serving' : 'scheduled',
+    startTime: snapshot?.startTime ?? null,
+    endTime: snapshot?.endTime ?? null,
+    budgetChecks,
   }));
 
   snapshot = await campaignLifecycleSnapshot(campaignId);

@@ -1,6 +1,4 @@
-import {
-  condition, defineSignal, ParentClosePolicy, proxyActivities, setHandler, startChild, WorkflowIdReusePolicy,
-} from '@temporalio/workflow';
+import { condition, defineSignal, ParentClosePolicy, proxyActivities, setHandler, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { campaignLifecycle, campaignLifecycleWorkflowId } from './campaign-lifecycle';
 

@@ -37,7 +37,9 @@ export const pendingRevisionQuery = defineQuery<number>('pendingRevision');
 export async function creativeReview({ adId }: CreativeReviewInput): Promise<CreativeVerdictResult> {
   let latest = 0;
   let verdict: CreativeDecision | undefined;
-  setHandler(creativeChangedSignal, ({ revision }) => { latest = Math.max(latest, revision); });
+  setHandler(creativeChangedSignal, ({ revision }) => {
+    latest = Math.max(latest, revision);
+  });
   setHandler(creativeReviewSignal, (decision) => {
     if (!verdict && (decision.decision === 'approved' || decision.decision === 'rejected') && Number.isInteger(decision.revision)) {
       verdict = decision;

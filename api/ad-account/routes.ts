@@ -29,7 +29,11 @@ export function presentAdAccount(account: AdAccountRow, organizationDomain: stri
 export function adAccountOperations(db: Db): Operation[] {
   return [
     defineOperation({
-      id: 'getAdAccount', method: 'get', path: '/v1/ad_account', tag: 'Ad account', auth: 'apiKey',
+      id: 'getAdAccount',
+      method: 'get',
+      path: '/v1/ad_account',
+      tag: 'Ad account',
+      auth: 'apiKey',
       summary: "The organization's default ad account",
       success: { status: 200, description: 'Ad account', schema: adAccountSchema },
       errors: ['not_found'],

@@ -14,8 +14,7 @@ export function apiKeyAuthOf(res: Response): ApiKeyAuth {
 /** The calling organization's id. */
 export const organizationOf = (res: Response): string => apiKeyAuthOf(res).organizationId;
 
-const authRequired = () =>
-  new DomainError('auth_required', 'No API key provided. Send Authorization: Bearer <API_KEY>.');
+const authRequired = () => new DomainError('auth_required', 'No API key provided. Send Authorization: Bearer <API_KEY>.');
 /** One error for every rejected key, so the response never tells why. */
 const invalidApiKey = () => new DomainError('invalid_api_key', 'Invalid API key provided');
 

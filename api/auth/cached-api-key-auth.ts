@@ -19,7 +19,11 @@ export interface CachedApiKeyAuthOptions {
   now?: () => number;
 }
 
-interface Entry { auth: ApiKeyAuth; checkedAt: number; refreshing: boolean }
+interface Entry {
+  auth: ApiKeyAuth;
+  checkedAt: number;
+  refreshing: boolean;
+}
 
 /**
  * The organization's key, checked by the /v1 authentication and then
@@ -42,16 +46,21 @@ export function cachedApiKeyAuth(db: Db, options: CachedApiKeyAuthOptions = {}) 
   const now = options.now ?? Date.now;
   const cache = new BoundedMap<string, Entry>(options.maxEntries ?? 10_000);
 
-  const remember = (digest: string, auth: ApiKeyAuth) => { cache.set(digest, { auth, checkedAt: now(), refreshing: false }); };
+  const remember = (digest: string, auth: ApiKeyAuth) => {
+    cache.set(digest, { auth, checkedAt: now(), refreshing: false });
+  };
 
   function renew(digest: string, secret: string, entry: Entry) {
     entry.refreshing = true;
     authenticateSecret(secret).then(
       (auth) => {
         if (cache.get(digest) !== entry) return;
-        if (auth) remember(digest, auth); else cache.delete(digest);
+        if (auth) remember(digest, auth);
+        else cache.delete(digest);
       },
-      () => { entry.refreshing = false; },
+      () => {
+        entry.refreshing = false;
+      },
     );
   }
 

@@ -35,7 +35,11 @@ const campaignLinks = resourceLinks('campaign', 'campaign_id', '$response.body#/
 
 export function campaignCreateOperation(db: Db, temporal: Client): Operation {
   return defineOperation({
-    id: 'createCampaign', method: 'post', path: '/v1/campaigns', tag: 'Campaigns', auth: 'apiKey',
+    id: 'createCampaign',
+    method: 'post',
+    path: '/v1/campaigns',
+    tag: 'Campaigns',
+    auth: 'apiKey',
     summary: 'Create a campaign with its ad groups and ads, charge the USD 10 deposit and submit it for review',
     body: campaignCreateSchema,
     // Validation errors are responses too: stored and replayed under the Idempotency-Key.
@@ -48,27 +52,39 @@ export function campaignCreateOperation(db: Db, temporal: Client): Operation {
     },
     success: { status: 201, description: 'Created: status paused, review_status in_review', schema: campaignSchema, links: campaignLinks },
     errors: [
-      'required', 'invalid_value', 'string_too_long', 'poll_cannot_be_ai', 'billing_not_configured', 'no_ad_account', ...IMAGE_ERRORS,
-      'card_declined', 'not_found', 'name_conflict', 'idempotency_key_reused', 'internal_error', 'payment_provider_error', 'request_timeout',
+      'required',
+      'invalid_value',
+      'string_too_long',
+      'poll_cannot_be_ai',
+      'billing_not_configured',
+      'no_ad_account',
+      ...IMAGE_ERRORS,
+      'card_declined',
+      'not_found',
+      'name_conflict',
+      'idempotency_key_reused',
+      'internal_error',
+      'payment_provider_error',
+      'request_timeout',
     ],
     before: [rateLimit(db, 'campaign_create', () => config.rateLimits.campaignCreatesPerKeyPerHour)],
     handle: async (_input, req, res) => {
       const { organizationId } = apiKeyAuthOf(res);
       const key = parseIdempotencyKey(req.get('Idempotency-Key'));
       // The saga's run is named by the Idempotency-Key (one campaign, one charge per key), else by a fresh id.
-      const run = (workflowKey: string) => asResponse(async () => ({
-        status: 201, body: presentCampaign(await createCampaign({ db, temporal }, organizationId, req.body, workflowKey)),
-      }));
+      const run = (workflowKey: string) =>
+        asResponse(async () => ({
+          status: 201,
+          body: presentCampaign(await createCampaign({ db, temporal }, organizationId, req.body, workflowKey)),
+        }));
       if (key === null) {
         const response = await run(randomUUID());
         res.status(response.status).json(response.body);
         return;
       }
       const keyDigest = sha256Hex(key).slice(0, 40);
-      const response = await withIdempotency(
-        db,
-        { organizationId, key, fingerprint: requestFingerprint('POST', '/v1/campaigns', req.body) },
-        () => run(`${organizationId}-${keyDigest}`),
+      const response = await withIdempotency(db, { organizationId, key, fingerprint: requestFingerprint('POST', '/v1/campaigns', req.body) }, () =>
+        run(`${organizationId}-${keyDigest}`),
       );
       if (response.replayed) res.set('Idempotent-Replayed', 'true');
       res.status(response.status).json(response.body);

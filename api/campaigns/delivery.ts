@@ -41,7 +41,11 @@ export const campaignDeliverySchema = z.object({
 
 export function campaignDeliveryOperation(db: Db, ch: ClickHouseClient): Operation {
   return defineOperation({
-    id: 'getCampaignDelivery', method: 'get', path: '/v1/campaigns/:campaign_id/delivery', tag: 'Campaigns', auth: 'apiKey',
+    id: 'getCampaignDelivery',
+    method: 'get',
+    path: '/v1/campaigns/:campaign_id/delivery',
+    tag: 'Campaigns',
+    auth: 'apiKey',
     summary: 'Why a campaign is or is not delivering: its delivery status and issues, with those of its ad groups and ads (extension)',
     success: { status: 200, description: 'The delivery status and issues', schema: campaignDeliverySchema },
     errors: ['not_found'],

@@ -26,7 +26,7 @@ function isHttps(req: Request): boolean {
   if ((req.socket as { encrypted?: boolean }).encrypted || config.api.publicUrl.startsWith('https:')) return true;
   if (!config.trustedProxies.has(normalizeIp(req.socket.remoteAddress ?? ''))) return false;
   const proto = req.headers['x-forwarded-proto'];
-  return (Array.isArray(proto) ? proto[0] : proto ?? '').split(',')[0].trim().toLowerCase() === 'https';
+  return (Array.isArray(proto) ? proto[0] : (proto ?? '')).split(',')[0].trim().toLowerCase() === 'https';
 }
 
 function cookieAttributes(req: Request, maxAgeSeconds: number): string {
@@ -50,7 +50,10 @@ export function sessionTokenOf(req: Request): string | null {
   return null;
 }
 
-export interface DashboardAuth { token: string; principal: DashboardPrincipal }
+export interface DashboardAuth {
+  token: string;
+  principal: DashboardPrincipal;
+}
 
 export const dashboardAuthOf = (res: Response): DashboardAuth | undefined => res.locals.dashboardAuth as DashboardAuth | undefined;
 

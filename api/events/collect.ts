@@ -44,8 +44,30 @@ function readJsonBody(req: Request, res: Response): Promise<unknown> {
 
 type EventResult = { index: number; status: 'accepted' | 'valid' | 'rejected'; error?: { code: string; message: string; param: string | null } };
 
-const setHeaders = (res: ServerResponse, headers: Record<string, string>) => { for (const [name, value] of Object.entries(headers)) res.setHeader(name, value); };
+const setHeaders = (res: ServerResponse, headers: Record<string, string>) => {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+};
 
+/** The body's events: one event, or a batch with a result per event (a bad event is rejected, the rest go on). */
+function parseCollectBody(body: unknown, validateOnly: boolean): { events: CollectedEvent[]; results?: EventResult[] } {
+  const isBatch = typeof body === 'object' && body !== null && !Array.isArray(body) && 'events' in body && !('event_name' in body);
+  if (!isBatch) return { events: [parseEvent(body)] };
+  const list = body.events;
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH_EVENTS) {
+    throw new DomainError('invalid_value', `events must be an array of 1 to ${MAX_BATCH_EVENTS} events`, 'events');
+  }
+  const events: CollectedEvent[] = [];
+  const results = list.map((item, index): EventResult => {
+    try {
+      events.push(parseEvent(item, `events[${index}].`));
+      return { index, status: validateOnly ? 'valid' : 'accepted' };
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      return { index, status: 'rejected', error: { code: err.code, message: err.message, param: err.param } };
+    }
+  });
+  return { events, results };
+}
 
 /**
  * `POST /api/collect`: the operation, declared once (mounted by collectRoutes,
@@ -57,34 +79,15 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
     () => defaultChunk(config.events.perKeyPerHour),
   );
   // The inbox's own small pool: the group commit needs few connections, and plain pg is fast.
-  const inbox = createInboxWriter(new Pool({ connectionString: config.databaseUrl, max: 4, allowExitOnIdle: true }), budget, { maxBatch: 2000, maxConcurrentFlushes: 2 });
+  const inbox = createInboxWriter(new Pool({ connectionString: config.databaseUrl, max: 4, allowExitOnIdle: true }), budget, {
+    maxBatch: 2000,
+    maxConcurrentFlushes: 2,
+  });
   const auth = cachedApiKeyAuth(db);
 
   /** Checks and stores the request's events (its key checked, its body read), then answers; errors are thrown. */
   async function collect(req: IncomingMessage, res: ServerResponse, key: ApiKeyAuth, body: unknown, validateOnly: boolean): Promise<void> {
-    const isBatch = typeof body === 'object' && body !== null && !Array.isArray(body) && 'events' in body && !('event_name' in body);
-
-    let events: CollectedEvent[];
-    let results: EventResult[] | undefined;
-    if (!isBatch) {
-      events = [parseEvent(body)];
-    } else {
-      const list = body.events;
-      if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH_EVENTS) {
-        throw new DomainError('invalid_value', `events must be an array of 1 to ${MAX_BATCH_EVENTS} events`, 'events');
-      }
-      events = [];
-      results = list.map((item, index): EventResult => {
-        try {
-          events.push(parseEvent(item, `events[${index}].`));
-          return { index, status: validateOnly ? 'valid' : 'accepted' };
-        } catch (err) {
-          if (!(err instanceof DomainError)) throw err;
-          return { index, status: 'rejected', error: { code: err.code, message: err.message, param: err.param } };
-        }
-      });
-    }
-
+    const { events, results } = parseCollectBody(body, validateOnly);
     const { organizationId, apiKeyId } = key;
     if (events.length > 0) {
       let verdict: RateLimitVerdict;
@@ -93,7 +96,10 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
         verdict = await budget(apiKeyId, events.length);
       } else {
         const outcome = await inbox.submit({
-          organizationId, apiKeyId, receivedAt: new Date(), events: serializeEvents(events),
+          organizationId,
+          apiKeyId,
+          receivedAt: new Date(),
+          events: serializeEvents(events),
           ipAddress: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.events.trustedProxies),
         });
         verdict = outcome.verdict;
@@ -111,7 +117,11 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
   }
 
   const operation = defineOperation({
-    id: 'collectEvents', method: 'post', path: PATH, tag: 'Event collection', auth: 'apiKey',
+    id: 'collectEvents',
+    method: 'post',
+    path: PATH,
+    tag: 'Event collection',
+    auth: 'apiKey',
     summary: 'Collect a server-side event (204 once durably stored), or a batch of up to 1,000 (200 with per-event results)',
     query: validateOnlyQuery,
     rawBody: { 'application/json': z.union([collectedEventSchema, batchSchema]) },
@@ -139,7 +149,9 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
     const started = performance.now();
     res.setHeader('Request-Id', nextId());
     res.once('finish', () => metrics.observe('POST', PATH, res.statusCode, started));
-    readPlainJsonBody(req, length, { strict: false }).then((body) => collect(req, res, key, body, false)).catch((err: unknown) => writeError(res, PATH, err));
+    readPlainJsonBody(req, length, { strict: false })
+      .then((body) => collect(req, res, key, body, false))
+      .catch((err: unknown) => writeError(res, PATH, err));
   };
 
   return { operation, directRoute };
@@ -163,15 +175,25 @@ const validateOnlyQuery = z.object({ validate_only: z.enum(['true', 'false']).op
 export const collectedEventSchema = z.object({
   event_name: str.min(1).describe('A standard or custom event name'),
   tag_id: optionalStr.describe('Advertiser tag id; derived from the host of page_url when omitted'),
-  event_id: optionalStr.describe('Deduplication key: an organization\'s events with one event_id are stored once'),
+  event_id: optionalStr.describe("Deduplication key: an organization's events with one event_id are stored once"),
   timestamp: z.number().min(0).max(MAX_TIMESTAMP).nullable().optional().describe('Unix seconds; defaults to the receive time'),
-  page_url: optionalStr, referrer: optionalStr, channel: optionalStr.describe('Ignored: always stored as server'),
+  page_url: optionalStr,
+  referrer: optionalStr,
+  channel: optionalStr.describe('Ignored: always stored as server'),
   user_agent: optionalStr.describe('Parsed into ua_browser, ua_os, ua_device'),
-  session_id: optionalStr, client_id: optionalStr,
-  click_id: optionalStr, impression_id: optionalStr, bid_id: optionalStr,
+  session_id: optionalStr,
+  client_id: optionalStr,
+  click_id: optionalStr,
+  impression_id: optionalStr,
+  bid_id: optionalStr,
   attribution_type: z.enum(['click', 'view', 'organic']).nullable().optional(),
-  consent: z.record(z.string(), z.unknown()).nullable().optional()
-    .describe(`Consent flags: ad_storage (granted | denied) and gdpr (true when consent is required); without consent to keep them the IP address is stored truncated and the raw user agent dropped. ${OBJECT_BOUNDS}`),
+  consent: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .optional()
+    .describe(
+      `Consent flags: ad_storage (granted | denied) and gdpr (true when consent is required); without consent to keep them the IP address is stored truncated and the raw user agent dropped. ${OBJECT_BOUNDS}`,
+    ),
   params: z.record(z.string(), z.unknown()).nullable().optional().describe(`Free-form properties, stored as JSON. ${OBJECT_BOUNDS}`),
 });
 /** Batch items are checked one by one and reported in the 200 results, so any JSON value is a valid item. */
@@ -179,9 +201,14 @@ const batchSchema = z.object({
   events: z.array(z.unknown().describe('An event (as the single form); an invalid one is reported in results, not refused')).min(1).max(MAX_BATCH_EVENTS),
 });
 const batchResultSchema = z.object({
-  validate_only: z.boolean(), accepted: z.number().int(), rejected: z.number().int(),
-  results: z.array(z.object({
-    index: z.number().int(), status: z.enum(['accepted', 'valid', 'rejected']),
-    error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }).optional(),
-  })),
+  validate_only: z.boolean(),
+  accepted: z.number().int(),
+  rejected: z.number().int(),
+  results: z.array(
+    z.object({
+      index: z.number().int(),
+      status: z.enum(['accepted', 'valid', 'rejected']),
+      error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }).optional(),
+    }),
+  ),
 });

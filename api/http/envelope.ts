@@ -14,10 +14,13 @@ export const envelopeErrorHandler: ErrorRequestHandler = (err, req, res, _next) 
   const answer = toErrorResponse(err);
   if (answer.status >= 500) logServerError(res, req.path, err);
   if (res.headersSent) return;
-  res.set(errorHeaders(err)).status(answer.status).json({
-    success: false,
-    data: null,
-    error: { code: answer.code, message: answer.message, param: answer.param },
-    meta: { request_id: res.get('Request-Id') },
-  });
+  res
+    .set(errorHeaders(err))
+    .status(answer.status)
+    .json({
+      success: false,
+      data: null,
+      error: { code: answer.code, message: answer.message, param: answer.param },
+      meta: { request_id: res.get('Request-Id') },
+    });
 };

@@ -30,7 +30,10 @@ export const idempotencyKeySchema = z.string().min(1).max(MAX_KEY_LENGTH);
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -47,8 +50,7 @@ export function parseIdempotencyKey(raw: string | undefined): string | null {
   return raw;
 }
 
-const reused = () =>
-  new DomainError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request');
+const reused = () => new DomainError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request');
 
 export async function withIdempotency(
   db: Db,

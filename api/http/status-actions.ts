@@ -19,7 +19,10 @@ const operationNoun = (noun: string) => noun.split(' ').map(capitalized).join(''
 export function resourceLinks(noun: string, param: string, idPointer: string): Record<string, Link> {
   const opNoun = operationNoun(noun);
   return Object.fromEntries(
-    ['get', 'update', ...STATUS_ACTIONS].map((verb) => [`${capitalized(verb)}${opNoun}`, { operationId: `${verb}${opNoun}`, parameters: { [param]: idPointer } }]),
+    ['get', 'update', ...STATUS_ACTIONS].map((verb) => [
+      `${capitalized(verb)}${opNoun}`,
+      { operationId: `${verb}${opNoun}`, parameters: { [param]: idPointer } },
+    ]),
   );
 }
 
@@ -53,8 +56,7 @@ export function statusActionOperations<Row>(resource: {
       summary: `${capitalized(action)} ${resource.noun === 'ad' ? 'an' : 'a'} ${resource.noun}${resource.summaryNote?.[action] ?? ''}`,
       success: { status: 200, description: `The ${resource.noun}`, schema: resource.schema },
       errors: [...resource.errors[action], 'not_found'],
-      handle: async ({ params }, _req, res) =>
-        resource.present(await resource.apply(resource.organizationOf(res), params[idParam], action)),
+      handle: async ({ params }, _req, res) => resource.present(await resource.apply(resource.organizationOf(res), params[idParam], action)),
     }),
   );
 }

@@ -16,10 +16,14 @@ const insightRowSchema = z.object({
   end_time: z.number().int(),
   readable_time: z.string().optional(),
   timezone: z.literal('UTC'),
-  ad_account_id: z.string().optional(), ad_account_name: z.string().optional(),
-  campaign_id: z.string().optional(), campaign_name: z.string().optional(),
-  ad_group_id: z.string().optional(), ad_group_name: z.string().optional(),
-  ad_id: z.string().optional(), ad_name: z.string().optional(),
+  ad_account_id: z.string().optional(),
+  ad_account_name: z.string().optional(),
+  campaign_id: z.string().optional(),
+  campaign_name: z.string().optional(),
+  ad_group_id: z.string().optional(),
+  ad_group_name: z.string().optional(),
+  ad_id: z.string().optional(),
+  ad_name: z.string().optional(),
   source: z.enum(['own', 'external']).optional(),
   country: z.string().optional(),
   device: z.string().optional(),
@@ -48,10 +52,24 @@ const ENDPOINTS: { id: string; level: Level; path: string; param?: string; what:
 
 /** The spec's insights error table (auth and rate limits come with the `/v1` surface). */
 const INSIGHTS_ERRORS: ErrorCode[] = [
-  'invalid_value', 'aggregation_level_too_high', 'invalid_time_range', 'range_too_wide', 'hourly_range_too_wide',
-  'hourly_unsupported_for_external_source', 'unknown_field', 'invalid_filter', 'invalid_filter_operator', 'too_many_segments',
-  'invalid_segment', 'unsupported_segment', 'segment_source_unsupported', 'segment_granularity_unsupported', 'invalid_cursor',
-  'unsupported_parameter', 'not_found', 'analytics_timeout',
+  'invalid_value',
+  'aggregation_level_too_high',
+  'invalid_time_range',
+  'range_too_wide',
+  'hourly_range_too_wide',
+  'hourly_unsupported_for_external_source',
+  'unknown_field',
+  'invalid_filter',
+  'invalid_filter_operator',
+  'too_many_segments',
+  'invalid_segment',
+  'unsupported_segment',
+  'segment_source_unsupported',
+  'segment_granularity_unsupported',
+  'invalid_cursor',
+  'unsupported_parameter',
+  'not_found',
+  'analytics_timeout',
 ];
 
 /**
@@ -62,17 +80,23 @@ const INSIGHTS_ERRORS: ErrorCode[] = [
  */
 export function insightsOperations(db: Db, ch: ClickHouseClient = createClickhouse(undefined, { compressResponses: false })): Operation[] {
   const deps = (): InsightsDeps => ({ db, ch, database: config.clickhouse.database, timeoutSeconds: config.insights.queryTimeoutSeconds });
-  return ENDPOINTS.map((endpoint) => defineOperation({
-    id: endpoint.id, method: 'get', path: endpoint.path, tag: 'Insights', auth: 'apiKey',
-    summary: `Insights of ${endpoint.what}: impressions, clicks, spend and rates per UTC bucket`,
-    query: insightsQuerySchema,
-    handlerValidatesQuery: true,
-    success: { status: 200, description: 'A page of insight rows', schema: insightsPageSchema },
-    errors: INSIGHTS_ERRORS,
-    handle: async (_input, req, res) => {
-      const query = parseInsightsQuery(req.query as RawQuery, endpoint.level);
-      const target = { level: endpoint.level, id: endpoint.param ? String(req.params[endpoint.param]) : undefined };
-      return runInsights(deps(), organizationOf(res), target, query);
-    },
-  }));
+  return ENDPOINTS.map((endpoint) =>
+    defineOperation({
+      id: endpoint.id,
+      method: 'get',
+      path: endpoint.path,
+      tag: 'Insights',
+      auth: 'apiKey',
+      summary: `Insights of ${endpoint.what}: impressions, clicks, spend and rates per UTC bucket`,
+      query: insightsQuerySchema,
+      handlerValidatesQuery: true,
+      success: { status: 200, description: 'A page of insight rows', schema: insightsPageSchema },
+      errors: INSIGHTS_ERRORS,
+      handle: async (_input, req, res) => {
+        const query = parseInsightsQuery(req.query as RawQuery, endpoint.level);
+        const target = { level: endpoint.level, id: endpoint.param ? String(req.params[endpoint.param]) : undefined };
+        return runInsights(deps(), organizationOf(res), target, query);
+      },
+    }),
+  );
 }

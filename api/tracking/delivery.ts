@@ -46,7 +46,10 @@ const counts = (req: Request) => req.method !== 'HEAD';
 /** The pixel's answer whenever it does not redirect, written directly (the same headers res.send would write): the busiest response there is. */
 function writePixel(res: ServerResponse): void {
   res.writeHead(200, {
-    'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'Content-Type': 'image/gif', 'Content-Length': PIXEL.length,
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'Content-Type': 'image/gif',
+    'Content-Length': PIXEL.length,
   });
   res.end(PIXEL);
 }
@@ -100,22 +103,32 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operat
 
   return [
     defineOperation({
-      id: 'trackView', method: 'get', path: TRACKING_PATHS.view, tag: 'Delivery tracking', auth: 'none',
+      id: 'trackView',
+      method: 'get',
+      path: TRACKING_PATHS.view,
+      tag: 'Delivery tracking',
+      auth: 'none',
       summary: 'Impression pixel: records one impression per auction and charges CPM campaigns',
       // Optional: the pixel answers whatever it is given; only a genuine token counts.
-      query: z.object({ token: tokenQuery.shape.token.optional() }), handlerValidatesQuery: true,
+      query: z.object({ token: tokenQuery.shape.token.optional() }),
+      handlerValidatesQuery: true,
       success: { status: 200, description: 'A 1x1 transparent GIF, whatever the token, even none (a pixel never breaks its page)' },
       moreResponses: { 302: { description: "First impression of a DSP's ad: on to the DSP's own impression pixel" } },
       handle: (_input, req, res) => trackView(req.query.token, req, res),
     }),
     defineOperation({
-      id: 'trackClick', method: 'get', path: TRACKING_PATHS.click, tag: 'Delivery tracking', auth: 'none',
-      summary: "Click-through: records the click (CPC charged once per auction), then redirects to the signed destination",
+      id: 'trackClick',
+      method: 'get',
+      path: TRACKING_PATHS.click,
+      tag: 'Delivery tracking',
+      auth: 'none',
+      summary: 'Click-through: records the click (CPC charged once per auction), then redirects to the signed destination',
       query: tokenQuery,
       success: {
         status: 302,
-        description: "On to the ad's destination: the DSP's click URL (with its view_url appended), or our advertiser's page with `ad_click_id` appended "
-          + '(send it back as an event\'s `click_id` to attribute the conversion). An expired link still redirects, counting nothing.',
+        description:
+          "On to the ad's destination: the DSP's click URL (with its view_url appended), or our advertiser's page with `ad_click_id` appended " +
+          "(send it back as an event's `click_id` to attribute the conversion). An expired link still redirects, counting nothing.",
       },
       errors: ['required', 'not_found'],
       async handle({ query }, req, res) {
@@ -129,7 +142,11 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operat
       },
     }),
     defineOperation({
-      id: 'trackFeedback', method: 'post', path: TRACKING_PATHS.feedback, tag: 'Delivery tracking', auth: 'none',
+      id: 'trackFeedback',
+      method: 'post',
+      path: TRACKING_PATHS.feedback,
+      tag: 'Delivery tracking',
+      auth: 'none',
       summary: "Thumbs up or down on a delivered ad: recorded once per auction and forwarded to the DSP's feedback_url in the background",
       query: tokenQuery,
       body: feedbackBody,
@@ -150,6 +167,9 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operat
 export function deliveryTrackingRoutes(operations: Operation[]): Router {
   const router = Router();
   router.use(mountOperations(operations));
-  router.use(operations.map((op) => op.path), errorHandler);
+  router.use(
+    operations.map((op) => op.path),
+    errorHandler,
+  );
   return router;
 }

@@ -13,10 +13,17 @@ import { defineOperation, mountOperations, type Operation } from '../../lib/http
  */
 const BASE = '/api/v1/tracking/sponsored-polls';
 
-interface FieldError { loc: (string | number)[]; msg: string; type: string }
+interface FieldError {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
 
 class PollHttpError extends Error {
-  constructor(readonly status: number, readonly detail: string | FieldError[]) {
+  constructor(
+    readonly status: number,
+    readonly detail: string | FieldError[],
+  ) {
     super(typeof detail === 'string' ? detail : 'validation error');
   }
 }
@@ -107,9 +114,14 @@ const pollErrors = {
 export function pollOperations(db: Db): Operation[] {
   return [
     defineOperation({
-      id: 'votePoll', method: 'post', path: `${BASE}/vote`, tag: 'Poll tracking', auth: 'none',
+      id: 'votePoll',
+      method: 'post',
+      path: `${BASE}/vote`,
+      tag: 'Poll tracking',
+      auth: 'none',
       summary: 'Vote on a delivered sponsored poll (once per delivery)',
-      query: tokenQuery, handlerValidatesQuery: true,
+      query: tokenQuery,
+      handlerValidatesQuery: true,
       rawBody: { 'application/json': z.object({ option_id: z.string() }) },
       before: [parseJson],
       success: { status: 200, description: 'Poll results (a repeated vote changes nothing)', schema: resultsSchema },
@@ -120,9 +132,14 @@ export function pollOperations(db: Db): Operation[] {
       },
     }),
     defineOperation({
-      id: 'pollResults', method: 'get', path: `${BASE}/results`, tag: 'Poll tracking', auth: 'none',
+      id: 'pollResults',
+      method: 'get',
+      path: `${BASE}/results`,
+      tag: 'Poll tracking',
+      auth: 'none',
       summary: 'Results of a sponsored poll, without voting',
-      query: tokenQuery, handlerValidatesQuery: true,
+      query: tokenQuery,
+      handlerValidatesQuery: true,
       success: { status: 200, description: 'Poll results', schema: resultsSchema },
       moreResponses: pollErrors,
       async handle(_input, req) {

@@ -15,12 +15,12 @@ import { fetchImageBytes } from '../../domain/uploads/guarded-fetch';
 import { inspectImage, MAX_UPLOAD_BYTES } from '../../domain/uploads/image-inspect';
 import { readFilePart } from './multipart';
 
-export const uploadUrlSchema = z.strictObject({ image_url: z.string().meta({ format: 'uri' }).describe('Public http(s) image URL that the service downloads') });
+export const uploadUrlSchema = z.strictObject({
+  image_url: z.string().meta({ format: 'uri' }).describe('Public http(s) image URL that the service downloads'),
+});
 const uploadResponseSchema = z.object({ file_id: z.string() });
 
-
-const neither = () =>
-  new DomainError('invalid_value', 'Send multipart/form-data with a `file` part, or JSON with `image_url`');
+const neither = () => new DomainError('invalid_value', 'Send multipart/form-data with a `file` part, or JSON with `image_url`');
 
 /** `uploads/<year>/<month>/<hex>.<ext>`: the spec's opaque file_id, also the storage key. */
 function newFileId(ext: string, now = new Date()): string {
@@ -36,7 +36,11 @@ const parseJson = express.json({ limit: JSON_BODY_LIMIT });
 
 export function uploadOperation(db: Db, store: AssetStore): Operation {
   return defineOperation({
-    id: 'uploadImage', method: 'post', path: '/v1/upload', tag: 'Uploads', auth: 'apiKey',
+    id: 'uploadImage',
+    method: 'post',
+    path: '/v1/upload',
+    tag: 'Uploads',
+    auth: 'apiKey',
     summary: 'Upload an image (PNG, JPEG or WebP, at most 5 MB): a multipart `file` part, or JSON `image_url` fetched by the service',
     rawBody: {
       'multipart/form-data': z.object({ file: z.string().meta({ format: 'binary' }) }),
@@ -71,22 +75,32 @@ async function receiveUpload(db: Db, store: AssetStore, req: Request, res: Respo
     if (body === null || typeof body !== 'object' || Array.isArray(body) || !('image_url' in body)) throw neither();
     // The guard itself refuses anything that is not an absolute http(s) URL string.
     bytes = await fetchImageBytes((body as { image_url: string }).image_url, {
-      maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, allowLoopback: config.imageFetch.allowLoopback, loopbackOnly: config.imageFetch.loopbackOnly,
+      maxBytes: MAX_UPLOAD_BYTES,
+      timeoutMs: 10_000,
+      allowLoopback: config.imageFetch.allowLoopback,
+      loopbackOnly: config.imageFetch.loopbackOnly,
     });
   } else {
     throw neither();
   }
-  const image = await inspectImage(bytes).catch((err) => { throw err instanceof DomainError ? err.withParam(param) : err; });
+  const image = await inspectImage(bytes).catch((err) => {
+    throw err instanceof DomainError ? err.withParam(param) : err;
+  });
   const fileId = newFileId(image.ext);
   await store.put(fileId, bytes);
   await db.upload.create({
     data: {
-      fileId, organizationId: apiKeyAuthOf(res).organizationId,
+      fileId,
+      organizationId: apiKeyAuthOf(res).organizationId,
       sha256: sha256Hex(bytes),
-      ext: image.ext, mime: image.mime, width: image.width, height: image.height, sizeBytes: bytes.length,
+      ext: image.ext,
+      mime: image.mime,
+      width: image.width,
+      height: image.height,
+      sizeBytes: bytes.length,
     },
   });
-return { file_id: fileId };
+  return { file_id: fileId };
 }
 
 const MIME_BY_EXT: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };

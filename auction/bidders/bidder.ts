@@ -19,7 +19,11 @@ export type BidderAnswer<Raw> =
 export type BidderPlan = { call: true; timeoutMs: number } | { call: false; reason: NonBidReason; detail: string };
 
 /** What a plan is made against: the auction's settings, the bidders' health, the clock. */
-export interface PlanLimits { settings: AuctionSettings; health: DspHealth; now: number }
+export interface PlanLimits {
+  settings: AuctionSettings;
+  health: DspHealth;
+  now: number;
+}
 
 export interface Bidder<Raw = unknown> {
   readonly id: string;
@@ -48,8 +52,15 @@ export function bidRecord(
   fields: { latencyMs: number; bidId?: string | null; priceMicros?: number | null; reason?: NonBidReason; detail?: string; inhouse?: ValidBid['inhouse'] },
 ): BidRecord {
   return {
-    bidderId: bidder.id, bidderName: bidder.name, kind: bidder.kind, bidId: fields.bidId ?? null, priceMicros: fields.priceMicros ?? null,
-    outcome, reason: fields.reason ?? null, detail: fields.detail ?? null, latencyMs: fields.latencyMs,
+    bidderId: bidder.id,
+    bidderName: bidder.name,
+    kind: bidder.kind,
+    bidId: fields.bidId ?? null,
+    priceMicros: fields.priceMicros ?? null,
+    outcome,
+    reason: fields.reason ?? null,
+    detail: fields.detail ?? null,
+    latencyMs: fields.latencyMs,
     ...(fields.inhouse ? { adId: fields.inhouse.adId, campaignId: fields.inhouse.campaignId } : {}),
   };
 }

@@ -13,7 +13,10 @@ export function inhouseBidder(ads: () => readonly IndexedAd[], deps: InhouseDeps
   // Each auction's eligible ads, until its outcome is known.
   const eligibleIn = new WeakMap<AuctionContext, IndexedAd[]>();
   return {
-    id: INHOUSE_BIDDER.id, name: INHOUSE_BIDDER.name, kind: 'inhouse', local: true,
+    id: INHOUSE_BIDDER.id,
+    name: INHOUSE_BIDDER.name,
+    kind: 'inhouse',
+    local: true,
     plan: () => ({ call: true, timeoutMs: 0 }),
     async call(ctx: AuctionContext): Promise<BidderAnswer<ValidBid>> {
       const { bid, eligible, skip } = inhouseBid(ctx, ads(), deps);

@@ -19,7 +19,9 @@ function bodyOf(ctx: AuctionContext): string {
 }
 
 const creativeRules = (ctx: AuctionContext) => ({
-  offered: ctx.request.ad_formats, maxHeadlineChars: headlineLimit(ctx.request, 'native'), imageEnabled: ctx.request.config.image_enabled,
+  offered: ctx.request.ad_formats,
+  maxHeadlineChars: headlineLimit(ctx.request, 'native'),
+  imageEnabled: ctx.request.config.image_enabled,
 });
 
 /**
@@ -29,7 +31,9 @@ const creativeRules = (ctx: AuctionContext) => ({
  */
 export function nativeBidder(dsp: DspConfig, renderReserveMs: number): Bidder<NativeBid> {
   return {
-    id: dsp.id, name: dsp.name, kind: 'native',
+    id: dsp.id,
+    name: dsp.name,
+    kind: 'native',
     plan: (ctx, limits) => planDspCall(ctx, dsp, limits, dspFormats(ctx).length > 0, renderReserveMs),
 
     async call(ctx: AuctionContext, deadline: Deadline | null): Promise<BidderAnswer<NativeBid>> {
@@ -53,8 +57,13 @@ export function nativeBidder(dsp: DspConfig, renderReserveMs: number): Bidder<Na
       const answer = await postJson(dsp.renderUrl, { 'content-type': 'application/json' }, renderBody(bid.bidId, bid.priceMicros), timeoutMs);
       if (answer.status !== 200) throw new CallFailure('render_failed', `render HTTP ${answer.status}`, answer.latencyMs);
       let body: unknown;
-      try { body = parseJson(answer); } catch { throw new CallFailure('render_failed', 'render body is not JSON', answer.latencyMs); }
-      if (typeof body !== 'object' || body === null || !('data' in body)) throw new BidRejection('invalid_ad_data', 'render response must be { data: <creative> }');
+      try {
+        body = parseJson(answer);
+      } catch {
+        throw new CallFailure('render_failed', 'render body is not JSON', answer.latencyMs);
+      }
+      if (typeof body !== 'object' || body === null || !('data' in body))
+        throw new BidRejection('invalid_ad_data', 'render response must be { data: <creative> }');
       return validateNativeCreative(body.data, creativeRules(ctx));
     },
   };

@@ -18,7 +18,9 @@ type OpenRtbBid = Extract<ParsedOpenRtb, { kind: 'bid' }>;
  */
 export function openrtbBidder(dsp: DspConfig): Bidder<OpenRtbBid> {
   return {
-    id: dsp.id, name: dsp.name, kind: 'openrtb',
+    id: dsp.id,
+    name: dsp.name,
+    kind: 'openrtb',
     plan: (ctx, limits) => planDspCall(ctx, dsp, limits, dspFormats(ctx).includes('sponsored_message'), 0),
 
     async call(ctx: AuctionContext, deadline: Deadline | null): Promise<BidderAnswer<OpenRtbBid>> {

@@ -19,7 +19,9 @@ export const DSP_LIMITS = {
   url: 2048,
 } as const;
 
-const reject = (reason: NonBidReason, detail: string): never => { throw new BidRejection(reason, detail); };
+const reject = (reason: NonBidReason, detail: string): never => {
+  throw new BidRejection(reason, detail);
+};
 
 /** Control characters (a newline is allowed only where multi-line text is, `multiline`). */
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -35,7 +37,8 @@ export function bidIdOf(value: unknown, where: string): string {
 
 /** A creative text: well-formed, no control characters (newlines only when `multiline`), at most `max` characters. */
 export function creativeText(value: string, where: string, max: number, multiline = false): string {
-  if (!value.isWellFormed() || (multiline ? CONTROL_BUT_NEWLINE : CONTROL).test(value)) reject('invalid_ad_data', `${where} must be well-formed text without control characters`);
+  if (!value.isWellFormed() || (multiline ? CONTROL_BUT_NEWLINE : CONTROL).test(value))
+    reject('invalid_ad_data', `${where} must be well-formed text without control characters`);
   if ([...value].length > max) reject('asset_too_long', `${where} is longer than ${max} characters`);
   return value;
 }
@@ -47,7 +50,11 @@ export function creativeText(value: string, where: string, max: number, multilin
  */
 export function creativeUrl(value: string, where: string): string {
   let url: URL;
-  try { url = new URL(value); } catch { return reject('invalid_ad_data', `${where} is not an absolute URL`); }
+  try {
+    url = new URL(value);
+  } catch {
+    return reject('invalid_ad_data', `${where} is not an absolute URL`);
+  }
   if (url.protocol !== 'https:') reject('not_secure', `${where} must be an https URL`);
   if (url.username !== '' || url.password !== '') reject('invalid_ad_data', `${where} must not carry a user name or password`);
   if (url.href.length > DSP_LIMITS.url) reject('invalid_ad_data', `${where} is longer than ${DSP_LIMITS.url} characters`);
@@ -58,7 +65,11 @@ export function creativeUrl(value: string, where: string): string {
 export function creativeDomain(value: string, where: string): string {
   const text = creativeText(value, where, DSP_LIMITS.domain).trim();
   let host = '';
-  try { host = /[/?#@:\\\s]/.test(text) ? '' : new URL(`https://${text}`).hostname; } catch { /* not a host name */ }
+  try {
+    host = /[/?#@:\\\s]/.test(text) ? '' : new URL(`https://${text}`).hostname;
+  } catch {
+    /* not a host name */
+  }
   if (host === '' || host.length > DSP_LIMITS.domain) reject('invalid_ad_data', `${where} must be a domain name`);
   return host;
 }

@@ -8,7 +8,10 @@ import type { NonBidReason } from '../non-bid';
  */
 const FAILURES: ReadonlySet<NonBidReason> = new Set(['timeout', 'dsp_http_error', 'unreachable', 'invalid_response']);
 
-interface State { consecutiveFailures: number; pausedUntil: number }
+interface State {
+  consecutiveFailures: number;
+  pausedUntil: number;
+}
 
 export class DspHealth {
   private readonly states = new Map<string, State>();

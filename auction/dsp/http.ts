@@ -19,11 +19,21 @@ export const dspAgent = new Agent({
   connect: { timeout: 2000 },
 });
 
-export interface HttpAnswer { status: number; body: string; latencyMs: number }
+export interface HttpAnswer {
+  status: number;
+  body: string;
+  latencyMs: number;
+}
 
 /** A failed call, as a non-bid reason. */
 export class CallFailure extends Error {
-  constructor(readonly reason: NonBidReason, detail: string, readonly latencyMs: number) { super(detail); }
+  constructor(
+    readonly reason: NonBidReason,
+    detail: string,
+    readonly latencyMs: number,
+  ) {
+    super(detail);
+  }
 }
 
 /**
@@ -45,11 +55,17 @@ export class Deadline {
   }
   /** Registers an open call's abort; returns its unregistration. */
   onPass(abort: (err: Error) => void): () => void {
-    if (this.passed) { abort(new Error(`deadline of ${this.timeoutMs} ms passed`)); return () => {}; }
+    if (this.passed) {
+      abort(new Error(`deadline of ${this.timeoutMs} ms passed`));
+      return () => {};
+    }
     this.open.add(abort);
     return () => this.open.delete(abort);
   }
-  clear() { clearTimeout(this.timer); this.open.clear(); }
+  clear() {
+    clearTimeout(this.timer);
+    this.open.clear();
+  }
 }
 
 /** Origin and path of each DSP URL, parsed once (a DSP's URLs are few and fixed). */
@@ -98,8 +114,14 @@ class JsonCall {
     if (this.passedWith) return abort(this.passedWith);
     this.abortRequest = abort;
   }
-  onHeaders(statusCode: number) { this.status = statusCode; return true; }
-  onData(chunk: Buffer) { this.chunks.push(chunk); return true; }
+  onHeaders(statusCode: number) {
+    this.status = statusCode;
+    return true;
+  }
+  onData(chunk: Buffer) {
+    this.chunks.push(chunk);
+    return true;
+  }
   onComplete() {
     if (this.settled) return;
     this.settled = true;
@@ -135,5 +157,9 @@ export async function postJson(url: string, headers: Record<string, string>, bod
 }
 
 export function parseJson(answer: HttpAnswer): unknown {
-  try { return JSON.parse(answer.body); } catch { throw new CallFailure('invalid_response', 'body is not JSON', answer.latencyMs); }
+  try {
+    return JSON.parse(answer.body);
+  } catch {
+    throw new CallFailure('invalid_response', 'body is not JSON', answer.latencyMs);
+  }
 }

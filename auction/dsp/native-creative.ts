@@ -16,11 +16,26 @@ export interface CreativeRules {
   imageEnabled: boolean;
 }
 
-const MESSAGE_FIELDS = new Set(['ad_format', 'placement', 'headline', 'description', 'url', 'advertiser', 'domain', 'cta_text', 'image_url', 'logo_url', 'view_url', 'feedback_url']);
+const MESSAGE_FIELDS = new Set([
+  'ad_format',
+  'placement',
+  'headline',
+  'description',
+  'url',
+  'advertiser',
+  'domain',
+  'cta_text',
+  'image_url',
+  'logo_url',
+  'view_url',
+  'feedback_url',
+]);
 const CAROUSEL_FIELDS = new Set(['ad_format', 'items', 'advertiser', 'domain', 'logo_url', 'view_url', 'feedback_url']);
 const TILE_FIELDS = new Set(['headline', 'description', 'image_url', 'url', 'advertiser']);
 
-const reject = (reason: ConstructorParameters<typeof BidRejection>[0], detail: string): never => { throw new BidRejection(reason, detail); };
+const reject = (reason: ConstructorParameters<typeof BidRejection>[0], detail: string): never => {
+  throw new BidRejection(reason, detail);
+};
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -122,7 +137,14 @@ function carousel(raw: Record<string, unknown>, rules: CreativeRules): CarouselC
     if (brand) brands.add(brand.trim().toLowerCase());
     const image = url(t, 'image_url', at, false);
     if (!image) reject('invalid_carousel', `${at}: every tile needs image_url`);
-    tiles.push(compact({ headline: headline(t, at, rules.maxHeadlineChars), description: text(t, 'description', at, false), image_url: image!, url: url(t, 'url', at, true)! }));
+    tiles.push(
+      compact({
+        headline: headline(t, at, rules.maxHeadlineChars),
+        description: text(t, 'description', at, false),
+        image_url: image!,
+        url: url(t, 'url', at, true)!,
+      }),
+    );
   });
   if (tiles.length !== 3) reject('invalid_carousel', `a carousel has exactly 3 tiles, got ${tiles.length}`);
   if (brands.size > 1) reject('invalid_carousel', 'all tiles must be one brand');

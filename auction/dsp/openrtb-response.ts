@@ -8,23 +8,26 @@ import { bidIdOf, creativeDomain, creativeText, creativeUrl } from './dsp-conten
  * OpenRTB 2.6 as written) and Native 1.2 response validation.
  * No-bid forms: HTTP 204, an empty body, `{}`, no or empty `seatbid`, `nbr`.
  */
-export type ParsedOpenRtb =
-  | { kind: 'no_bid'; detail: string }
-  | { kind: 'bid'; bidId: string; price: unknown; adm: unknown; adomain?: string[] };
+export type ParsedOpenRtb = { kind: 'no_bid'; detail: string } | { kind: 'bid'; bidId: string; price: unknown; adm: unknown; adomain?: string[] };
 
-const reject = (reason: NonBidReason, detail: string): never => { throw new BidRejection(reason, detail); };
+const reject = (reason: NonBidReason, detail: string): never => {
+  throw new BidRejection(reason, detail);
+};
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `body` is the parsed JSON (undefined for an empty body). Throws invalid_response for a malformed answer. */
 export function parseBidResponse(body: unknown, auctionId: string): ParsedOpenRtb {
   if (body === undefined || (isObject(body) && Object.keys(body).length === 0)) return { kind: 'no_bid', detail: 'empty response' };
   if (!isObject(body)) return reject('invalid_response', 'BidResponse must be a JSON object');
-  if (body.nbr !== undefined && (!Array.isArray(body.seatbid) || body.seatbid.length === 0)) return { kind: 'no_bid', detail: `nbr ${JSON.stringify(body.nbr)}` };
+  if (body.nbr !== undefined && (!Array.isArray(body.seatbid) || body.seatbid.length === 0))
+    return { kind: 'no_bid', detail: `nbr ${JSON.stringify(body.nbr)}` };
   if (body.id !== auctionId) reject('invalid_response', 'BidResponse id does not echo the request id');
   if (body.cur !== undefined && body.cur !== 'USD') reject('invalid_response', 'BidResponse cur must be USD');
   if (body.seatbid === undefined || (Array.isArray(body.seatbid) && body.seatbid.length === 0)) return { kind: 'no_bid', detail: 'no seatbid' };
   if (!Array.isArray(body.seatbid)) return reject('invalid_response', 'seatbid must be an array');
-  const bids = body.seatbid.flatMap((seat): unknown[] => (isObject(seat) && Array.isArray(seat.bid) ? (seat.bid as unknown[]) : reject('invalid_response', 'seatbid[].bid must be an array')));
+  const bids = body.seatbid.flatMap((seat): unknown[] =>
+    isObject(seat) && Array.isArray(seat.bid) ? (seat.bid as unknown[]) : reject('invalid_response', 'seatbid[].bid must be an array'),
+  );
   if (bids.length === 0) return { kind: 'no_bid', detail: 'empty seatbid' };
   const ours = bids.filter((b) => isObject(b) && b.impid === '1') as Record<string, unknown>[];
   if (ours.length === 0) return reject('invalid_response', 'no bid for imp "1"');
@@ -35,7 +38,12 @@ export function parseBidResponse(body: unknown, auctionId: string): ParsedOpenRt
   return { kind: 'bid', bidId, price: best.price, adm: best.adm, adomain };
 }
 
-interface NativeAsset { id?: unknown; title?: { text?: unknown }; data?: { value?: unknown }; img?: { url?: unknown; w?: unknown; h?: unknown } }
+interface NativeAsset {
+  id?: unknown;
+  title?: { text?: unknown };
+  data?: { value?: unknown };
+  img?: { url?: unknown; w?: unknown; h?: unknown };
+}
 
 /** An https URL as served (dsp-content.ts creativeUrl: normalized, no user info). */
 function httpsUrl(value: unknown, what: string): string {
@@ -62,7 +70,11 @@ function image(asset: NativeAsset | undefined, id: number, min: number): string 
 export function validateNativeAdm(adm: unknown, tagid: string, titleLen: number, adomain?: string[]): MessageCreative {
   let parsed: unknown = adm;
   if (typeof adm === 'string') {
-    try { parsed = JSON.parse(adm); } catch { return reject('invalid_ad_data', 'adm is not JSON'); }
+    try {
+      parsed = JSON.parse(adm);
+    } catch {
+      return reject('invalid_ad_data', 'adm is not JSON');
+    }
   }
   if (!isObject(parsed)) return reject('invalid_ad_data', 'adm must hold a Native 1.2 response object');
   const native = isObject(parsed.native) ? parsed.native : parsed;
@@ -78,7 +90,9 @@ export function validateNativeAdm(adm: unknown, tagid: string, titleLen: number,
   let viewUrl: string | undefined;
   if (Array.isArray(native.eventtrackers)) {
     for (const t of native.eventtrackers) {
-      if (isObject(t) && t.event === 1 && t.method === 1) { viewUrl ??= httpsUrl(t.url, 'eventtrackers[].url'); }
+      if (isObject(t) && t.event === 1 && t.method === 1) {
+        viewUrl ??= httpsUrl(t.url, 'eventtrackers[].url');
+      }
     }
   }
   if (viewUrl === undefined && Array.isArray(native.imptrackers) && native.imptrackers.length > 0) viewUrl = httpsUrl(native.imptrackers[0], 'imptrackers[0]');
@@ -86,11 +100,19 @@ export function validateNativeAdm(adm: unknown, tagid: string, titleLen: number,
   // On a _text_v1 slot an image is dropped before anything else looks at it.
   const mainImage = text ? null : image(assets.get(4), 4, ASSET_LIMITS.imageMin);
   const logo = image(assets.get(5), 5, ASSET_LIMITS.logoMin);
-  if (!mainImage && !logo) reject(text ? 'dsp_invalid_text_bid' : 'dsp_invalid_image_bid', text ? 'a _text_v1 slot needs a logo (asset 5)' : 'neither an image (asset 4) nor a logo (asset 5)');
+  if (!mainImage && !logo)
+    reject(
+      text ? 'dsp_invalid_text_bid' : 'dsp_invalid_image_bid',
+      text ? 'a _text_v1 slot needs a logo (asset 5)' : 'neither an image (asset 4) nor a logo (asset 5)',
+    );
   const creative: MessageCreative = {
     format: 'sponsored_message',
     placement: mainImage ? 'image' : 'text',
-    headline, description, url, advertiser, cta_text: cta,
+    headline,
+    description,
+    url,
+    advertiser,
+    cta_text: cta,
     ...(mainImage ? { image_url: mainImage } : {}),
     ...(logo ? { logo_url: logo } : {}),
     ...(viewUrl ? { view_url: viewUrl } : {}),

@@ -86,22 +86,24 @@ export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteI
     tmax: 2000,
     cur: ['USD'],
     test: auctionSettings.openrtbTest,
-    imp: [{
-      id: '1',
-      tagid,
-      bidfloor: ctx.floorMicros / 1_000_000,
-      bidfloorcur: 'USD',
-      secure: 1,
-      native: { ver: '1.2', request: JSON.stringify(nativeRequest(tagid, headlineLimit(req, 'openrtb'))) },
-      ext: {
-        own: compact({
-          chat_id: req.request_type === 'opener' ? undefined : req.chatId,
-          n_ads_before: req.nAdsBefore ?? 0,
-          prefetched: req.prefetched,
-          request_type: req.request_type === 'opener' ? 'opener' : 'sponsored_message',
-        }),
+    imp: [
+      {
+        id: '1',
+        tagid,
+        bidfloor: ctx.floorMicros / 1_000_000,
+        bidfloorcur: 'USD',
+        secure: 1,
+        native: { ver: '1.2', request: JSON.stringify(nativeRequest(tagid, headlineLimit(req, 'openrtb'))) },
+        ext: {
+          own: compact({
+            chat_id: req.request_type === 'opener' ? undefined : req.chatId,
+            n_ads_before: req.nAdsBefore ?? 0,
+            prefetched: req.prefetched,
+            request_type: req.request_type === 'opener' ? 'opener' : 'sponsored_message',
+          }),
+        },
       },
-    }],
+    ],
     ...placement,
     device: compact({
       ua: ctx.userAgent,

@@ -51,14 +51,29 @@ const servableWhere = (): Prisma.AdWhereInput => ({
 
 const indexSelect = {
   // What serves is the ad's last approved creative, never its live (possibly unreviewed) columns.
-  id: true, status: true, approvedCreative: true,
+  id: true,
+  status: true,
+  approvedCreative: true,
   adGroup: {
     select: {
-      id: true, status: true, contextHints: true, maxBidMicros: true,
+      id: true,
+      status: true,
+      contextHints: true,
+      maxBidMicros: true,
       campaign: {
         select: {
-          id: true, organizationId: true, adAccountId: true, status: true, reviewStatus: true, startTime: true, endTime: true, lifecycleState: true, pricingModel: true, targetCountries: true,
-          lifetimeSpendLimitMicros: true, spend: { select: { spentMicros: true } },
+          id: true,
+          organizationId: true,
+          adAccountId: true,
+          status: true,
+          reviewStatus: true,
+          startTime: true,
+          endTime: true,
+          lifecycleState: true,
+          pricingModel: true,
+          targetCountries: true,
+          lifetimeSpendLimitMicros: true,
+          spend: { select: { spentMicros: true } },
           adAccount: { select: { name: true, url: true, logoUrl: true } },
           organization: { select: { name: true, domain: true } },
         },
@@ -116,7 +131,12 @@ function indexEntry(ad: IndexRow): IndexedAd | null {
     imageUrl: creative.image ? assetUrl(creative.image) : null,
     logoUrl: campaign.adAccount.logoUrl,
     advertiser: campaign.adAccount.name || campaign.organization.name,
-    domain: website ? website.replace(/^https?:\/\//i, '').replace(/\/.*$/, '').toLowerCase() : null,
+    domain: website
+      ? website
+          .replace(/^https?:\/\//i, '')
+          .replace(/\/.*$/, '')
+          .toLowerCase()
+      : null,
     clickUrl: landingUrlOf(creative.target_url, campaign.adAccount.url, campaign.organization.domain),
     countries: campaign.targetCountries.length ? new Set(campaign.targetCountries.map((c) => c.toUpperCase())) : null,
     pricingModel: campaign.pricingModel,

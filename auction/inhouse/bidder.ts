@@ -71,7 +71,16 @@ export function creativeFor(ad: IndexedAd, ctx: AuctionContext): Creative {
 export const INHOUSE_BIDDER = { id: 'inhouse', name: 'inhouse' } as const;
 
 /** The request-dependent reasons, in the order they are checked: the furthest an ad got is the bidder's no-bid reason. */
-const SKIP_ORDER = ['budget_exhausted', 'not_targeted', 'not_relevant', 'no_landing_url', 'format_not_offered', 'no_image_or_logo', 'frequency_capped', 'paced'] as const;
+const SKIP_ORDER = [
+  'budget_exhausted',
+  'not_targeted',
+  'not_relevant',
+  'no_landing_url',
+  'format_not_offered',
+  'no_image_or_logo',
+  'frequency_capped',
+  'paced',
+] as const;
 export type InhouseSkip = (typeof SKIP_ORDER)[number];
 
 export interface InhouseResult {
@@ -98,10 +107,13 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
   for (const ad of ads) {
     // State (paused, scheduled, ...) is not counted: the diagnostics read it from the database.
     if (servingBlock(ad, now) !== null) continue;
-    const skip = !deps.budget.mayServe(ad.campaignId) ? 'budget_exhausted'
-      : ad.countries && !ad.countries.has(req.country_code) ? 'not_targeted'
-        : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD ? 'not_relevant'
-          : creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad) ? 'paced' : null);
+    const skip = !deps.budget.mayServe(ad.campaignId)
+      ? 'budget_exhausted'
+      : ad.countries && !ad.countries.has(req.country_code)
+        ? 'not_targeted'
+        : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD
+          ? 'not_relevant'
+          : (creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad) ? 'paced' : null));
     if (skip) {
       count(ad.tally, skip);
       furthest = Math.max(furthest, SKIP_ORDER.indexOf(skip));
@@ -112,7 +124,10 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
     const price = bidCpmMicros(ad.pricingModel, ad.maxBidMicros, deps.ctr.ctr(ad.adGroupId));
     if (best && price < bestPrice) continue;
     // Ties at random (reservoir sampling over equal prices).
-    if (best && price === bestPrice) { ties += 1; if (Math.random() * (ties + 1) >= 1) continue; } else ties = 0;
+    if (best && price === bestPrice) {
+      ties += 1;
+      if (Math.random() * (ties + 1) >= 1) continue;
+    } else ties = 0;
     best = ad;
     bestPrice = price;
   }
@@ -121,9 +136,19 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
 
 function bidOf(ctx: AuctionContext, ad: IndexedAd, priceMicros: number): ValidBid {
   return {
-    bidderId: INHOUSE_BIDDER.id, bidderName: INHOUSE_BIDDER.name, kind: 'inhouse', bidId: randomUUID(), priceMicros, creative: creativeFor(ad, ctx),
+    bidderId: INHOUSE_BIDDER.id,
+    bidderName: INHOUSE_BIDDER.name,
+    kind: 'inhouse',
+    bidId: randomUUID(),
+    priceMicros,
+    creative: creativeFor(ad, ctx),
     inhouse: {
-      adId: ad.adId, adGroupId: ad.adGroupId, campaignId: ad.campaignId, organizationId: ad.organizationId, adAccountId: ad.adAccountId, pricingModel: ad.pricingModel,
+      adId: ad.adId,
+      adGroupId: ad.adGroupId,
+      campaignId: ad.campaignId,
+      organizationId: ad.organizationId,
+      adAccountId: ad.adAccountId,
+      pricingModel: ad.pricingModel,
       ...(ad.pricingModel === 'cpc' ? { cpcMicros: ad.maxBidMicros ?? DEFAULT_CPC_MICROS } : {}),
     },
   };

@@ -16,7 +16,9 @@ export const alwaysOpenBudget: BudgetGate = { mayServe: () => true };
  * Click-through estimate for cpc campaigns: a Beta(1, 99) prior (1% CTR)
  * smoothed with observed clicks and impressions; with no data yet the prior.
  */
-export interface CtrEstimator { ctr(adGroupId: string): number }
+export interface CtrEstimator {
+  ctr(adGroupId: string): number;
+}
 export const PRIOR_CLICKS = 1;
 export const PRIOR_IMPRESSIONS = 100;
 export function smoothedCtr(clicks: number, impressions: number): number {

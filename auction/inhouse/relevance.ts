@@ -14,8 +14,12 @@
  */
 export const RELEVANCE_THRESHOLD = 0.5;
 
-const STOP_WORDS = new Set(('a an and are as at be but by for from has have how i in is it its me my of on or our so that the their them then there these they this to was we were what when where which who why will with you your ' +
-  'can do does did just about into up out if not no yes im ive dont want need like get got some any all more most very').split(' '));
+const STOP_WORDS = new Set(
+  (
+    'a an and are as at be but by for from has have how i in is it its me my of on or our so that the their them then there these they this to was we were what when where which who why will with you your ' +
+    'can do does did just about into up out if not no yes im ive dont want need like get got some any all more most very'
+  ).split(' '),
+);
 
 export function stem(word: string): string {
   let w = word;
@@ -23,7 +27,10 @@ export function stem(word: string): string {
   else if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith('s') && !w.endsWith('ss') && w.length > 3) w = w.slice(0, -1);
   for (const suffix of ['ational', 'ization', 'ation', 'ness', 'ment', 'ing', 'er', 'ed']) {
-    if (w.length - suffix.length >= 3 && w.endsWith(suffix)) { w = w.slice(0, -suffix.length); break; }
+    if (w.length - suffix.length >= 3 && w.endsWith(suffix)) {
+      w = w.slice(0, -suffix.length);
+      break;
+    }
   }
   // runn -> run (doubled consonant left by -ing/-er/-ed)
   if (w.length >= 4 && w[w.length - 1] === w[w.length - 2] && !'aeiouls'.includes(w[w.length - 1])) w = w.slice(0, -1);
@@ -32,7 +39,11 @@ export function stem(word: string): string {
 
 export function terms(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').split(/[^\p{L}\p{N}]+/u)) {
+  for (const raw of text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .split(/[^\p{L}\p{N}]+/u)) {
     if (raw.length < 2 || STOP_WORDS.has(raw)) continue;
     out.push(stem(raw));
   }

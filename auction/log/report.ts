@@ -11,12 +11,25 @@ export async function dspReport(opts: { dspId?: string; since?: Date }) {
   try {
     const since = opts.since ?? new Date(Date.now() - 7 * 86_400_000);
     const dspFilter = opts.dspId ? sql` AND bidder_id = ${opts.dspId}` : '';
-    const query = sql`SELECT bidder_id, any(bidder_name) AS bidder_name, outcome, reason, count() AS n, avg(latency_ms) AS avg_latency_ms
-      FROM auction_bids WHERE event_time >= ${since}` + dspFilter + ' GROUP BY bidder_id, outcome, reason ORDER BY bidder_id, n DESC';
-    const rows = await (await clickhouse.query({ query, format: 'JSONEachRow' })).json<{
-      bidder_id: string; bidder_name: string; outcome: string; reason: string; n: number; avg_latency_ms: number;
+    const query =
+      sql`SELECT bidder_id, any(bidder_name) AS bidder_name, outcome, reason, count() AS n, avg(latency_ms) AS avg_latency_ms
+      FROM auction_bids WHERE event_time >= ${since}` +
+      dspFilter +
+      ' GROUP BY bidder_id, outcome, reason ORDER BY bidder_id, n DESC';
+    const rows = await (
+      await clickhouse.query({ query, format: 'JSONEachRow' })
+    ).json<{
+      bidder_id: string;
+      bidder_name: string;
+      outcome: string;
+      reason: string;
+      n: number;
+      avg_latency_ms: number;
     }>();
-    const byBidder = new Map<string, { dsp_id: string; name: string; requests: number; bids: number; wins: number; non_bids: { reason: string; code: number; count: number }[] }>();
+    const byBidder = new Map<
+      string,
+      { dsp_id: string; name: string; requests: number; bids: number; wins: number; non_bids: { reason: string; code: number; count: number }[] }
+    >();
     for (const r of rows) {
       const entry = byBidder.get(r.bidder_id) ?? { dsp_id: r.bidder_id, name: r.bidder_name, requests: 0, bids: 0, wins: 0, non_bids: [] };
       const n = Number(r.n);

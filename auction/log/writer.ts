@@ -33,7 +33,10 @@ export function nowDateTime(): string {
   return clockText;
 }
 
-interface Batch { chunks: Buffer[]; rows: number }
+interface Batch {
+  chunks: Buffer[];
+  rows: number;
+}
 type LogTable = 'auctions' | 'auction_bids' | typeof INHOUSE_STATS_TABLE;
 const CHUNK_BYTES = 256 * 1024;
 
@@ -53,7 +56,9 @@ export class RowQueue {
     this.chunkRows += 1;
   }
 
-  get rows(): number { return this.sealed.reduce((n, b) => n + b.rows, this.chunkRows); }
+  get rows(): number {
+    return this.sealed.reduce((n, b) => n + b.rows, this.chunkRows);
+  }
 
   /** Everything queued, as one batch (null when empty); the queue is left empty. */
   take(): Batch | null {
@@ -100,26 +105,55 @@ export class AuctionLog {
     private readonly clickhouse: ClickHouseClient,
     private readonly opts: { batchSize: number; flushMs: number; setAside?: (letters: DeadLetter[]) => Promise<void> },
   ) {
-    this.timer = setInterval(() => { void this.flush(); }, opts.flushMs);
+    this.timer = setInterval(() => {
+      void this.flush();
+    }, opts.flushMs);
     this.timer.unref();
   }
 
   record(ctx: AuctionContext, winner: ValidBid | null, records: BidRecord[], latencyMs: number, format: string | null) {
     const time = nowDateTime();
-    this.auctions.push(JSON.stringify({
-      auction_id: ctx.auctionId, event_time: time, publisher_id: ctx.publisher.publicId, request_type: ctx.request.request_type,
-      country: ctx.request.country_code, device: ctx.request.device, ad_formats: ctx.request.ad_formats, tmax_ms: ctx.tmaxMs,
-      bidders: records.length, valid_bids: records.filter((r) => r.outcome !== 'rejected').length, filled: winner ? 1 : 0,
-      winner_bidder: winner?.bidderId ?? '', winner_bid_id: winner?.bidId ?? '', winner_ad_id: winner?.inhouse?.adId ?? '',
-      winner_campaign_id: winner?.inhouse?.campaignId ?? '', format: format ?? '', price_micros: winner?.priceMicros ?? 0, latency_ms: latencyMs,
-    }));
+    this.auctions.push(
+      JSON.stringify({
+        auction_id: ctx.auctionId,
+        event_time: time,
+        publisher_id: ctx.publisher.publicId,
+        request_type: ctx.request.request_type,
+        country: ctx.request.country_code,
+        device: ctx.request.device,
+        ad_formats: ctx.request.ad_formats,
+        tmax_ms: ctx.tmaxMs,
+        bidders: records.length,
+        valid_bids: records.filter((r) => r.outcome !== 'rejected').length,
+        filled: winner ? 1 : 0,
+        winner_bidder: winner?.bidderId ?? '',
+        winner_bid_id: winner?.bidId ?? '',
+        winner_ad_id: winner?.inhouse?.adId ?? '',
+        winner_campaign_id: winner?.inhouse?.campaignId ?? '',
+        format: format ?? '',
+        price_micros: winner?.priceMicros ?? 0,
+        latency_ms: latencyMs,
+      }),
+    );
     for (const r of records) {
-      this.bids.push(JSON.stringify({
-        auction_id: ctx.auctionId, event_time: time, bidder_id: r.bidderId, bidder_name: r.bidderName, bidder_kind: r.kind,
-        bid_id: r.bidId ?? '', price_micros: r.priceMicros ?? 0, outcome: r.outcome, reason: r.reason ?? '',
-        seat_non_bid_code: r.reason ? seatNonBidCode(r.reason) : -1, detail: boundedText(r.detail ?? '', 500), latency_ms: r.latencyMs,
-        ad_id: r.adId ?? '', campaign_id: r.campaignId ?? '',
-      }));
+      this.bids.push(
+        JSON.stringify({
+          auction_id: ctx.auctionId,
+          event_time: time,
+          bidder_id: r.bidderId,
+          bidder_name: r.bidderName,
+          bidder_kind: r.kind,
+          bid_id: r.bidId ?? '',
+          price_micros: r.priceMicros ?? 0,
+          outcome: r.outcome,
+          reason: r.reason ?? '',
+          seat_non_bid_code: r.reason ? seatNonBidCode(r.reason) : -1,
+          detail: boundedText(r.detail ?? '', 500),
+          latency_ms: r.latencyMs,
+          ad_id: r.adId ?? '',
+          campaign_id: r.campaignId ?? '',
+        }),
+      );
     }
     if (this.auctions.rows >= this.opts.batchSize) void this.flush();
   }
@@ -173,7 +207,10 @@ export class AuctionLog {
     // The rows are already JSONEachRow text: sent as the body of the (value-free) INSERT.
     const { stream } = await this.clickhouse.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from(chunks, { objectMode: false }) });
     stream.resume();
-    await new Promise((resolve, reject) => { stream.once('end', resolve); stream.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      stream.once('end', resolve);
+      stream.once('error', reject);
+    });
   }
 
   private async setAsideRefused(table: LogTable, batch: Batch) {
@@ -191,7 +228,9 @@ export class AuctionLog {
     if (bids) this.bids.putBack(bids);
   }
 
-  get queued() { return this.auctions.rows + this.bids.rows + this.inhouseStats.rows; }
+  get queued() {
+    return this.auctions.rows + this.bids.rows + this.inhouseStats.rows;
+  }
 
   /** Flushes until the queue is empty (or a flush fails twice in a row). */
   async drain(): Promise<void> {

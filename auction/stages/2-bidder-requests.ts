@@ -9,10 +9,17 @@ import type { AuctionContext, BidRecord } from '../types';
  * how long each (each bidder's own plan: auction/bidders/). A bidder that is
  * not called is recorded with its reason.
  */
-export interface BidderCall { bidder: Bidder; timeoutMs: number }
+export interface BidderCall {
+  bidder: Bidder;
+  timeoutMs: number;
+}
 
 export function planBidders(
-  ctx: AuctionContext, bidders: readonly Bidder[], health: DspHealth, settings: AuctionSettings, now = performance.now(),
+  ctx: AuctionContext,
+  bidders: readonly Bidder[],
+  health: DspHealth,
+  settings: AuctionSettings,
+  now = performance.now(),
 ): { calls: BidderCall[]; skipped: BidRecord[] } {
   const limits: PlanLimits = { settings, health, now };
   const calls: BidderCall[] = [];

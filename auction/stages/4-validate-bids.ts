@@ -23,9 +23,16 @@ export function validateBids(ctx: AuctionContext, answers: readonly Answer[], ca
     try {
       const bid = bidder.validate(ctx, answer.raw);
       if (bid.priceMicros < ctx.floorMicros) {
-        records.push(bidRecord(bidder, 'rejected', {
-          bidId: bid.bidId, priceMicros: bid.priceMicros, reason: 'below_floor', detail: `bid ${bid.priceMicros / 1e6} is below the floor ${ctx.floorMicros / 1e6}`, latencyMs, inhouse: bid.inhouse,
-        }));
+        records.push(
+          bidRecord(bidder, 'rejected', {
+            bidId: bid.bidId,
+            priceMicros: bid.priceMicros,
+            reason: 'below_floor',
+            detail: `bid ${bid.priceMicros / 1e6} is below the floor ${ctx.floorMicros / 1e6}`,
+            latencyMs,
+            inhouse: bid.inhouse,
+          }),
+        );
         continue;
       }
       if (bid.creative === null) cache.put(bid);

@@ -12,10 +12,18 @@ import type { AuctionContext, BidRecord, Creative, ValidBid } from '../types';
  * strictly. A failed render drops that bid and, while time remains, the next
  * one is tried.
  */
-export interface RenderOutcome { winner: (ValidBid & { creative: Creative }) | null; failed: BidRecord[]; renderMs: number }
+export interface RenderOutcome {
+  winner: (ValidBid & { creative: Creative }) | null;
+  failed: BidRecord[];
+  renderMs: number;
+}
 
 export async function renderWinner(
-  ctx: AuctionContext, ranked: readonly ValidBid[], bidderOf: (bid: ValidBid) => Bidder, cache: BidCache, settings: AuctionSettings,
+  ctx: AuctionContext,
+  ranked: readonly ValidBid[],
+  bidderOf: (bid: ValidBid) => Bidder,
+  cache: BidCache,
+  settings: AuctionSettings,
 ): Promise<RenderOutcome> {
   const failed: BidRecord[] = [];
   let renderMs = 0;
@@ -25,9 +33,15 @@ export async function renderWinner(
     const fail = (reason: NonBidReason, detail: string, latencyMs: number) =>
       failed.push(bidRecord(bidder, 'rejected', { bidId: bid.bidId, priceMicros: bid.priceMicros, reason, detail, latencyMs }));
     const cached = cache.take(bid.bidderId, bid.bidId);
-    if (!cached || !bidder.render) { fail('render_failed', cached ? 'the bidder cannot render' : 'bid no longer cached (expired)', 0); continue; }
+    if (!cached || !bidder.render) {
+      fail('render_failed', cached ? 'the bidder cannot render' : 'bid no longer cached (expired)', 0);
+      continue;
+    }
     const timeoutMs = Math.floor(ctx.deadlineAt - performance.now() - settings.ownWorkReserveMs);
-    if (timeoutMs < settings.minDspTimeMs) { fail('timeout', `no time left to render (${timeoutMs} ms)`, 0); continue; }
+    if (timeoutMs < settings.minDspTimeMs) {
+      fail('timeout', `no time left to render (${timeoutMs} ms)`, 0);
+      continue;
+    }
     const started = performance.now();
     try {
       const creative = await bidder.render(ctx, cached, timeoutMs);

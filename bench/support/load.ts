@@ -12,8 +12,18 @@ import { performance } from 'node:perf_hooks';
  * `sustainedRate` steps the rate up and reports the highest one the server
  * kept up with inside a latency bound.
  */
-export interface LoadRequest { method: string; path: string; headers?: Record<string, string>; body?: string }
-export interface LoadResult { ok: number; failed: number; perSecond: number; latencies: number[] }
+export interface LoadRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+export interface LoadResult {
+  ok: number;
+  failed: number;
+  perSecond: number;
+  latencies: number[];
+}
 
 /** Nearest-rank percentile of an ascending array (the one definition every bench uses). */
 export const percentile = (sorted: number[], p: number) =>
@@ -60,7 +70,10 @@ export async function openLoopLoad(o: OpenLoopOptions): Promise<LoadResult> {
   let outstanding = 0;
   let sent = 0;
   await new Promise<void>((done) => {
-    const settle = () => { outstanding -= 1; if (sent === total && outstanding === 0) done(); };
+    const settle = () => {
+      outstanding -= 1;
+      if (sent === total && outstanding === 0) done();
+    };
     const tick = () => {
       const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * o.rate) + 1);
       for (; sent < due; sent += 1) {
@@ -69,12 +82,16 @@ export async function openLoopLoad(o: OpenLoopOptions): Promise<LoadResult> {
         // send() answers every failure with a status of 0: it never rejects.
         void send(o.next()).then((status) => {
           if (dueAt >= measureFrom) {
-            if (o.ok(status)) { ok += 1; latencies.push(performance.now() - dueAt); } else failed += 1;
+            if (o.ok(status)) {
+              ok += 1;
+              latencies.push(performance.now() - dueAt);
+            } else failed += 1;
           }
           settle();
         });
       }
-      if (sent < total) setTimeout(tick, 1); else if (outstanding === 0) done();
+      if (sent < total) setTimeout(tick, 1);
+      else if (outstanding === 0) done();
     };
     tick();
   });
@@ -83,7 +100,12 @@ export async function openLoopLoad(o: OpenLoopOptions): Promise<LoadResult> {
   return { ok, failed, perSecond: o.durationS > 0 ? ok / o.durationS : 0, latencies };
 }
 
-export interface RateStep extends LoadResult { rate: number; p50: number; p99: number; sustained: boolean }
+export interface RateStep extends LoadResult {
+  rate: number;
+  p50: number;
+  p99: number;
+  sustained: boolean;
+}
 
 /**
  * Open-loop steps at rising `rates`: a step is sustained when every request
@@ -94,15 +116,17 @@ export interface RateStep extends LoadResult { rate: number; p50: number; p99: n
  * rate below it (undefined if the first step was not), so that a lucky step
  * above an unsustained one never counts. Steps after that still run and print.
  */
-export async function sustainedRate(o: Omit<OpenLoopOptions, 'rate'> & {
-  rates: number[];
-  p99LimitMs: number;
-  onStep?: (s: RateStep) => void;
-  /** Called before each step with how many requests it will send (e.g. to build them ahead, off the clock). */
-  prepare?: (requests: number) => void;
-  /** Seconds of unmeasured load at the first rate before the steps: a just-started server warms up (JIT, caches, pools). */
-  serverWarmupS?: number;
-}) {
+export async function sustainedRate(
+  o: Omit<OpenLoopOptions, 'rate'> & {
+    rates: number[];
+    p99LimitMs: number;
+    onStep?: (s: RateStep) => void;
+    /** Called before each step with how many requests it will send (e.g. to build them ahead, off the clock). */
+    prepare?: (requests: number) => void;
+    /** Seconds of unmeasured load at the first rate before the steps: a just-started server warms up (JIT, caches, pools). */
+    serverWarmupS?: number;
+  },
+) {
   const steps: RateStep[] = [];
   if (o.serverWarmupS) {
     o.prepare?.(Math.round(o.rates[0] * o.serverWarmupS));

@@ -12,8 +12,13 @@ import { startReferenceDsp, type CreativeKind, type Fault } from './server';
 
 const { values } = parseArgs({
   options: {
-    port: { type: 'string', default: process.env.REFERENCE_DSP_PORT ?? '3200' }, latency: { type: 'string' }, price: { type: 'string' },
-    'no-bid-rate': { type: 'string' }, fault: { type: 'string' }, creative: { type: 'string' }, key: { type: 'string', default: 'dev-reference-dsp-key' },
+    port: { type: 'string', default: process.env.REFERENCE_DSP_PORT ?? '3200' },
+    latency: { type: 'string' },
+    price: { type: 'string' },
+    'no-bid-rate': { type: 'string' },
+    fault: { type: 'string' },
+    creative: { type: 'string' },
+    key: { type: 'string', default: 'dev-reference-dsp-key' },
     'no-register': { type: 'boolean' },
   },
 });
@@ -24,26 +29,33 @@ async function register(url: string, key: string) {
     if ((await db.dsp.count({ where: { enabled: true } })) > 0) return 'DSPs already configured: not registered';
     await addDsp(db, { name: 'reference-native', protocol: 'native', bidUrl: `${url}/native/bid`, renderUrl: `${url}/native/render`, key });
     await addDsp(db, { name: 'reference-openrtb', protocol: 'openrtb', bidUrl: `${url}/openrtb`, key });
-    return 'registered as the auction\'s DSPs (native and OpenRTB)';
+    return "registered as the auction's DSPs (native and OpenRTB)";
   } finally {
     await db.$disconnect();
   }
 }
 
-startReferenceDsp({
-  key: values.key,
-  ...(values.latency ? { latencyMs: Number(values.latency) } : {}),
-  ...(values.price ? { price: Number(values.price) } : {}),
-  ...(values['no-bid-rate'] ? { noBidRate: Number(values['no-bid-rate']) } : {}),
-  ...(values.fault ? { fault: values.fault as Fault } : {}),
-  ...(values.creative ? { creative: values.creative as CreativeKind } : {}),
-}, Number(values.port)).then(async (dsp) => {
-  const note = values['no-register'] ? 'not registered (--no-register)' : await register(dsp.url, values.key);
-  console.log(`reference DSP on ${dsp.url} (native bid /native/bid, render /native/render, OpenRTB /openrtb): ${note}`);
-  const stop = () => { void dsp.close().then(() => process.exit(0)); };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-}).catch((err: unknown) => {
-  console.error(`reference DSP failed to start: ${(err as Error).message}`);
-  process.exit(1);
-});
+startReferenceDsp(
+  {
+    key: values.key,
+    ...(values.latency ? { latencyMs: Number(values.latency) } : {}),
+    ...(values.price ? { price: Number(values.price) } : {}),
+    ...(values['no-bid-rate'] ? { noBidRate: Number(values['no-bid-rate']) } : {}),
+    ...(values.fault ? { fault: values.fault as Fault } : {}),
+    ...(values.creative ? { creative: values.creative as CreativeKind } : {}),
+  },
+  Number(values.port),
+)
+  .then(async (dsp) => {
+    const note = values['no-register'] ? 'not registered (--no-register)' : await register(dsp.url, values.key);
+    console.log(`reference DSP on ${dsp.url} (native bid /native/bid, render /native/render, OpenRTB /openrtb): ${note}`);
+    const stop = () => {
+      void dsp.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  })
+  .catch((err: unknown) => {
+    console.error(`reference DSP failed to start: ${(err as Error).message}`);
+    process.exit(1);
+  });

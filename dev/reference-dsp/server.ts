@@ -11,8 +11,20 @@ import { randomUUID } from 'node:crypto';
  */
 export type CreativeKind = 'image' | 'text' | 'carousel' | 'render';
 export type Fault =
-  | 'none' | 'invalid_ad_data' | 'wrong_placement' | 'missing_placement' | 'slow' | 'http_500' | 'garbage_json' | 'expired_render'
-  | 'bad_carousel' | 'insecure' | 'small_image' | 'missing_asset' | 'image_on_text_slot' | 'render_invalid';
+  | 'none'
+  | 'invalid_ad_data'
+  | 'wrong_placement'
+  | 'missing_placement'
+  | 'slow'
+  | 'http_500'
+  | 'garbage_json'
+  | 'expired_render'
+  | 'bad_carousel'
+  | 'insecure'
+  | 'small_image'
+  | 'missing_asset'
+  | 'image_on_text_slot'
+  | 'render_invalid';
 
 export interface ReferenceDspOptions {
   latencyMs: number;
@@ -35,10 +47,22 @@ export interface ReferenceDspOptions {
 }
 
 export const DEFAULT_OPTIONS: ReferenceDspOptions = {
-  latencyMs: 0, price: 1.5, noBidRate: 0, creative: 'image', fault: 'none', key: null, slowMs: 5000, bidTtlMs: 60_000, brand: 'Reference Shoes',
+  latencyMs: 0,
+  price: 1.5,
+  noBidRate: 0,
+  creative: 'image',
+  fault: 'none',
+  key: null,
+  slowMs: 5000,
+  bidTtlMs: 60_000,
+  brand: 'Reference Shoes',
 };
 
-export interface ReceivedRequest { path: string; headers: http.IncomingHttpHeaders; body: any }
+export interface ReceivedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
 
 export interface ReferenceDsp {
   url: string;
@@ -73,7 +97,11 @@ function carousel(o: ReferenceDspOptions) {
   return {
     ad_format: 'sponsored_carousel',
     advertiser: o.brand,
-    items: [1, 2, 3].map((i) => ({ headline: `Model ${i}`, image_url: `https://cdn.reference-dsp.example/${i}.jpg`, url: `https://click.reference-dsp.example/c?tile=${i}` })),
+    items: [1, 2, 3].map((i) => ({
+      headline: `Model ${i}`,
+      image_url: `https://cdn.reference-dsp.example/${i}.jpg`,
+      url: `https://click.reference-dsp.example/c?tile=${i}`,
+    })),
     view_url: 'https://track.reference-dsp.example/v?carousel=1',
   };
 }
@@ -87,11 +115,24 @@ function creativeFor(o: ReferenceDspOptions, body: any): Record<string, unknown>
   if ((o.creative === 'carousel' || o.fault === 'bad_carousel') && formats.includes('sponsored_carousel')) c = carousel(o);
   else c = messageCreative(o, o.creative === 'text' || !imageEnabled ? 'text' : 'image', max);
   switch (o.fault) {
-    case 'invalid_ad_data': c.surprise_field = true; break;
-    case 'wrong_placement': if (c.placement === 'image') { delete c.image_url; } else { delete c.logo_url; } break;
-    case 'missing_placement': delete c.placement; break;
-    case 'bad_carousel': (c.items as unknown[])?.pop(); break;
-    default: break;
+    case 'invalid_ad_data':
+      c.surprise_field = true;
+      break;
+    case 'wrong_placement':
+      if (c.placement === 'image') {
+        delete c.image_url;
+      } else {
+        delete c.logo_url;
+      }
+      break;
+    case 'missing_placement':
+      delete c.placement;
+      break;
+    case 'bad_carousel':
+      (c.items as unknown[])?.pop();
+      break;
+    default:
+      break;
   }
   return c;
 }
@@ -105,15 +146,57 @@ function nativeAdm(o: ReferenceDspOptions, tagid: string, titleLen: number) {
     { id: 3, data: { value: o.brand } },
     { id: 6, data: { value: 'Shop now' } },
   ];
-  if (!text || o.fault === 'image_on_text_slot') assets.push({ id: 4, img: { url: `${https}://cdn.reference-dsp.example/hero.jpg`, w: o.fault === 'small_image' ? 200 : 1200, h: o.fault === 'small_image' ? 200 : 628 } });
+  if (!text || o.fault === 'image_on_text_slot')
+    assets.push({
+      id: 4,
+      img: { url: `${https}://cdn.reference-dsp.example/hero.jpg`, w: o.fault === 'small_image' ? 200 : 1200, h: o.fault === 'small_image' ? 200 : 628 },
+    });
   if (text && o.fault !== 'image_on_text_slot') assets.push({ id: 5, img: { url: `${https}://cdn.reference-dsp.example/logo.png`, w: 200, h: 200 } });
-  if (o.fault === 'missing_asset') assets.splice(assets.findIndex((a) => a.id === 3), 1);
+  if (o.fault === 'missing_asset')
+    assets.splice(
+      assets.findIndex((a) => a.id === 3),
+      1,
+    );
   return JSON.stringify({
     native: {
-      ver: '1.2', assets, link: { url: `${https}://click.reference-dsp.example/c?id=1` },
+      ver: '1.2',
+      assets,
+      link: { url: `${https}://click.reference-dsp.example/c?id=1` },
       eventtrackers: [{ event: 1, method: 1, url: `${https}://track.reference-dsp.example/v?id=1` }],
     },
   });
+}
+
+function send(res: http.ServerResponse, status: number, body?: unknown): void {
+  if (body === undefined) {
+    res.writeHead(status);
+    res.end();
+    return;
+  }
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** An OpenRTB answer: one bid for the first impression, its native markup sized to the request's title length. */
+function openrtbBid(o: ReferenceDspOptions, body: any) {
+  const imp = body?.imp?.[0];
+  let titleLen = 90;
+  try {
+    titleLen = JSON.parse(imp.native.request).assets.find((a: any) => a.id === 1).title.len;
+  } catch {
+    /* default */
+  }
+  return {
+    id: body?.id,
+    cur: 'USD',
+    seatbid: [
+      {
+        seat: 'reference',
+        bid: [{ id: randomUUID(), impid: '1', price: o.price, adm: nativeAdm(o, imp?.tagid ?? '', titleLen), adomain: ['reference-shoes.example'] }],
+      },
+    ],
+  };
 }
 
 export function startReferenceDsp(initial: Partial<ReferenceDspOptions> = {}, port = 0, host = '127.0.0.1'): Promise<ReferenceDsp> {
@@ -121,20 +204,17 @@ export function startReferenceDsp(initial: Partial<ReferenceDspOptions> = {}, po
   const received: ReceivedRequest[] = [];
   const bids = new Map<string, { expiresAt: number; creative: Record<string, unknown> }>();
 
-  const send = (res: http.ServerResponse, status: number, body?: unknown) => {
-    if (body === undefined) { res.writeHead(status); res.end(); return; }
-    const text = typeof body === 'string' ? body : JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  };
-
   const server = http.createServer((req, res) => {
     const arrived = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     const answer = async () => {
       let body: any;
-      try { body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'); } catch { return send(res, 400, { error: 'body is not JSON' }); }
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+      } catch {
+        return send(res, 400, { error: 'body is not JSON' });
+      }
       const path = (req.url ?? '').split('?')[0];
       if (received.length < 10_000) received.push({ path, headers: req.headers, body });
       const o = options;
@@ -170,13 +250,7 @@ export function startReferenceDsp(initial: Partial<ReferenceDspOptions> = {}, po
       if (path === '/openrtb') {
         if (req.headers['x-openrtb-version'] !== '2.6') return send(res, 400, { error: 'unsupported OpenRTB version' });
         if (noBid) return send(res, 204);
-        const imp = body?.imp?.[0];
-        let titleLen = 90;
-        try { titleLen = JSON.parse(imp.native.request).assets.find((a: any) => a.id === 1).title.len; } catch { /* default */ }
-        return send(res, 200, {
-          id: body?.id, cur: 'USD',
-          seatbid: [{ seat: 'reference', bid: [{ id: randomUUID(), impid: '1', price: o.price, adm: nativeAdm(o, imp?.tagid ?? '', titleLen), adomain: ['reference-shoes.example'] }] }],
-        });
+        return send(res, 200, openrtbBid(o, body));
       }
       return send(res, 404, { error: 'not found' });
     };
@@ -193,8 +267,14 @@ export function startReferenceDsp(initial: Partial<ReferenceDspOptions> = {}, po
         url: `http://${host}:${bound}`,
         options,
         received,
-        set(update) { Object.assign(options, update); },
-        close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+        set(update) {
+          Object.assign(options, update);
+        },
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
       });
     });
   });

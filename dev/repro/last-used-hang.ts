@@ -35,7 +35,10 @@ async function oneTry(secret: string, keyId: string): Promise<boolean> {
   }
   // The response goes out, the test ends, afterAll closes: a tick later the write is mid-way.
   await new Promise((resolve) => setImmediate(resolve));
-  return withDeadline(close(), HANG_MS, 'close').then(() => false, () => true);
+  return withDeadline(close(), HANG_MS, 'close').then(
+    () => false,
+    () => true,
+  );
 }
 
 async function main() {
@@ -52,4 +55,7 @@ async function main() {
   process.exit(0); // hung pools would keep the process alive
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -66,8 +66,16 @@ const MINIMUM_AMOUNTS: Record<string, { symbol: string; minimum: number }> = {
 };
 
 const PAYMENT_INTENT_PARAMS = new Set([
-  'amount', 'currency', 'payment_method', 'customer', 'confirm', 'off_session',
-  'description', 'metadata', 'receipt_email', 'statement_descriptor_suffix',
+  'amount',
+  'currency',
+  'payment_method',
+  'customer',
+  'confirm',
+  'off_session',
+  'description',
+  'metadata',
+  'receipt_email',
+  'statement_descriptor_suffix',
 ]);
 const REFUND_PARAMS = new Set(['payment_intent', 'amount', 'reason', 'metadata']);
 const CONFIRM_PARAMS = new Set(['off_session']);
@@ -167,9 +175,7 @@ function booleanParam(params: Json, name: string): boolean {
 function metadataParam(params: Json): Record<string, string> {
   const value = params.metadata;
   if (value === undefined || value === '') return {};
-  const valid =
-    typeof value === 'object' && value !== null && !Array.isArray(value) &&
-    Object.values(value).every((v) => typeof v === 'string');
+  const valid = typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
   if (!valid) throw invalidRequest('Invalid metadata: must be a hash of string keys to string values.', { param: 'metadata' });
   return { ...(value as Record<string, string>) };
 }
@@ -254,14 +260,21 @@ export function createStripeEmulatorApp(opts: { authorizationDelayMs?: number } 
           send(req, res, stripeError(status, { type: 'idempotency_error', message, ...extra }));
         const tryAnother = `Try using a key other than '${key}' if you meant to execute a different request.`;
         if (previous.endpoint !== endpoint) {
-          return error(400, `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${previous.endpoint}' vs '${endpoint}'). ${tryAnother}`);
+          return error(
+            400,
+            `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${previous.endpoint}' vs '${endpoint}'). ${tryAnother}`,
+          );
         }
         if (previous.params !== params) {
           return error(400, `Keys for idempotent requests can only be used with the same parameters they were first used with. ${tryAnother}`);
         }
         if (!previous.saved) {
           res.set('Stripe-Should-Retry', 'true');
-          return error(409, `There is currently another in-progress request using this idempotent key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`, { code: 'idempotency_key_in_use' });
+          return error(
+            409,
+            `There is currently another in-progress request using this idempotent key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`,
+            { code: 'idempotency_key_in_use' },
+          );
         }
         return send(req, res, previous.saved, true);
       }
@@ -410,7 +423,11 @@ export function createStripeEmulatorApp(opts: { authorizationDelayMs?: number } 
     const decline =
       outcome.kind === 'declined'
         ? outcome
-        : { code: 'authentication_required', declineCode: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.' };
+        : {
+            code: 'authentication_required',
+            declineCode: 'authentication_required',
+            message: 'Your card was declined. This transaction requires authentication.',
+          };
     const charge = randomId('ch');
     const error = stripeError(402, {
       type: 'card_error',
@@ -526,7 +543,9 @@ export function createStripeEmulatorApp(opts: { authorizationDelayMs?: number } 
     const { mode, remaining } = (req.body ?? {}) as { mode?: unknown; remaining?: unknown };
     const validRemaining = remaining === undefined || remaining === null || (Number.isInteger(remaining) && (remaining as number) >= 0);
     if ((mode !== 'none' && mode !== 'http_500' && mode !== 'reset') || !validRemaining) {
-      res.status(400).json({ error: { type: 'invalid_request_error', message: 'Expected {"mode": "none" | "http_500" | "reset", "remaining"?: non-negative integer}' } });
+      res
+        .status(400)
+        .json({ error: { type: 'invalid_request_error', message: 'Expected {"mode": "none" | "http_500" | "reset", "remaining"?: non-negative integer}' } });
       return;
     }
     const count = (remaining ?? null) as number | null;
@@ -546,7 +565,8 @@ export function createStripeEmulatorApp(opts: { authorizationDelayMs?: number } 
   app.use('/v1', (req, res, next) => {
     const key = secretKeyOf(req);
     if (!key) {
-      const message = "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').";
+      const message =
+        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').";
       res.status(401).json({ error: { type: 'invalid_request_error', message } });
       return;
     }

@@ -83,10 +83,7 @@ const TABLE: Record<string, TestCard> = {
   pm_card_visa_chargeDeclinedVelocityLimitExceeded: card(
     'visa',
     '6975',
-    declined(
-      'card_velocity_exceeded',
-      'Your card was declined for making repeated attempts too frequently or exceeding its amount limit.',
-    ),
+    declined('card_velocity_exceeded', 'Your card was declined for making repeated attempts too frequently or exceeding its amount limit.'),
   ),
   // Attaches to a Customer fine, but charging it fails.
   pm_card_chargeCustomerFail: card('visa', '0341', declined('generic_decline')),

@@ -38,7 +38,12 @@ export async function authenticateApiKey(db: Db, secret: string, now = Date.now(
   const key = await db.apiKey.findUnique({
     where: { secretHash },
     select: {
-      id: true, secretHash: true, organizationId: true, revokedAt: true, expiresAt: true, lastUsedAt: true,
+      id: true,
+      secretHash: true,
+      organizationId: true,
+      revokedAt: true,
+      expiresAt: true,
+      lastUsedAt: true,
       organization: { select: { deletedAt: true } },
     },
   });

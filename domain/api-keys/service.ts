@@ -4,8 +4,13 @@ import { hashSecret, keyPreview, newSecret } from '../../lib/secrets';
 import { consumeOrThrow } from '../rate-limits/sliding-window';
 
 type ApiKeyRow = {
-  publicId: string; name: string; isActive: boolean; keyPreview: string;
-  lastUsedAt: Date | null; expiresAt: Date | null; createdAt: Date;
+  publicId: string;
+  name: string;
+  isActive: boolean;
+  keyPreview: string;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  createdAt: Date;
 };
 
 /** The spec's API key record (without `secret`). */
@@ -38,8 +43,12 @@ export interface MintedKey {
  * keys. Mints are rate limited per organization (a 429 `rate_limit_exceeded`).
  */
 export async function mintApiKey(db: Db, organizationId: string, name: string): Promise<MintedKey> {
-  await consumeOrThrow(db, `api_key_mint:${organizationId}`, config.rateLimits.apiKeyMintsPerOrgPerHour,
-    'Too many API keys minted for this organization; retry later');
+  await consumeOrThrow(
+    db,
+    `api_key_mint:${organizationId}`,
+    config.rateLimits.apiKeyMintsPerOrgPerHour,
+    'Too many API keys minted for this organization; retry later',
+  );
   const secret = newSecret('ak_');
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR UPDATE`;

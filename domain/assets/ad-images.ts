@@ -39,7 +39,12 @@ function withParam(err: unknown, param: string): never {
  * creative names no image. `paramPrefix` is the creative's path in the request.
  */
 export async function loadAdImage(
-  db: Db, store: AssetStore, organizationId: string, source: ImageSource, paramPrefix: string, options: ImageLoaderOptions = {},
+  db: Db,
+  store: AssetStore,
+  organizationId: string,
+  source: ImageSource,
+  paramPrefix: string,
+  options: ImageLoaderOptions = {},
 ): Promise<LoadedImage | null> {
   if (source.file_id !== undefined && source.image_url !== undefined) {
     throw new DomainError('invalid_value', 'Send either file_id or image_url, not both', `${paramPrefix}.file_id`);
@@ -62,8 +67,7 @@ export async function loadAdImage(
   } else {
     return null;
   }
-  const info = await inspectImage(bytes).catch((err) =>
-    withParam(err, `${paramPrefix}.${source.file_id !== undefined ? 'file_id' : 'image_url'}`));
+  const info = await inspectImage(bytes).catch((err) => withParam(err, `${paramPrefix}.${source.file_id !== undefined ? 'file_id' : 'image_url'}`));
   return { ...info, bytes, sizeBytes: bytes.length, sha256: sha256Hex(bytes) };
 }
 
@@ -80,9 +84,7 @@ export const IMAGE_LOAD_CONCURRENCY = 4;
  * IMAGE_LOAD_CONCURRENCY loads run at a time. Errors carry each caller's own
  * parameter path.
  */
-export function createImageLoader(
-  db: Db, store: AssetStore, organizationId: string, options: ImageLoaderOptions = {},
-): ImageLoader {
+export function createImageLoader(db: Db, store: AssetStore, organizationId: string, options: ImageLoaderOptions = {}): ImageLoader {
   const limit = pLimit(IMAGE_LOAD_CONCURRENCY);
   const loads = new Map<string, Promise<LoadedImage | null>>();
   return (source, paramPrefix) => {
@@ -131,8 +133,13 @@ export async function createAdAsset(tx: Prisma.TransactionClient, store: AssetSt
   }
   const asset = await tx.asset.create({
     data: {
-      organizationId, sha256: image.sha256, ext: image.ext, mime: image.mime,
-      width: image.width, height: image.height, sizeBytes: image.sizeBytes,
+      organizationId,
+      sha256: image.sha256,
+      ext: image.ext,
+      mime: image.mime,
+      width: image.width,
+      height: image.height,
+      sizeBytes: image.sizeBytes,
     },
   });
   return asset.id;
@@ -154,9 +161,7 @@ export async function deleteAssets(db: Db, store: AssetStore, assetIds: string[]
  * Removes stored bytes of these hashes unless an asset row (other than
  * `excluding`, which are about to go) still references them.
  */
-export async function garbageCollect(
-  db: Db, store: AssetStore, assets: { sha256: string; ext: string }[], excluding: string[] = [],
-): Promise<void> {
+export async function garbageCollect(db: Db, store: AssetStore, assets: { sha256: string; ext: string }[], excluding: string[] = []): Promise<void> {
   const unique = new Map(assets.map((a) => [assetKey(a), a]));
   for (const asset of unique.values()) {
     await db.$transaction(async (tx) => {

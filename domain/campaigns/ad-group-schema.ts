@@ -21,8 +21,13 @@ export function refineDistinctImages(groups: { ads: AdInput[] }[], groupPath: (i
       if (!field) continue;
       seen.add(`${field}:${creative[field]}`);
       if (seen.size > MAX_DISTINCT_IMAGES_PER_REQUEST) {
-        fail(ctx, 'invalid_value', `A request may name at most ${MAX_DISTINCT_IMAGES_PER_REQUEST} distinct images`,
-          [...groupPath(g), 'ads', i, 'creative', field]);
+        fail(ctx, 'invalid_value', `A request may name at most ${MAX_DISTINCT_IMAGES_PER_REQUEST} distinct images`, [
+          ...groupPath(g),
+          'ads',
+          i,
+          'creative',
+          field,
+        ]);
         return;
       }
     }

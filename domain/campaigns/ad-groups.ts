@@ -15,9 +15,7 @@ export type AdGroupWithCampaign = AdGroupRow & { campaign: CampaignRow };
 /** The organization's ad group with its campaign, or 404 `not_found` with `param`. */
 export async function findAdGroup(db: Db, organizationId: string, id: unknown, param = 'id'): Promise<AdGroupWithCampaign> {
   const adGroupId = normalizeId(id);
-  const adGroup = adGroupId
-    ? await db.adGroup.findFirst({ where: { id: adGroupId, campaign: { organizationId } }, include: { campaign: true } })
-    : null;
+  const adGroup = adGroupId ? await db.adGroup.findFirst({ where: { id: adGroupId, campaign: { organizationId } }, include: { campaign: true } }) : null;
   if (!adGroup) throw notFound('ad group', param);
   return adGroup;
 }
@@ -42,19 +40,26 @@ export async function createAdGroup(deps: TreeDeps, organizationId: string, inpu
     created = await db.$transaction(async (tx) => {
       // Counted under the campaign's row lock, so concurrent creates cannot pass the cap together.
       await tx.$queryRaw`SELECT id FROM campaigns WHERE id = ${campaign.id}::uuid FOR UPDATE`;
-      if (await tx.adGroup.count({ where: { campaignId: campaign.id } }) >= MAX_AD_GROUPS_PER_CAMPAIGN) {
+      if ((await tx.adGroup.count({ where: { campaignId: campaign.id } })) >= MAX_AD_GROUPS_PER_CAMPAIGN) {
         throw invalidValue('campaign_id', `A campaign holds at most ${MAX_AD_GROUPS_PER_CAMPAIGN} ad groups`);
       }
       const { adGroupId, adIds } = await insertAdGroupWithAds(tx, assets, organizationId, campaign.id, group);
       return { row: await tx.adGroup.findUniqueOrThrow({ where: { id: adGroupId } }), adIds };
     });
   } catch (err) {
-    await releaseImages(db, assets, group.ads.map((ad) => ad.creative));
+    await releaseImages(
+      db,
+      assets,
+      group.ads.map((ad) => ad.creative),
+    );
     throw err;
   }
   // New ads of an approved campaign serve only once their creative is approved.
   if (campaign.reviewStatus === 'approved') {
-    await submitForReview(deps.creativeReviews, created.adIds.map((adId) => ({ adId, campaignId: campaign.id, revision: 1 })));
+    await submitForReview(
+      deps.creativeReviews,
+      created.adIds.map((adId) => ({ adId, campaignId: campaign.id, revision: 1 })),
+    );
   }
   return created.row;
 }
@@ -78,5 +83,4 @@ export async function updateAdGroup(db: Db, organizationId: string, id: unknown,
 }
 
 /** POST activate/pause/archive: the same rule as a status update. */
-export const setAdGroupStatus = (db: Db, organizationId: string, id: unknown, status: Status) =>
-  updateAdGroup(db, organizationId, id, { status });
+export const setAdGroupStatus = (db: Db, organizationId: string, id: unknown, status: Status) => updateAdGroup(db, organizationId, id, { status });

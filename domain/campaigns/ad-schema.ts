@@ -24,9 +24,7 @@ export const adInputSchema = z.strictObject(adFields).superRefine(requireCardTit
 export type AdInput = z.output<typeof adInputSchema>;
 
 /** `POST /v1/ads`. */
-export const adCreateSchema = z
-  .strictObject({ ad_group_id: resourceId('ad group'), ...adFields })
-  .superRefine(requireCardTitle);
+export const adCreateSchema = z.strictObject({ ad_group_id: resourceId('ad group'), ...adFields }).superRefine(requireCardTitle);
 export type AdCreateInput = z.output<typeof adCreateSchema>;
 
 /**

@@ -7,9 +7,7 @@ import type { CreativeInput } from '../creatives/schema';
 import type { AdCreateInput, AdUpdateInput } from './ad-schema';
 import { normalizeId } from '../ids';
 import { accountContextOf } from './campaigns';
-import {
-  createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, prepareScope, releaseImages, type TreeDeps,
-} from './tree';
+import { createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, prepareScope, releaseImages, type TreeDeps } from './tree';
 import { DomainError, invalidValue, notFound } from '../errors';
 import { paginate, type PageRequest } from '../pagination';
 import { MAX_ADS_PER_AD_GROUP } from '../caps';
@@ -18,9 +16,7 @@ import { creativeChanged, isApprovedAsset, submitForReview } from '../creatives/
 /** The organization's ad, or 404 `not_found` with `param`. */
 export async function findAd(db: Db, organizationId: string, id: unknown, param = 'ad_id'): Promise<AdRow> {
   const adId = normalizeId(id);
-  const ad = adId
-    ? await db.ad.findFirst({ where: { id: adId, adGroup: { campaign: { organizationId } } }, include: adInclude })
-    : null;
+  const ad = adId ? await db.ad.findFirst({ where: { id: adId, adGroup: { campaign: { organizationId } } }, include: adInclude }) : null;
   if (!ad) throw notFound('ad', param);
   return ad;
 }
@@ -54,7 +50,7 @@ export async function createAd(deps: TreeDeps, organizationId: string, input: Ad
     created = await db.$transaction(async (tx) => {
       // Counted under the ad group's row lock, so concurrent creates cannot pass the cap together.
       await tx.$queryRaw`SELECT id FROM ad_groups WHERE id = ${adGroup.id}::uuid FOR UPDATE`;
-      if (await tx.ad.count({ where: { adGroupId: adGroup.id } }) >= MAX_ADS_PER_AD_GROUP) {
+      if ((await tx.ad.count({ where: { adGroupId: adGroup.id } })) >= MAX_ADS_PER_AD_GROUP) {
         throw invalidValue('ad_group_id', `An ad group holds at most ${MAX_ADS_PER_AD_GROUP} ads`);
       }
       const { adIds } = await insertAds(tx, assets, organizationId, adGroup.id, [ad]);
@@ -88,8 +84,9 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
     ? await prepareCreative(prepareScope(deps, await accountContextOf(db, adGroup.campaign)), groupContext(adGroup), input.creative, false, 'creative')
     : null;
   // A change a reviewer would judge makes a new revision, pending review; the approved one keeps serving.
-  const changed = creative !== null && creativeChanged(current, creativeColumns(creative),
-    creative.type === 'chat_card' && creative.image ? creative.image.sha256 : undefined);
+  const changed =
+    creative !== null &&
+    creativeChanged(current, creativeColumns(creative), creative.type === 'chat_card' && creative.image ? creative.image.sha256 : undefined);
   let replacedAssetId: string | null = null;
   let updated: AdRow;
   try {
@@ -123,12 +120,10 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
   if (replacedAssetId && !(await isApprovedAsset(db, current.id, replacedAssetId))) {
     // The update is committed: a failed clean-up must not turn it into an error.
     // The asset row stays (nothing refers to it), so the bytes are not lost track of.
-    await deleteAssets(db, assets, [replacedAssetId]).catch((err) =>
-      console.error(`replaced asset ${replacedAssetId} not deleted: ${(err as Error).message}`));
+    await deleteAssets(db, assets, [replacedAssetId]).catch((err) => console.error(`replaced asset ${replacedAssetId} not deleted: ${(err as Error).message}`));
   }
   return updated;
 }
 
 /** POST activate/pause/archive: the same rules as a status update. */
-export const setAdStatus = (deps: TreeDeps, organizationId: string, id: unknown, status: Status) =>
-  updateAd(deps, organizationId, id, { status });
+export const setAdStatus = (deps: TreeDeps, organizationId: string, id: unknown, status: Status) => updateAd(deps, organizationId, id, { status });

@@ -11,7 +11,6 @@ export const PRICING_MODELS = ['cpm', 'cpc'] as const;
 /** The spec types ad_account_id as a UUID: a malformed one is `invalid_value`, an unknown one 404. */
 const adAccountId = z.guid().describe('UUID of the ad account');
 
-
 /** Each `include[]` entry; keys other than these (sub-country detail) are ignored. */
 const locationSchema = z.looseObject({
   country_code: z.string().nullish().describe('ISO 3166-1 alpha-2, any letter case; read first'),
@@ -25,7 +24,11 @@ const locationSchema = z.looseObject({
  */
 const countryCode = z.string().regex(new RegExp(COUNTRY_CODE_PATTERN));
 const documentedLocationSchema = z.union([
-  z.looseObject({ country_code: countryCode.describe('ISO 3166-1 alpha-2, any letter case; read first'), id: z.string().nullish(), type: z.string().nullish() }),
+  z.looseObject({
+    country_code: countryCode.describe('ISO 3166-1 alpha-2, any letter case; read first'),
+    id: z.string().nullish(),
+    type: z.string().nullish(),
+  }),
   z.looseObject({ country_code: z.null().optional(), id: countryCode.describe('Alias of country_code'), type: z.string().nullish() }),
 ]);
 
@@ -105,5 +108,3 @@ export type CampaignUpdateInput = z.output<typeof campaignUpdateSchema>;
 
 // List filters, read from the query string next to the pagination parameters.
 export const campaignListFilterSchema = z.object({ ad_account_id: adAccountId.optional() });
-
-

@@ -8,7 +8,6 @@ import type { CampaignUpdateInput } from './campaign-schema';
 import type { AccountContext } from './tree';
 import { isLifecycleOver } from './lifecycle';
 
-
 /** The organization's campaign, or 404 `not_found` with `param`. */
 export async function findCampaign(db: Db, organizationId: string, id: unknown, param = 'campaign_id'): Promise<CampaignRow> {
   const campaignId = normalizeId(id);

@@ -34,7 +34,9 @@ export interface NewCampaignTree {
 function campaignRow({ organizationId, adAccountId, campaignId, body }: NewCampaignTree): Prisma.CampaignUncheckedCreateInput {
   const startTime = body.start_time ?? Math.floor(Date.now() / 1000) + DEFAULT_START_DELAY_SECONDS;
   return {
-    id: campaignId, organizationId, adAccountId,
+    id: campaignId,
+    organizationId,
+    adAccountId,
     name: body.name,
     description: body.description ?? null,
     status: 'paused',
@@ -63,18 +65,25 @@ export async function persistCampaignTree(deps: TreeDeps, tree: NewCampaignTree)
   const groups: PreparedAdGroup[] = [];
   for (const [i, group] of tree.body.ad_groups.entries()) groups.push(await prepareAdGroup(scope, group, `ad_groups[${i}]`));
   try {
-    await db.$transaction(async (tx) => {
-      // Serialized with the compensation: once it has run, this id never commits.
-      await lockCampaignId(tx, tree.campaignId);
-      if (await tx.campaignTombstone.findUnique({ where: { id: tree.campaignId } })) {
-        throw new CampaignCreationAbandoned('The creation of this campaign was already rolled back');
-      }
-      await tx.campaign.create({ data: campaignRow(tree) });
-      for (const group of groups) await insertAdGroupWithAds(tx, assets, tree.organizationId, tree.campaignId, group);
-    }, { timeout: 60_000 });
+    await db.$transaction(
+      async (tx) => {
+        // Serialized with the compensation: once it has run, this id never commits.
+        await lockCampaignId(tx, tree.campaignId);
+        if (await tx.campaignTombstone.findUnique({ where: { id: tree.campaignId } })) {
+          throw new CampaignCreationAbandoned('The creation of this campaign was already rolled back');
+        }
+        await tx.campaign.create({ data: campaignRow(tree) });
+        for (const group of groups) await insertAdGroupWithAds(tx, assets, tree.organizationId, tree.campaignId, group);
+      },
+      { timeout: 60_000 },
+    );
   } catch (err) {
     // The transaction rolled back; bytes it wrote may now be unused.
-    await releaseImages(db, assets, groups.flatMap((g) => g.ads.map((ad) => ad.creative)));
+    await releaseImages(
+      db,
+      assets,
+      groups.flatMap((g) => g.ads.map((ad) => ad.creative)),
+    );
     if (isUniqueViolation(err)) throw new DomainError('name_conflict', 'A campaign with that name already exists', 'name');
     throw err;
   }
@@ -93,7 +102,11 @@ export async function deleteCampaignTree(deps: Pick<TreeDeps, 'db' | 'assets'>, 
     await tx.campaignTombstone.upsert({ where: { id: campaignId }, create: { id: campaignId }, update: {} });
   });
   const owned = await db.asset.findMany({ where: { ad: { adGroup: { campaignId } } }, select: { id: true } });
-  await deleteAssets(db, assets, owned.map((a) => a.id));
+  await deleteAssets(
+    db,
+    assets,
+    owned.map((a) => a.id),
+  );
   await db.campaign.deleteMany({ where: { id: campaignId } });
 }
 

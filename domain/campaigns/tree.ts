@@ -86,7 +86,11 @@ export function prepareScope(deps: TreeDeps, account: AccountContext): PrepareSc
  * (`creative`, `ads[0].creative`, ...), used in image errors.
  */
 export async function prepareCreative(
-  scope: PrepareScope, group: AdGroupContext, creative: CreativeInput, autoGenerate: boolean, creativeParam: string,
+  scope: PrepareScope,
+  group: AdGroupContext,
+  creative: CreativeInput,
+  autoGenerate: boolean,
+  creativeParam: string,
 ): Promise<PreparedCreative> {
   if (creative.type === 'poll') {
     return { type: 'poll', title: creative.title, options: creative.options, targetUrl: creative.target_url };
@@ -97,8 +101,10 @@ export async function prepareCreative(
   // auto_generate fills only what the advertiser left out.
   if (autoGenerate && (title === undefined || body === undefined)) {
     const copy = await scope.generate({
-      adGroupName: group.name, contextHints: group.contextHints,
-      accountName: account.accountName, accountUrl: account.accountUrl,
+      adGroupName: group.name,
+      contextHints: group.contextHints,
+      accountName: account.accountName,
+      accountUrl: account.accountUrl,
     });
     title ??= copy.title;
     body ??= copy.body;
@@ -108,17 +114,13 @@ export async function prepareCreative(
 }
 
 /** One ad; its name defaults to the creative title (card headline or poll question). */
-export async function prepareAd(
-  scope: PrepareScope, group: AdGroupContext, ad: AdInput, adParam: string,
-): Promise<PreparedAd> {
+export async function prepareAd(scope: PrepareScope, group: AdGroupContext, ad: AdInput, adParam: string): Promise<PreparedAd> {
   const creative = await prepareCreative(scope, group, ad.creative, ad.auto_generate, join(adParam, 'creative'));
   return { name: ad.name ?? creative.title, creative };
 }
 
 /** The ads of one group, in order; `adsParam` is the ads array's path (`ads`, `ad_groups[0].ads`). */
-export async function prepareAds(
-  scope: PrepareScope, group: AdGroupContext, ads: AdInput[], adsParam: string,
-): Promise<PreparedAd[]> {
+export async function prepareAds(scope: PrepareScope, group: AdGroupContext, ads: AdInput[], adsParam: string): Promise<PreparedAd[]> {
   // All at once (the scope bounds downloads and generator calls); the first
   // failing ad in request order is the one reported, whichever failed first.
   const settled = await Promise.allSettled(ads.map((ad, i) => prepareAd(scope, group, ad, `${adsParam}[${i}]`)));
@@ -128,9 +130,7 @@ export async function prepareAds(
 }
 
 /** An ad group and its ads; `groupParam` is the group's path (`''` standalone, `ad_groups[0]` nested). */
-export async function prepareAdGroup(
-  scope: PrepareScope, input: AdGroupInput, groupParam: string,
-): Promise<PreparedAdGroup> {
+export async function prepareAdGroup(scope: PrepareScope, input: AdGroupInput, groupParam: string): Promise<PreparedAdGroup> {
   const group = { name: input.name, contextHints: input.context_hints ?? [] };
   return {
     ...group,
@@ -149,7 +149,10 @@ export function creativeColumns(creative: PreparedCreative) {
 
 /** Stores a card's image as the ad's own asset; null when it has none. Inside the ad's transaction. */
 export async function createCreativeAsset(
-  tx: Prisma.TransactionClient, store: AssetStore, organizationId: string, creative: PreparedCreative,
+  tx: Prisma.TransactionClient,
+  store: AssetStore,
+  organizationId: string,
+  creative: PreparedCreative,
 ): Promise<string | null> {
   return creative.type === 'chat_card' && creative.image ? createAdAsset(tx, store, organizationId, creative.image) : null;
 }
@@ -162,7 +165,11 @@ export interface InsertedAds {
 
 /** Creates the ads (status `active`) and their assets, inside the caller's transaction. */
 export async function insertAds(
-  tx: Prisma.TransactionClient, store: AssetStore, organizationId: string, adGroupId: string, ads: PreparedAd[],
+  tx: Prisma.TransactionClient,
+  store: AssetStore,
+  organizationId: string,
+  adGroupId: string,
+  ads: PreparedAd[],
 ): Promise<InsertedAds> {
   const inserted: InsertedAds = { adIds: [], assetIds: [] };
   for (const ad of ads) {
@@ -179,12 +186,20 @@ export async function insertAds(
 
 /** Creates an ad group (status `active`) with its ads and assets, inside the caller's transaction. */
 export async function insertAdGroupWithAds(
-  tx: Prisma.TransactionClient, store: AssetStore, organizationId: string, campaignId: string, group: PreparedAdGroup,
+  tx: Prisma.TransactionClient,
+  store: AssetStore,
+  organizationId: string,
+  campaignId: string,
+  group: PreparedAdGroup,
 ): Promise<InsertedAds & { adGroupId: string }> {
   const row = await tx.adGroup.create({
     data: {
-      campaignId, name: group.name, contextHints: group.contextHints, status: 'active',
-      maxBidMicros: group.maxBidMicros === null ? null : BigInt(group.maxBidMicros), creativeType: group.creativeType,
+      campaignId,
+      name: group.name,
+      contextHints: group.contextHints,
+      status: 'active',
+      maxBidMicros: group.maxBidMicros === null ? null : BigInt(group.maxBidMicros),
+      creativeType: group.creativeType,
     },
     select: { id: true },
   });

@@ -30,7 +30,11 @@ export function clip(text: string, max: number): string {
 }
 
 const hostOf = (url: string) => {
-  try { return new URL(url.includes('://') ? url : `https://${url}`).hostname.replace(/^www\./, ''); } catch { return url; }
+  try {
+    return new URL(url.includes('://') ? url : `https://${url}`).hostname.replace(/^www\./, '');
+  } catch {
+    return url;
+  }
 };
 
 /**
@@ -42,7 +46,10 @@ export const templateGenerator: CreativeGenerator = {
     const brand = accountName.trim() || hostOf(accountUrl) || adGroupName.trim() || 'Sponsored';
     const topic = contextHints.map((h) => h.trim()).filter(Boolean)[0] ?? adGroupName.trim();
     const title = clip(topic ? `${brand}: ${topic}` : brand, MAX_CARD_TITLE) || clip(brand, MAX_CARD_TITLE);
-    const hints = contextHints.map((h) => h.trim()).filter(Boolean).slice(0, 3);
+    const hints = contextHints
+      .map((h) => h.trim())
+      .filter(Boolean)
+      .slice(0, 3);
     const about = hints.length ? ` for ${hints.join(', ')}` : '';
     const where = accountUrl ? ` Learn more at ${hostOf(accountUrl)}.` : '';
     return { title, body: `Discover ${brand}${about}.${where}` };
@@ -64,7 +71,10 @@ export function openAiCompatibleGenerator(url: string, apiKey: string | undefine
             model,
             response_format: { type: 'json_object' },
             messages: [
-              { role: 'system', content: `Write a sponsored chat card. Reply with JSON {"title": string of at most ${MAX_CARD_TITLE} characters, "body": one or two sentences}.` },
+              {
+                role: 'system',
+                content: `Write a sponsored chat card. Reply with JSON {"title": string of at most ${MAX_CARD_TITLE} characters, "body": one or two sentences}.`,
+              },
               { role: 'user', content: JSON.stringify(context) },
             ],
           }),

@@ -43,9 +43,7 @@ export function snapshotOf(ad: AdWithAsset): ApprovedCreative {
     cta: ad.cta,
     options: ad.options,
     target_url: ad.targetUrl,
-    image: asset
-      ? { asset_id: asset.id, sha256: asset.sha256, ext: asset.ext, mime: asset.mime, width: asset.width, height: asset.height }
-      : null,
+    image: asset ? { asset_id: asset.id, sha256: asset.sha256, ext: asset.ext, mime: asset.mime, width: asset.width, height: asset.height } : null,
   };
 }
 
@@ -64,18 +62,28 @@ export function servableCreative(ad: { approvedCreative: Prisma.JsonValue | null
 
 /** Whether a new creative differs from the ad's current one in anything a reviewer judges. */
 export function creativeChanged(
-  current: { creativeType: string; title: string; body: string | null; cta: string | null; options: string[]; targetUrl: string | null; asset: { sha256: string } | null },
+  current: {
+    creativeType: string;
+    title: string;
+    body: string | null;
+    cta: string | null;
+    options: string[];
+    targetUrl: string | null;
+    asset: { sha256: string } | null;
+  },
   next: { creativeType: string; title: string; body: string | null; cta: string | null; options: string[]; targetUrl: string | null },
   nextImageSha256: string | null | undefined,
 ): boolean {
   const imageChanged = nextImageSha256 !== undefined && nextImageSha256 !== (current.asset?.sha256 ?? null);
-  return imageChanged
-    || current.creativeType !== next.creativeType
-    || current.title !== next.title
-    || current.body !== next.body
-    || current.cta !== next.cta
-    || current.targetUrl !== next.targetUrl
-    || current.options.join('\u0000') !== next.options.join('\u0000');
+  return (
+    imageChanged ||
+    current.creativeType !== next.creativeType ||
+    current.title !== next.title ||
+    current.body !== next.body ||
+    current.cta !== next.cta ||
+    current.targetUrl !== next.targetUrl ||
+    current.options.join('\u0000') !== next.options.join('\u0000')
+  );
 }
 
 /** A creative change to review: which ad, of which campaign, at which revision. */
@@ -98,8 +106,9 @@ export interface CreativeReviewQueue {
 /** Submits changes after their commit; a failure is logged, the ads stay pending and listed. */
 export async function submitForReview(queue: CreativeReviewQueue | undefined, changes: CreativeChange[]): Promise<void> {
   if (!queue) return;
-  await Promise.all(changes.map((change) => queue.submit(change).catch((err: Error) =>
-    console.error(`creative review of ad ${change.adId} not submitted: ${err.message}`))));
+  await Promise.all(
+    changes.map((change) => queue.submit(change).catch((err: Error) => console.error(`creative review of ad ${change.adId} not submitted: ${err.message}`))),
+  );
 }
 
 /**
@@ -119,8 +128,10 @@ async function approveCreative(tx: Prisma.TransactionClient, ad: AdWithAsset, re
   await tx.ad.update({
     where: { id: ad.id },
     data: {
-      creativeReviewStatus: 'approved', creativeReviewReason: reason,
-      approvedCreative: snapshotOf(ad) as unknown as Prisma.InputJsonValue, approvedRevision: ad.creativeRevision,
+      creativeReviewStatus: 'approved',
+      creativeReviewReason: reason,
+      approvedCreative: snapshotOf(ad) as unknown as Prisma.InputJsonValue,
+      approvedRevision: ad.creativeRevision,
     },
   });
   return replacedApprovedAsset(ad);
@@ -147,7 +158,12 @@ export type CreativeVerdictResult = CreativeReviewStatus | 'stale';
  * review. Approval replaces the served snapshot; rejection keeps it.
  */
 export async function recordCreativeVerdict(
-  db: Db, store: AssetStore, adId: string, decision: 'approved' | 'rejected', reason: string | null, revision: number,
+  db: Db,
+  store: AssetStore,
+  adId: string,
+  decision: 'approved' | 'rejected',
+  reason: string | null,
+  revision: number,
 ): Promise<CreativeVerdictResult> {
   const orphaned: string[] = [];
   const result = await db.$transaction(async (tx) => {
@@ -183,9 +199,8 @@ export function pendingReviewOf(ad: AdWithAsset & { adGroup: { campaignId: strin
   const proposed = snapshotOf(ad);
   const changed = serving
     ? (Object.keys(proposed) as (keyof ApprovedCreative)[]).filter((key) =>
-      key === 'image'
-        ? (serving.image?.sha256 ?? null) !== (proposed.image?.sha256 ?? null)
-        : JSON.stringify(serving[key]) !== JSON.stringify(proposed[key]))
+        key === 'image' ? (serving.image?.sha256 ?? null) !== (proposed.image?.sha256 ?? null) : JSON.stringify(serving[key]) !== JSON.stringify(proposed[key]),
+      )
     : ['new ad'];
   return { ad_id: ad.id, campaign_id: ad.adGroup.campaignId, revision: ad.creativeRevision, serving, proposed, changed };
 }

@@ -31,8 +31,11 @@ const pollInputSchema = z.strictObject({
 });
 
 /** Missing or not an object is `invalid_value` on `creative`; an unknown `type` on `creative.type`. */
-export const creativeInputSchema = z.preprocess((value, ctx) => {
-  if (!isPlainObject(value)) fail(ctx, 'invalid_value', 'creative must be an object with a type of chat_card or poll');
-  return value;
-}, z.discriminatedUnion('type', [chatCardInputSchema, pollInputSchema]));
+export const creativeInputSchema = z.preprocess(
+  (value, ctx) => {
+    if (!isPlainObject(value)) fail(ctx, 'invalid_value', 'creative must be an object with a type of chat_card or poll');
+    return value;
+  },
+  z.discriminatedUnion('type', [chatCardInputSchema, pollInputSchema]),
+);
 export type CreativeInput = z.output<typeof creativeInputSchema>;

@@ -19,7 +19,11 @@ export interface DeadLetter {
 
 /** ClickHouse may echo the bytes it refused; PostgreSQL text holds no NUL, and the message needs no more than this. */
 const MAX_ERROR_LENGTH = 2_000;
-const cleanError = (error: string) => error.replace(/\u0000/g, '').slice(0, MAX_ERROR_LENGTH).toWellFormed();
+const cleanError = (error: string) =>
+  error
+    .replace(/\u0000/g, '')
+    .slice(0, MAX_ERROR_LENGTH)
+    .toWellFormed();
 
 /** The refused rows of one insert into `targetTable` as dead letters, keyed by `keyOf`. */
 export function deadLettersOf<T>(targetTable: string, refused: RefusedRow<T>[], keyOf: (row: T) => string): DeadLetter[] {
@@ -34,7 +38,16 @@ export const payloadOf = (row: unknown): string => JSON.stringify(row, (_key, va
  * ignored), for a caller that runs it inside its own transaction; each is logged.
  */
 export function deadLetterInsert(letters: DeadLetter[]): { text: string; values: unknown[] } {
-  for (const l of letters) console.error(JSON.stringify({ level: 'error', msg: 'row refused by ClickHouse, set aside as a dead letter', table: l.targetTable, key: l.rowKey, error: cleanError(l.error) }));
+  for (const l of letters)
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        msg: 'row refused by ClickHouse, set aside as a dead letter',
+        table: l.targetTable,
+        key: l.rowKey,
+        error: cleanError(l.error),
+      }),
+    );
   return {
     text: `INSERT INTO dead_letters (target_table, row_key, payload, error)
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
@@ -50,7 +63,14 @@ export async function recordDeadLetters(executor: SqlExecutor, letters: DeadLett
   await executeSql(executor, text, values);
 }
 
-export interface StoredDeadLetter { id: string; target_table: string; row_key: string; error: string; payload: string; created_at: string }
+export interface StoredDeadLetter {
+  id: string;
+  target_table: string;
+  row_key: string;
+  error: string;
+  payload: string;
+  created_at: string;
+}
 
 /** The newest dead letters first, optionally of one table. */
 export async function listDeadLetters(db: Db, options: { table?: string; limit?: number } = {}): Promise<StoredDeadLetter[]> {
@@ -60,7 +80,12 @@ export async function listDeadLetters(db: Db, options: { table?: string; limit?:
     take: options.limit ?? 50,
   });
   return rows.map((r) => ({
-    id: r.id.toString(), target_table: r.targetTable, row_key: r.rowKey, error: r.error, payload: r.payload, created_at: r.createdAt.toISOString(),
+    id: r.id.toString(),
+    target_table: r.targetTable,
+    row_key: r.rowKey,
+    error: r.error,
+    payload: r.payload,
+    created_at: r.createdAt.toISOString(),
   }));
 }
 

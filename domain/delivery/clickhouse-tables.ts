@@ -85,8 +85,12 @@ function rollup(db: string, table: string, columns: RollupColumn[], orderBy: str
      SELECT ${entity},
             ${columns.map((c) => (c.from ? `${c.from} AS ${c.name}` : c.name)).join(', ')},
             sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
-     FROM ${db}.${DELIVERY_TABLES.rows}${where ? `
-     WHERE ${where}` : ''}
+     FROM ${db}.${DELIVERY_TABLES.rows}${
+       where
+         ? `
+     WHERE ${where}`
+         : ''
+     }
      GROUP BY ${entity}, ${columns.map((c) => c.name).join(', ')}`,
   ];
 }
@@ -153,10 +157,12 @@ export function deliveryTables(database: string): string[] {
  * (`delivery_events_legacy_<unix>`, nothing dropped) before the DDL above runs.
  */
 export async function retireLegacyDeliveryEvents(ch: ClickHouseClient, database: string): Promise<void> {
-  const columns = await (await ch.query({
-    query: `SELECT name FROM system.columns WHERE ${sql`database = ${database} AND table = ${DELIVERY_TABLES.rows}`}`,
-    format: 'JSONEachRow',
-  })).json<{ name: string }>();
+  const columns = await (
+    await ch.query({
+      query: `SELECT name FROM system.columns WHERE ${sql`database = ${database} AND table = ${DELIVERY_TABLES.rows}`}`,
+      format: 'JSONEachRow',
+    })
+  ).json<{ name: string }>();
   if (columns.length === 0 || columns.some((c) => c.name === 'impressions')) return;
   const db = identifier(database);
   await ch.command({ query: `RENAME TABLE ${db}.${DELIVERY_TABLES.rows} TO ${db}.${DELIVERY_TABLES.rows}_legacy_${Math.floor(Date.now() / 1000)}` });

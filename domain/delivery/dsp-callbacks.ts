@@ -22,19 +22,31 @@ export function feedbackCallbackOf(delivery: TrackedDelivery): FeedbackCallback 
   return {
     dspId: c.dsp_id,
     url: c.dsp_feedback_url,
-    body: JSON.stringify({ feedback: delivery.type, auction_id: c.auction_id, bid_id: c.bid_id ?? null, timestamp: Math.floor(delivery.time.getTime() / 1000) }),
+    body: JSON.stringify({
+      feedback: delivery.type,
+      auction_id: c.auction_id,
+      bid_id: c.bid_id ?? null,
+      timestamp: Math.floor(delivery.time.getTime() / 1000),
+    }),
   };
 }
 
 /** Backoff before attempt n+1: 1 s, 2 s, 4 s, ... capped at 10 minutes. */
 export const retryDelayMs = (attempts: number) => Math.min(1000 * 2 ** Math.max(0, attempts - 1), 600_000);
 
-interface DueCallback { id: string; dsp_id: string; url: string; body: string; attempts: number }
+interface DueCallback {
+  id: string;
+  dsp_id: string;
+  url: string;
+  body: string;
+  attempts: number;
+}
 
 /** The hosts a DSP's callbacks may reach: those of its configured bid and render URLs. */
 async function configuredHosts(pool: Pool, dspIds: string[]): Promise<Map<string, Set<string>>> {
   const { rows } = await pool.query<{ id: string; bid_url: string; render_url: string | null }>(
-    'SELECT id::text, bid_url, render_url FROM dsps WHERE id::text = ANY($1::text[])', [dspIds],
+    'SELECT id::text, bid_url, render_url FROM dsps WHERE id::text = ANY($1::text[])',
+    [dspIds],
   );
   const hosts = new Map<string, Set<string>>();
   for (const r of rows) hosts.set(r.id, new Set([r.bid_url, r.render_url].filter((u): u is string => !!u).map((u) => new URL(u).host)));
@@ -64,23 +76,25 @@ export async function forwardDueCallbacks(pool: Pool, opts: { maxAttempts: numbe
   );
   if (due.length === 0) return 0;
   const hosts = await configuredHosts(pool, [...new Set(due.map((d) => d.dsp_id))]);
-  await Promise.all(due.map(async (call) => {
-    const target = allowedTarget(call.url, hosts.get(call.dsp_id));
-    const error = target ? await post(target, call.body, opts.timeoutMs) : 'feedback_url is not on a host configured for this DSP';
-    if (error === null) {
-      await pool.query('DELETE FROM dsp_callbacks WHERE id = $1', [call.id]);
-      return;
-    }
-    const attempts = call.attempts + 1;
-    // Out of attempts (or a target we will never call): parked (due in year 9999), kept for operators.
-    const parked = attempts >= opts.maxAttempts || !target;
-    await pool.query(
-      `UPDATE dsp_callbacks SET attempts = $2, last_error = $3,
+  await Promise.all(
+    due.map(async (call) => {
+      const target = allowedTarget(call.url, hosts.get(call.dsp_id));
+      const error = target ? await post(target, call.body, opts.timeoutMs) : 'feedback_url is not on a host configured for this DSP';
+      if (error === null) {
+        await pool.query('DELETE FROM dsp_callbacks WHERE id = $1', [call.id]);
+        return;
+      }
+      const attempts = call.attempts + 1;
+      // Out of attempts (or a target we will never call): parked (due in year 9999), kept for operators.
+      const parked = attempts >= opts.maxAttempts || !target;
+      await pool.query(
+        `UPDATE dsp_callbacks SET attempts = $2, last_error = $3,
               next_attempt_at = CASE WHEN $4 THEN $6::timestamp ELSE now() + make_interval(secs => $5) END
         WHERE id = $1`,
-      [call.id, attempts, error.slice(0, 500), parked, retryDelayMs(attempts) / 1000, PARKED_AT.toISOString().replace('Z', '')],
-    );
-  }));
+        [call.id, attempts, error.slice(0, 500), parked, retryDelayMs(attempts) / 1000, PARKED_AT.toISOString().replace('Z', '')],
+      );
+    }),
+  );
   return due.length;
 }
 
@@ -88,7 +102,11 @@ export async function forwardDueCallbacks(pool: Pool, opts: { maxAttempts: numbe
 async function post(target: URL, body: string, timeoutMs: number): Promise<string | null> {
   try {
     const res = await fetch(target, {
-      method: 'POST', body, headers: { 'content-type': 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs),
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
     });
     await res.arrayBuffer().catch(() => undefined);
     return res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`;
@@ -108,7 +126,13 @@ export async function listParkedCallbacks(db: Db, dspId?: string) {
     take: 1000,
   });
   return rows.map((r) => ({
-    id: r.id.toString(), dsp_id: r.dspId, url: r.url, body: r.body, attempts: r.attempts, last_error: r.lastError, created_at: r.createdAt.toISOString(),
+    id: r.id.toString(),
+    dsp_id: r.dspId,
+    url: r.url,
+    body: r.body,
+    attempts: r.attempts,
+    last_error: r.lastError,
+    created_at: r.createdAt.toISOString(),
   }));
 }
 

@@ -17,10 +17,21 @@ import { identifier, inList, sql } from '../../lib/clickhouse/sql';
 export const AUCTIONS_TABLE = 'auctions';
 
 /** The auction log's record of a win: which bidder, which bid, at what price (CPM micros). */
-interface WinRecord { winner_bidder: string; winner_bid_id: string; price_micros: number }
+interface WinRecord {
+  winner_bidder: string;
+  winner_bid_id: string;
+  price_micros: number;
+}
 
 /** A DSP impression as the ledger holds it: `price_micros` is the token's price of this one impression. */
-export interface DspImpression { event_id: string; auction_id: string; dsp_id: string; bid_id: string; event_ms: string; price_micros: string }
+export interface DspImpression {
+  event_id: string;
+  auction_id: string;
+  dsp_id: string;
+  bid_id: string;
+  event_ms: string;
+  price_micros: string;
+}
 
 /** The auction log's records of these impressions' auctions, by auction id. */
 async function winRecords(ch: ClickHouseClient, database: string, impressions: DspImpression[], viewTokenTtlSeconds: number): Promise<Map<string, WinRecord>> {
@@ -45,7 +56,10 @@ async function winRecords(ch: ClickHouseClient, database: string, impressions: D
  * (or nothing, once the grace has passed), undefined while it may still arrive.
  */
 export async function verifiedRevenue(
-  ch: ClickHouseClient, database: string, impressions: DspImpression[], opts: { viewTokenTtlSeconds: number; graceSeconds: number; now?: number },
+  ch: ClickHouseClient,
+  database: string,
+  impressions: DspImpression[],
+  opts: { viewTokenTtlSeconds: number; graceSeconds: number; now?: number },
 ): Promise<Map<string, number | undefined>> {
   const records = await winRecords(ch, database, impressions, opts.viewTokenTtlSeconds);
   const now = opts.now ?? Date.now();
@@ -56,7 +70,10 @@ export async function verifiedRevenue(
       const won = record.winner_bidder === r.dsp_id && record.winner_bid_id === r.bid_id;
       // The record's price is a CPM, the ledger's the price of one impression (ledger.ts deliveryPriceMicros).
       revenue.set(r.event_id, won ? Math.min(Number(r.price_micros), Math.round(record.price_micros / 1000)) : 0);
-      if (!won) console.error(JSON.stringify({ level: 'warn', msg: 'dsp impression does not match the auction log: no revenue', event_id: r.event_id, dsp_id: r.dsp_id }));
+      if (!won)
+        console.error(
+          JSON.stringify({ level: 'warn', msg: 'dsp impression does not match the auction log: no revenue', event_id: r.event_id, dsp_id: r.dsp_id }),
+        );
     } else if (now - Number(r.event_ms) > opts.graceSeconds * 1000) {
       revenue.set(r.event_id, 0);
       console.error(JSON.stringify({ level: 'warn', msg: 'dsp impression without an auction record: no revenue', event_id: r.event_id, dsp_id: r.dsp_id }));
@@ -68,10 +85,10 @@ export async function verifiedRevenue(
 /** Holds ledger rows (as JSON) whose auction record has not arrived yet; `client` is in the exporter's transaction. */
 export async function holdRows(client: PoolClient, rows: { event_id: string }[]): Promise<void> {
   if (rows.length === 0) return;
-  await client.query(
-    `INSERT INTO delivery_export_held (event_id, row) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (event_id) DO NOTHING`,
-    [rows.map((r) => r.event_id), rows.map((r) => JSON.stringify(r))],
-  );
+  await client.query(`INSERT INTO delivery_export_held (event_id, row) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (event_id) DO NOTHING`, [
+    rows.map((r) => r.event_id),
+    rows.map((r) => JSON.stringify(r)),
+  ]);
 }
 
 /** Held rows, oldest first. */

@@ -55,19 +55,38 @@ const counts = (type: string) => ({ impressions: type === 'impression' ? 1 : 0, 
 /** An in-house delivery as insights count it: impressions, clicks and the spend actually charged. */
 function ownRow(r: LedgerRow): DeliveryRow {
   return {
-    event_id: r.event_id, event_type: r.event_type, event_time: new Date(Number(r.event_ms)),
-    organization_id: r.organization_id, ad_account_id: r.ad_account_id, campaign_id: r.campaign_id, ad_group_id: r.ad_group_id, ad_id: r.ad_id,
-    source: 'own', country: r.country, device: r.device, publisher_id: r.publisher_id, auction_id: r.auction_id,
-    ...counts(r.event_type), spend_micros: BigInt(r.charged_micros),
+    event_id: r.event_id,
+    event_type: r.event_type,
+    event_time: new Date(Number(r.event_ms)),
+    organization_id: r.organization_id,
+    ad_account_id: r.ad_account_id,
+    campaign_id: r.campaign_id,
+    ad_group_id: r.ad_group_id,
+    ad_id: r.ad_id,
+    source: 'own',
+    country: r.country,
+    device: r.device,
+    publisher_id: r.publisher_id,
+    auction_id: r.auction_id,
+    ...counts(r.event_type),
+    spend_micros: BigInt(r.charged_micros),
   };
 }
 
 /** A DSP delivery: what the DSP owes is verified against the auction log (dsp-revenue.ts) for impressions. */
 function dspRow(r: LedgerRow, revenue: Map<string, number | undefined>): DspDeliveryRow {
   return {
-    event_id: r.event_id, event_type: r.event_type, event_time: new Date(Number(r.event_ms)), auction_id: r.auction_id, dsp_id: r.dsp_id, bid_id: r.bid_id,
-    publisher_id: r.publisher_id, country: r.country, device: r.device, ...counts(r.event_type),
-    revenue_micros: r.event_type === 'impression' ? revenue.get(r.event_id) ?? 0 : 0,
+    event_id: r.event_id,
+    event_type: r.event_type,
+    event_time: new Date(Number(r.event_ms)),
+    auction_id: r.auction_id,
+    dsp_id: r.dsp_id,
+    bid_id: r.bid_id,
+    publisher_id: r.publisher_id,
+    country: r.country,
+    device: r.device,
+    ...counts(r.event_type),
+    revenue_micros: r.event_type === 'impression' ? (revenue.get(r.event_id) ?? 0) : 0,
   };
 }
 
@@ -113,12 +132,23 @@ async function inTransaction(client: PoolClient, statements: () => Promise<void>
  * Sends ledger rows to ClickHouse (DSP impressions priced by `revenue`; those
  * still waiting for it left out), setting refused rows aside. Returns the dead letters.
  */
-async function sendRows(ch: ClickHouseClient, database: string, rows: LedgerRow[], revenue: Map<string, number | undefined>, lookUpStored: boolean): Promise<DeadLetter[]> {
+async function sendRows(
+  ch: ClickHouseClient,
+  database: string,
+  rows: LedgerRow[],
+  revenue: Map<string, number | undefined>,
+  lookUpStored: boolean,
+): Promise<DeadLetter[]> {
   const refusedOwn: RefusedRow<DeliveryRow>[] = [];
   const refusedDsp: RefusedRow<DspDeliveryRow>[] = [];
   await insertDeliveryRows(ch, database, rows.filter((r) => r.source === 'inhouse').map(ownRow), { lookUpStored, refused: refusedOwn });
   const dsp = rows.filter((r) => r.source === 'dsp' && !(r.event_type === 'impression' && revenue.get(r.event_id) === undefined));
-  await insertDspDeliveryRows(ch, database, dsp.map((r) => dspRow(r, revenue)), { lookUpStored, refused: refusedDsp });
+  await insertDspDeliveryRows(
+    ch,
+    database,
+    dsp.map((r) => dspRow(r, revenue)),
+    { lookUpStored, refused: refusedDsp },
+  );
   return [...deadLettersOf(DELIVERY_TABLES.rows, refusedOwn, (r) => r.event_id), ...deadLettersOf(DELIVERY_TABLES.dspRows, refusedDsp, (r) => r.event_id)];
 }
 
@@ -127,7 +157,9 @@ const dspImpressions = (rows: LedgerRow[]) => rows.filter((r) => r.source === 'd
 /** Exports up to `limit` ledger rows after the cursor; returns how many it passed (0 when another exporter has the turn). */
 export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: string, limit: number, opts: ExportOptions): Promise<number> {
   return withExportLock(pool, async (client) => {
-    const { rows: [cursor] } = await client.query<{ txid: string; seq: string; pending: boolean }>(
+    const {
+      rows: [cursor],
+    } = await client.query<{ txid: string; seq: string; pending: boolean }>(
       'SELECT txid::text, seq::text, pending_txid IS NOT NULL AS pending FROM delivery_export_cursor WHERE id = 1',
     );
     // The cursor as constants, so that the (txid, seq) index finds where to start. Only rows whose
@@ -159,7 +191,10 @@ export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: st
         const { text, values } = deadLetterInsert(deadLetters);
         await client.query(text, values);
       }
-      await holdRows(client, dspImpressions(rows).filter((r) => revenue.get(r.event_id) === undefined));
+      await holdRows(
+        client,
+        dspImpressions(rows).filter((r) => revenue.get(r.event_id) === undefined),
+      );
       await client.query(
         `UPDATE delivery_export_cursor SET txid = $1::xid8, seq = $2::bigint, updated_at = now(),
            pending_txid = CASE WHEN (pending_txid, pending_seq) > ($1::xid8, $2::bigint) THEN pending_txid END,
@@ -189,7 +224,10 @@ export function exportHeldImpressions(pool: Pool, ch: ClickHouseClient, database
         const { text, values } = deadLetterInsert(deadLetters);
         await client.query(text, values);
       }
-      await releaseHeld(client, ready.map((r) => r.event_id));
+      await releaseHeld(
+        client,
+        ready.map((r) => r.event_id),
+      );
     });
     return ready.length;
   });
@@ -198,7 +236,8 @@ export function exportHeldImpressions(pool: Pool, ch: ClickHouseClient, database
 /** How many of a campaign's ledger rows the export has not passed yet (tests wait for 0). */
 export async function awaitingExport(db: Db, campaignId: string): Promise<number> {
   const [{ count }] = await db.$queryRawUnsafe<{ count: bigint }[]>(
-    `SELECT count(*) FROM delivery_ledger l, delivery_export_cursor c WHERE ${AFTER_CURSOR} AND l.campaign_id = $1`, campaignId,
+    `SELECT count(*) FROM delivery_ledger l, delivery_export_cursor c WHERE ${AFTER_CURSOR} AND l.campaign_id = $1`,
+    campaignId,
   );
   return Number(count);
 }

@@ -35,7 +35,10 @@ export interface ExternalReportRow {
   spend_micros: bigint;
 }
 
-export interface ImportResult { days: number; rows: number }
+export interface ImportResult {
+  days: number;
+  rows: number;
+}
 
 const COLUMNS = ['date', 'ad_id', 'impressions', 'clicks', 'spend_micros'] as const;
 const PARTNER_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -65,11 +68,20 @@ function checkRow(raw: Record<string, unknown>, line: string): ExternalReportRow
   if (!isRealDate(date)) throw new ExternalReportError(`${line}: date must be a real YYYY-MM-DD day`);
   const adId = typeof raw.ad_id === 'string' ? raw.ad_id.trim().toLowerCase() : '';
   if (!isUuid(adId)) throw new ExternalReportError(`${line}: ad_id must be an ad id`);
-  return { date, ad_id: adId, impressions: count(raw.impressions, 'impressions', line), clicks: count(raw.clicks, 'clicks', line), spend_micros: micros(raw.spend_micros, line) };
+  return {
+    date,
+    ad_id: adId,
+    impressions: count(raw.impressions, 'impressions', line),
+    clicks: count(raw.clicks, 'clicks', line),
+    spend_micros: micros(raw.spend_micros, line),
+  };
 }
 
 function parseCsv(text: string): ExternalReportRow[] {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   if (lines.length === 0) throw new ExternalReportError('The report is empty');
   const header = lines[0].split(',').map((h) => h.trim());
   const missing = COLUMNS.filter((c) => !header.includes(c));
@@ -83,7 +95,11 @@ function parseCsv(text: string): ExternalReportRow[] {
 
 function parseJsonReport(text: string): ExternalReportRow[] {
   let value: unknown;
-  try { value = JSON.parse(text); } catch { throw new ExternalReportError('The report is not valid JSON'); }
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ExternalReportError('The report is not valid JSON');
+  }
   const rows = Array.isArray(value) ? value : (value as { rows?: unknown })?.rows;
   if (!Array.isArray(rows)) throw new ExternalReportError('A JSON report is an array of rows or { "rows": [...] }');
   return rows.map((r, i) => {
@@ -100,7 +116,11 @@ export function parseExternalReport(text: string): ExternalReportRow[] {
   return rows;
 }
 
-export interface ExternalSupplyDeps { db: Db; ch: ClickHouseClient; database: string }
+export interface ExternalSupplyDeps {
+  db: Db;
+  ch: ClickHouseClient;
+  database: string;
+}
 
 /** The entity path of every ad in the report; any unknown ad rejects the whole report. */
 async function entityPaths(db: Db, adIds: string[]) {
@@ -108,13 +128,18 @@ async function entityPaths(db: Db, adIds: string[]) {
     where: { id: { in: adIds } },
     select: { id: true, adGroupId: true, adGroup: { select: { campaignId: true, campaign: { select: { adAccountId: true, organizationId: true } } } } },
   });
-  const found = new Map(ads.map((a) => [a.id, {
-    organization_id: a.adGroup.campaign.organizationId,
-    ad_account_id: a.adGroup.campaign.adAccountId,
-    campaign_id: a.adGroup.campaignId,
-    ad_group_id: a.adGroupId,
-    ad_id: a.id,
-  }]));
+  const found = new Map(
+    ads.map((a) => [
+      a.id,
+      {
+        organization_id: a.adGroup.campaign.organizationId,
+        ad_account_id: a.adGroup.campaign.adAccountId,
+        campaign_id: a.adGroup.campaignId,
+        ad_group_id: a.adGroupId,
+        ad_id: a.id,
+      },
+    ]),
+  );
   const unknown = adIds.filter((id) => !found.has(id));
   if (unknown.length > 0) {
     const listed = unknown.slice(0, MAX_LISTED).join(', ');
@@ -148,8 +173,13 @@ export async function importExternalReport(deps: ExternalSupplyDeps, partner: st
       table: staging,
       format: 'JSONEachRow',
       values: rows.map((r) => ({
-        partner, day: r.date, ...paths.get(r.ad_id)!,
-        impressions: r.impressions, clicks: r.clicks, spend_micros: r.spend_micros.toString(), imported_at: importedAt,
+        partner,
+        day: r.date,
+        ...paths.get(r.ad_id)!,
+        impressions: r.impressions,
+        clicks: r.clicks,
+        spend_micros: r.spend_micros.toString(),
+        imported_at: importedAt,
       })),
     });
     for (const month of months) {

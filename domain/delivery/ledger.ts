@@ -34,7 +34,11 @@ export interface DeliveryOutcome {
 }
 
 /** What a feedback event sends on to the DSP's feedback_url (domain/delivery/dsp-callbacks.ts). */
-export interface FeedbackCallback { dspId: string; url: string; body: string }
+export interface FeedbackCallback {
+  dspId: string;
+  url: string;
+  body: string;
+}
 
 export interface LedgerOptions {
   /** Campaigns whose budget a flush just exhausted (after its commit): the lifecycle workflow hears of it. */
@@ -84,15 +88,35 @@ export async function recordDeliveries(pool: Pool, batch: TrackedDelivery[], opt
     const { type, claims: c, time } = delivery;
     const callback = (type === 'thumbs_up' || type === 'thumbs_down') && options.feedbackCallback ? options.feedbackCallback(delivery) : null;
     const row = [
-      deliveryEventId(c.auction_id, type), type, time.toISOString().replace('Z', ''), c.auction_id, c.source, c.organization_id ?? '', c.ad_account_id ?? '',
-      c.campaign_id ?? '', c.ad_group_id ?? '', c.ad_id ?? '', c.dsp_id ?? '', c.bid_id ?? '', c.publisher_id, c.country ?? '',
-      c.device ?? '', c.tile !== undefined && type === 'click' ? `tile:${c.tile}` : '', String(deliveryPriceMicros(type, c)),
-      callback?.dspId ?? null, callback?.url ?? null, callback?.body ?? null, c.user_key ?? '', c.chat_key ?? '',
+      deliveryEventId(c.auction_id, type),
+      type,
+      time.toISOString().replace('Z', ''),
+      c.auction_id,
+      c.source,
+      c.organization_id ?? '',
+      c.ad_account_id ?? '',
+      c.campaign_id ?? '',
+      c.ad_group_id ?? '',
+      c.ad_id ?? '',
+      c.dsp_id ?? '',
+      c.bid_id ?? '',
+      c.publisher_id,
+      c.country ?? '',
+      c.device ?? '',
+      c.tile !== undefined && type === 'click' ? `tile:${c.tile}` : '',
+      String(deliveryPriceMicros(type, c)),
+      callback?.dspId ?? null,
+      callback?.url ?? null,
+      callback?.body ?? null,
+      c.user_key ?? '',
+      c.chat_key ?? '',
     ];
     row.forEach((value, i) => columns[i].push(value));
   }
   const n = LEDGER_TYPES.length;
-  const { rows: [result] } = await pool.query<{ recorded: boolean[]; charged_micros: string[]; exhausted_campaign_ids: string[] | null }>(
+  const {
+    rows: [result],
+  } = await pool.query<{ recorded: boolean[]; charged_micros: string[]; exhausted_campaign_ids: string[] | null }>(
     `SELECT * FROM record_deliveries(${LEDGER_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}, $${n + 1}::bigint, $${n + 2}::bigint)`,
     [...columns, DEFAULT_CPM_MICROS, DEFAULT_CPC_MICROS],
   );
@@ -103,12 +127,50 @@ export async function recordDeliveries(pool: Pool, batch: TrackedDelivery[], opt
 
 /** The function's parameters, in order, and their types. */
 const LEDGER_COLUMNS = [
-  'event_id', 'event_type', 'event_time', 'auction_id', 'source', 'organization_id', 'ad_account_id', 'campaign_id', 'ad_group_id', 'ad_id',
-  'dsp_id', 'bid_id', 'publisher_id', 'country', 'device', 'detail', 'price_micros', 'callback_dsp_id', 'callback_url', 'callback_body',
-  'user_key', 'chat_key',
+  'event_id',
+  'event_type',
+  'event_time',
+  'auction_id',
+  'source',
+  'organization_id',
+  'ad_account_id',
+  'campaign_id',
+  'ad_group_id',
+  'ad_id',
+  'dsp_id',
+  'bid_id',
+  'publisher_id',
+  'country',
+  'device',
+  'detail',
+  'price_micros',
+  'callback_dsp_id',
+  'callback_url',
+  'callback_body',
+  'user_key',
+  'chat_key',
 ] as const;
 const LEDGER_TYPES = [
-  'text', 'text', 'timestamp', 'text', 'text', 'text', 'text', 'text', 'text', 'text',
-  'text', 'text', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text',
-  'text', 'text',
+  'text',
+  'text',
+  'timestamp',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'bigint',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
 ];

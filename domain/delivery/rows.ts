@@ -40,7 +40,8 @@ export const DELIVERY_BATCH_SIZE = 50_000;
 /** The JSONEachRow shape of a row (DateTime as Unix seconds, Int64 as a string). */
 function toStored(row: DeliveryRow) {
   if (!Number.isInteger(row.impressions) || !Number.isInteger(row.clicks)) throw new Error(`delivery row ${row.event_id}: counts must be integers`);
-  if (typeof row.spend_micros === 'number' && !Number.isSafeInteger(row.spend_micros)) throw new Error(`delivery row ${row.event_id}: spend_micros must be an integer`);
+  if (typeof row.spend_micros === 'number' && !Number.isSafeInteger(row.spend_micros))
+    throw new Error(`delivery row ${row.event_id}: spend_micros must be an integer`);
   return {
     ...row,
     event_time: Math.floor(row.event_time.getTime() / 1000),
@@ -52,7 +53,10 @@ function toStored(row: DeliveryRow) {
 const LOOKUP_CHUNK = 4000;
 
 /** A row that is idempotent on `event_id`, looked up within its `scope` column's value (the table's first sort key). */
-export interface IdempotentRow { event_id: string; event_time: Date }
+export interface IdempotentRow {
+  event_id: string;
+  event_time: Date;
+}
 
 /**
  * The event ids of `rows` already stored in `table` (a retried batch), looked
@@ -60,7 +64,11 @@ export interface IdempotentRow { event_id: string; event_time: Date }
  * lookup reads only the parts that can hold them.
  */
 export async function storedEventIds<R extends IdempotentRow>(
-  ch: ClickHouseClient, database: string, table: string, scopeColumn: keyof R & string, rows: R[],
+  ch: ClickHouseClient,
+  database: string,
+  table: string,
+  scopeColumn: keyof R & string,
+  rows: R[],
 ): Promise<Set<string>> {
   const stored = new Set<string>();
   for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
@@ -114,12 +122,18 @@ async function insertRows<R, V>(ch: ClickHouseClient, table: string, rows: R[], 
  * tracker retrying its own batch); ReplacingMergeTree still folds the raw
  * table if two writers race. Returns the number of rows written.
  */
-export async function insertDeliveryRows(ch: ClickHouseClient, database: string, rows: DeliveryRow[], options: InsertOptions<DeliveryRow> = {}): Promise<number> {
+export async function insertDeliveryRows(
+  ch: ClickHouseClient,
+  database: string,
+  rows: DeliveryRow[],
+  options: InsertOptions<DeliveryRow> = {},
+): Promise<number> {
   let written = 0;
   for (let i = 0; i < rows.length; i += DELIVERY_BATCH_SIZE) {
     const batch = new Map<string, DeliveryRow>();
     for (const row of rows.slice(i, i + DELIVERY_BATCH_SIZE)) if (!batch.has(row.event_id)) batch.set(row.event_id, row);
-    const stored = options.lookUpStored === false ? new Set<string>() : await storedEventIds(ch, database, DELIVERY_TABLES.rows, 'organization_id', [...batch.values()]);
+    const stored =
+      options.lookUpStored === false ? new Set<string>() : await storedEventIds(ch, database, DELIVERY_TABLES.rows, 'organization_id', [...batch.values()]);
     const fresh = [...batch.values()].filter((row) => !stored.has(row.event_id));
     if (fresh.length === 0) continue;
     written += await insertRows(ch, `${identifier(database)}.${DELIVERY_TABLES.rows}`, fresh, toStored, options.refused);
@@ -145,11 +159,22 @@ export interface DspDeliveryRow {
 }
 
 /** Writes DSP delivery rows, idempotent on `event_id` like insertDeliveryRows. Returns the number written. */
-export async function insertDspDeliveryRows(ch: ClickHouseClient, database: string, rows: DspDeliveryRow[], options: InsertOptions<DspDeliveryRow> = {}): Promise<number> {
+export async function insertDspDeliveryRows(
+  ch: ClickHouseClient,
+  database: string,
+  rows: DspDeliveryRow[],
+  options: InsertOptions<DspDeliveryRow> = {},
+): Promise<number> {
   const unique = [...new Map(rows.map((r) => [r.event_id, r])).values()];
   if (unique.length === 0) return 0;
   const stored = options.lookUpStored === false ? new Set<string>() : await storedEventIds(ch, database, DELIVERY_TABLES.dspRows, 'dsp_id', unique);
   const fresh = unique.filter((r) => !stored.has(r.event_id));
   if (fresh.length === 0) return 0;
-  return insertRows(ch, `${identifier(database)}.${DELIVERY_TABLES.dspRows}`, fresh, (r) => ({ ...r, event_time: Math.floor(r.event_time.getTime() / 1000) }), options.refused);
+  return insertRows(
+    ch,
+    `${identifier(database)}.${DELIVERY_TABLES.dspRows}`,
+    fresh,
+    (r) => ({ ...r, event_time: Math.floor(r.event_time.getTime() / 1000) }),
+    options.refused,
+  );
 }

@@ -26,11 +26,12 @@ export function startDeliveryLedger(deps: {
   onBudgetExhausted?: (campaignIds: string[]) => void;
 }): DeliveryLedgerProcess {
   const ledger = createDeliveryLedger(deps.pool, {
-    onBudgetExhausted: deps.onBudgetExhausted, feedbackCallback: feedbackCallbackOf, minFlushSpacingMs: config.delivery.ledgerFlushSpacingMs,
+    onBudgetExhausted: deps.onBudgetExhausted,
+    feedbackCallback: feedbackCallbackOf,
+    minFlushSpacingMs: config.delivery.ledgerFlushSpacingMs,
   });
   return {
     ledger,
     close: () => closeWithin(config.timeouts.closeMs, 'delivery ledger pool', () => deps.pool.end()),
   };
 }
-

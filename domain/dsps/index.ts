@@ -22,7 +22,11 @@ export interface NewDsp {
 
 function httpUrl(value: string, param: string): string {
   let url: URL;
-  try { url = new URL(value); } catch { throw invalidValue(param, `${param} must be an absolute URL`); }
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidValue(param, `${param} must be an absolute URL`);
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidValue(param, `${param} must use http or https`);
   return url.toString();
 }
@@ -41,8 +45,14 @@ export async function addDsp(db: Db, input: NewDsp) {
   const renderUrl = input.renderUrl ? httpUrl(input.renderUrl, 'render_url') : null;
   const dsp = await db.dsp.create({
     data: {
-      name: input.name.trim(), protocol: input.protocol, bidUrl, renderUrl, apiKey: input.key ?? null, authStyle,
-      siteIdOverride: input.siteIdOverride ?? null, publisherIdOverride: input.publisherIdOverride ?? null,
+      name: input.name.trim(),
+      protocol: input.protocol,
+      bidUrl,
+      renderUrl,
+      apiKey: input.key ?? null,
+      authStyle,
+      siteIdOverride: input.siteIdOverride ?? null,
+      publisherIdOverride: input.publisherIdOverride ?? null,
     },
   });
   return { dsp_id: dsp.id };
@@ -51,8 +61,16 @@ export async function addDsp(db: Db, input: NewDsp) {
 type DspRow = Awaited<ReturnType<Db['dsp']['findMany']>>[number];
 
 export const presentDsp = (d: DspRow) => ({
-  dsp_id: d.id, name: d.name, protocol: d.protocol, bid_url: d.bidUrl, render_url: d.renderUrl, auth: d.authStyle,
-  has_key: d.apiKey !== null, enabled: d.enabled, site_id_override: d.siteIdOverride, publisher_id_override: d.publisherIdOverride,
+  dsp_id: d.id,
+  name: d.name,
+  protocol: d.protocol,
+  bid_url: d.bidUrl,
+  render_url: d.renderUrl,
+  auth: d.authStyle,
+  has_key: d.apiKey !== null,
+  enabled: d.enabled,
+  site_id_override: d.siteIdOverride,
+  publisher_id_override: d.publisherIdOverride,
   created_at: d.createdAt.toISOString(),
 });
 
@@ -85,8 +103,15 @@ export interface DspConfig {
 export async function loadEnabledDsps(db: Db): Promise<DspConfig[]> {
   const rows = await db.dsp.findMany({ where: { enabled: true }, orderBy: { createdAt: 'asc' } });
   return rows.map((d) => ({
-    id: d.id, name: d.name, protocol: d.protocol as DspProtocol, bidUrl: d.bidUrl, renderUrl: d.renderUrl, apiKey: d.apiKey,
-    authStyle: d.authStyle as DspAuthStyle, siteIdOverride: d.siteIdOverride, publisherIdOverride: d.publisherIdOverride,
+    id: d.id,
+    name: d.name,
+    protocol: d.protocol as DspProtocol,
+    bidUrl: d.bidUrl,
+    renderUrl: d.renderUrl,
+    apiKey: d.apiKey,
+    authStyle: d.authStyle as DspAuthStyle,
+    siteIdOverride: d.siteIdOverride,
+    publisherIdOverride: d.publisherIdOverride,
   }));
 }
 

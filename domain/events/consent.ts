@@ -14,10 +14,38 @@ import { isIP } from 'node:net';
  * user agent dropped; its parsed browser, OS and device stay.
  */
 export const CONSENT_REQUIRED_COUNTRIES: ReadonlySet<string> = new Set([
-  'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL', 'PT', 'RO',
-  'SK', 'SI', 'ES', 'SE', // the EU
-  'IS', 'LI', 'NO', // the rest of the EEA
-  'GB', 'CH',
+  'AT',
+  'BE',
+  'BG',
+  'HR',
+  'CY',
+  'CZ',
+  'DK',
+  'EE',
+  'FI',
+  'FR',
+  'DE',
+  'GR',
+  'HU',
+  'IE',
+  'IT',
+  'LV',
+  'LT',
+  'LU',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SK',
+  'SI',
+  'ES',
+  'SE', // the EU
+  'IS',
+  'LI',
+  'NO', // the rest of the EEA
+  'GB',
+  'CH',
 ]);
 
 const granted = (value: unknown) => value === 'granted' || value === true;
@@ -39,7 +67,10 @@ export function truncateIp(address: string): string {
   if (version === 4) return address.replace(/\.\d+$/, '.0');
   if (version !== 6) return address;
   const groups = expandIpv6(address);
-  return `${groups.slice(0, 3).map((g) => g.toString(16)).join(':')}::`;
+  return `${groups
+    .slice(0, 3)
+    .map((g) => g.toString(16))
+    .join(':')}::`;
 }
 
 /** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail read as two groups). */

@@ -95,7 +95,10 @@ export function conversionsByAdSql(q: ConversionQuery): string {
     ORDER BY ad_id, bucket_start`;
 }
 
-export async function conversionsByAd(clickhouse: ClickHouseClient, q: ConversionQuery): Promise<{ ad_id: string; bucket_start: number; conversions: number }[]> {
+export async function conversionsByAd(
+  clickhouse: ClickHouseClient,
+  q: ConversionQuery,
+): Promise<{ ad_id: string; bucket_start: number; conversions: number }[]> {
   if (q.adIds.length === 0) return [];
   const result = await clickhouse.query({ query: conversionsByAdSql(q), format: 'JSONEachRow' });
   return result.json();

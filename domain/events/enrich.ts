@@ -12,7 +12,13 @@ export interface InboxRow {
   event: CollectedEvent;
 }
 
-export interface GeoLocation { country: string; region: string; city: string; lat: number | null; lon: number | null }
+export interface GeoLocation {
+  country: string;
+  region: string;
+  city: string;
+  lat: number | null;
+  lon: number | null;
+}
 /** An offline IP database lookup (geoip-lite in the worker); null when the address is unknown. */
 export type GeoLookup = (ip: string) => GeoLocation | null;
 
@@ -67,7 +73,11 @@ function parseUserAgentUncached(userAgent: string): UserAgentFields {
   return { browser, os, device };
 }
 
-export interface UserAgentFields { browser: string; os: string; device: string }
+export interface UserAgentFields {
+  browser: string;
+  os: string;
+  device: string;
+}
 
 /**
  * Parsed user agents, by string. Real traffic repeats a few thousand user-agent
@@ -118,7 +128,7 @@ export function enrich(row: InboxRow, geo: GeoLookup): CollectedEventRow {
     channel: 'server',
     page_url: e.page_url ?? '',
     referrer: e.referrer ?? '',
-    user_agent: keep ? e.user_agent ?? '' : '',
+    user_agent: keep ? (e.user_agent ?? '') : '',
     session_id: e.session_id ?? '',
     client_id: e.client_id ?? '',
     click_id: e.click_id ?? '',

@@ -4,7 +4,11 @@ import type { Db } from '../../lib/db';
  * Deduplication by event_id (PostgreSQL `collected_event_ids`): the first inbox
  * row seen for each (organization, event_id) wins, for the dedupe window.
  */
-export interface IdentifiedEvent { organizationId: string; eventId: string; inboxId: string }
+export interface IdentifiedEvent {
+  organizationId: string;
+  eventId: string;
+  inboxId: string;
+}
 
 /**
  * The statements that record the first sighting of each id (a conflict keeps

@@ -7,8 +7,19 @@ import { DomainError } from '../errors';
  * (fire-and-forget: they are not an error).
  */
 export const STRING_FIELDS = [
-  'event_name', 'tag_id', 'event_id', 'page_url', 'referrer', 'user_agent', 'session_id', 'client_id',
-  'click_id', 'impression_id', 'bid_id', 'attribution_type', 'channel',
+  'event_name',
+  'tag_id',
+  'event_id',
+  'page_url',
+  'referrer',
+  'user_agent',
+  'session_id',
+  'client_id',
+  'click_id',
+  'impression_id',
+  'bid_id',
+  'attribution_type',
+  'channel',
 ] as const;
 export const OBJECT_FIELDS = ['consent', 'params'] as const;
 export const ATTRIBUTION_TYPES = ['click', 'view', 'organic'];
@@ -85,8 +96,7 @@ export function parseEvent(value: unknown, prefix = ''): CollectedEvent {
  * A string with a lone UTF-16 surrogate has no UTF-8 form: ClickHouse refuses
  * it, so it is refused here, before anything is stored.
  */
-const notWellFormed = (param: string) =>
-  new DomainError('invalid_value', `${param} is not well-formed Unicode (it contains a lone UTF-16 surrogate)`, param);
+const notWellFormed = (param: string) => new DomainError('invalid_value', `${param} is not well-formed Unicode (it contains a lone UTF-16 surrogate)`, param);
 
 /**
  * Checks a `params` or `consent` object against OBJECT_LIMITS and for

@@ -88,7 +88,11 @@ async function insertIsolatingFailures(store: InboxStore, submissions: InboxSubm
     if (submissions.length === 1) failures.set(submissions[0], new ItemFailure(err));
     else {
       for (const s of submissions) {
-        try { await insertInboxRows(store, [s]); } catch (own) { failures.set(s, new ItemFailure(own)); }
+        try {
+          await insertInboxRows(store, [s]);
+        } catch (own) {
+          failures.set(s, new ItemFailure(own));
+        }
       }
     }
   }
@@ -105,7 +109,8 @@ async function budgetsOf<V extends { allowed: boolean }>(submissions: InboxSubmi
   submissions.forEach((s, i) => {
     const indexes = byKey.get(s.apiKeyId);
     // Appended in place: copying the list per request made a flush quadratic in its size.
-    if (indexes) indexes.push(i); else byKey.set(s.apiKeyId, [i]);
+    if (indexes) indexes.push(i);
+    else byKey.set(s.apiKeyId, [i]);
   });
   for (const [key, indexes] of byKey) {
     const cost = indexes.reduce((n, i) => n + submissions[i].events.length, 0);

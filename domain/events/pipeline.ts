@@ -62,7 +62,13 @@ export interface MoverDeps {
   heartbeat?: () => void;
 }
 
-interface RawInboxRow { id: string; organization_id: string; received_at: Date; ip_address: string; event: string }
+interface RawInboxRow {
+  id: string;
+  organization_id: string;
+  received_at: Date;
+  ip_address: string;
+  event: string;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -132,7 +138,12 @@ async function readBatch(db: Db, batchSize: number) {
     try {
       rows.push({ id: BigInt(r.id), organizationId: r.organization_id, receivedAt: r.received_at, ipAddress: r.ip_address, event: readEvent(r.event) });
     } catch (err) {
-      unreadable.push({ targetTable: COLLECTED_EVENTS_TABLE, rowKey: r.id, payload: JSON.stringify(r), error: `unreadable inbox row: ${(err as Error).message}` });
+      unreadable.push({
+        targetTable: COLLECTED_EVENTS_TABLE,
+        rowKey: r.id,
+        payload: JSON.stringify(r),
+        error: `unreadable inbox row: ${(err as Error).message}`,
+      });
     }
   }
   const ids = raw.map((r) => r.id);
@@ -142,7 +153,8 @@ async function readBatch(db: Db, batchSize: number) {
 /** Step 1: the event_id ledger and the in-flight mark, in one transaction; the rows that are first of their id. */
 async function markInFlight(db: Db, rows: InboxRow[], from: string, to: string): Promise<InboxRow[]> {
   if (rows.length === 0) return rows;
-  const identified = rows.filter((r) => r.event.event_id !== undefined)
+  const identified = rows
+    .filter((r) => r.event.event_id !== undefined)
     .map((r) => ({ organizationId: r.organizationId, eventId: r.event.event_id!, inboxId: r.id.toString() }));
   const [, firstSeen] = await db.$transaction([
     ...firstSeenStatements(db, identified),
@@ -171,11 +183,20 @@ async function store(deps: MoverDeps, rows: InboxRow[]): Promise<{ stored: numbe
   const deadLetters: DeadLetter[] = [];
   const enriched: CollectedEventRow[] = [];
   for (const r of rows) {
-    try { enriched.push(enrich(r, deps.geo)); } catch (err) {
-      deadLetters.push({ targetTable: COLLECTED_EVENTS_TABLE, rowKey: r.id.toString(), payload: JSON.stringify(r.event), error: `unenrichable event: ${(err as Error).message}` });
+    try {
+      enriched.push(enrich(r, deps.geo));
+    } catch (err) {
+      deadLetters.push({
+        targetTable: COLLECTED_EVENTS_TABLE,
+        rowKey: r.id.toString(),
+        payload: JSON.stringify(r.event),
+        error: `unenrichable event: ${(err as Error).message}`,
+      });
     }
   }
-  const refused = await insertSettingAsideRefused(enriched, (values) => deps.clickhouse.insert({ table: COLLECTED_EVENTS_TABLE, values, format: 'JSONEachRow' }).then(() => undefined));
+  const refused = await insertSettingAsideRefused(enriched, (values) =>
+    deps.clickhouse.insert({ table: COLLECTED_EVENTS_TABLE, values, format: 'JSONEachRow' }).then(() => undefined),
+  );
   return { stored: enriched.length - refused.length, deadLetters: [...deadLetters, ...deadLettersOf(COLLECTED_EVENTS_TABLE, refused, (row) => row.inbox_id)] };
 }
 

@@ -4,8 +4,7 @@ import { DomainError } from '../errors';
 /** ClickHouse's TIMEOUT_EXCEEDED (max_execution_time reached). */
 const TIMEOUT_EXCEEDED = '159';
 
-export const analyticsTimeout = () =>
-  new DomainError('analytics_timeout', 'The analytics query timed out; narrow the scope, window or granularity and retry');
+export const analyticsTimeout = () => new DomainError('analytics_timeout', 'The analytics query timed out; narrow the scope, window or granularity and retry');
 
 const TSV_ESCAPES: Record<string, string> = { b: '\b', f: '\f', r: '\r', n: '\n', t: '\t', '0': '\0', "'": "'", '\\': '\\' };
 /** A TabSeparated field as its value (ClickHouse escapes backslash, quote and control characters). */
@@ -29,7 +28,10 @@ export function parseTabSeparated<C extends string>(text: string, columns: reado
  * a server that does not answer at all. Either way: `analytics_timeout`.
  */
 export async function runAnalyticsQuery<C extends string>(
-  ch: ClickHouseClient, query: string, budgetSeconds: number, columns: readonly C[],
+  ch: ClickHouseClient,
+  query: string,
+  budgetSeconds: number,
+  columns: readonly C[],
 ): Promise<Record<C, string>[]> {
   const seconds = Math.max(1, Math.ceil(budgetSeconds));
   const abort = new AbortController();

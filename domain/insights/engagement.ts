@@ -44,13 +44,16 @@ const windowHours = (query: InsightsQuery) => query.windows.map((w) => storedBuc
 /** The report bucket of an hour, as the report SQL computes it (monthly: `YYYYMM`). */
 function reportBucketOf(hour: number, granularity: InsightsQuery['granularity']): number {
   switch (granularity) {
-    case 'hourly': return hour;
-    case 'daily': return Math.floor(hour / DAY) * DAY;
+    case 'hourly':
+      return hour;
+    case 'daily':
+      return Math.floor(hour / DAY) * DAY;
     case 'monthly': {
       const date = new Date(hour * 1000);
       return date.getUTCFullYear() * 100 + date.getUTCMonth() + 1;
     }
-    case 'none': return 0;
+    case 'none':
+      return 0;
   }
 }
 
@@ -83,17 +86,26 @@ async function pollVoteCounts(deps: InsightsDeps, scope: ReportScope, query: Ins
   const ads = await pollAdsInScope(deps, scope, query);
   const perDelivery = query.segment === 'country' || query.segment === 'device';
   const votes = await pollVotesByAd(deps.db, {
-    adIds: [...ads.keys()], start: new Date(from * 1000), end: new Date(to * 1000), granularity: 'hourly', perDelivery,
+    adIds: [...ads.keys()],
+    start: new Date(from * 1000),
+    end: new Date(to * 1000),
+    granularity: 'hourly',
+    perDelivery,
   });
   const deliveries = new Map<string, { country: string; device: string }>();
   const auctions = [...new Set(votes.map((v) => v.auction_id ?? ''))].filter((id) => id !== '');
   // In slices, so a query stays well under ClickHouse's max_query_size (256 KiB).
   for (let i = 0; perDelivery && i < auctions.length; i += AUCTIONS_PER_QUERY) {
-    const rows = await runAnalyticsQuery(deps.ch, `
+    const rows = await runAnalyticsQuery(
+      deps.ch,
+      `
       SELECT ad_id, auction_id, any(country), any(device)
       FROM ${table(deps.database, DELIVERY_TABLES.rows)}
       WHERE ${sql`organization_id = ${scope.organizationId}`} AND auction_id IN ${inList(auctions.slice(i, i + AUCTIONS_PER_QUERY))}
-      GROUP BY ad_id, auction_id`, deps.timeoutSeconds, ['ad_id', 'auction_id', 'country', 'device'] as const);
+      GROUP BY ad_id, auction_id`,
+      deps.timeoutSeconds,
+      ['ad_id', 'auction_id', 'country', 'device'] as const,
+    );
     for (const r of rows) deliveries.set(`${r.ad_id}:${r.auction_id}`, { country: r.country, device: r.device });
   }
   return votes.map((v) => {
@@ -107,17 +119,30 @@ async function pollVoteCounts(deps: InsightsDeps, scope: ReportScope, query: Ins
 async function conversionCounts(deps: InsightsDeps, scope: ReportScope, query: InsightsQuery, from: number, to: number): Promise<HourlyCount[]> {
   const columns = ATTRIBUTED_DELIVERY_COLUMNS.join(', ');
   const attributed = attributedConversionsSql({
-    organizationId: scope.organizationId, start: new Date(from * 1000), end: new Date(to * 1000), database: deps.database,
+    organizationId: scope.organizationId,
+    start: new Date(from * 1000),
+    end: new Date(to * 1000),
+    database: deps.database,
   });
   const source = query.source === 'all' ? '' : sql` AND source = ${query.source}`;
-  const rows = await runAnalyticsQuery(deps.ch, `
+  const rows = await runAnalyticsQuery(
+    deps.ch,
+    `
     SELECT ${columns}, intDiv(toUInt32(ts), ${HOUR}) * ${HOUR} AS hour, count() AS conversions
     FROM (${attributed})
     WHERE ${scopeCondition(scope, query)}${source}
-    GROUP BY ${columns}, hour`, deps.timeoutSeconds, [...ATTRIBUTED_DELIVERY_COLUMNS, 'hour', 'conversions'] as const);
+    GROUP BY ${columns}, hour`,
+    deps.timeoutSeconds,
+    [...ATTRIBUTED_DELIVERY_COLUMNS, 'hour', 'conversions'] as const,
+  );
   return rows.map((r) => ({
     path: { ad_account: r.ad_account_id, campaign: r.campaign_id, ad_group: r.ad_group_id, ad: r.ad_id },
-    hour: Number(r.hour), source: r.source, country: r.country, device: r.device, metric: 'conversions', count: Number(r.conversions),
+    hour: Number(r.hour),
+    source: r.source,
+    country: r.country,
+    device: r.device,
+    metric: 'conversions',
+    count: Number(r.conversions),
   }));
 }
 
@@ -131,9 +156,11 @@ export async function engagementRows(deps: InsightsDeps, scope: ReportScope, que
   const hours = windowHours(query);
   const from = Math.min(...hours.map((h) => h.from));
   const to = Math.max(...hours.map((h) => h.to));
-  const counts = (await Promise.all(used.map((metric) => (metric === 'poll_votes'
-    ? pollVoteCounts(deps, scope, query, from, to)
-    : conversionCounts(deps, scope, query, from, to))))).flat();
+  const counts = (
+    await Promise.all(
+      used.map((metric) => (metric === 'poll_votes' ? pollVoteCounts(deps, scope, query, from, to) : conversionCounts(deps, scope, query, from, to))),
+    )
+  ).flat();
 
   const rows = new Map<string, MergedRow>();
   for (const c of counts) {
@@ -145,8 +172,15 @@ export async function engagementRows(deps: InsightsDeps, scope: ReportScope, que
     let row = rows.get(key);
     if (!row) {
       row = {
-        window_index: String(windowIndex), bucket: String(bucket), entity_id: c.path[query.level], segment_value: segmentValue,
-        impressions: '0', clicks: '0', spend_micros: '0', poll_votes: 0, conversions: 0,
+        window_index: String(windowIndex),
+        bucket: String(bucket),
+        entity_id: c.path[query.level],
+        segment_value: segmentValue,
+        impressions: '0',
+        clicks: '0',
+        spend_micros: '0',
+        poll_votes: 0,
+        conversions: 0,
       };
       rows.set(key, row);
     }
@@ -160,9 +194,12 @@ const rowKey = (windowIndex: number | string, bucket: number | string, entityId:
 
 /** (window, bucket) numerically, then entity and segment value: the report query's ORDER BY. */
 function compareKeys(a: ReportQueryRow, b: ReportQueryRow): number {
-  return Number(a.window_index) - Number(b.window_index) || Number(a.bucket) - Number(b.bucket)
-    || (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0)
-    || (a.segment_value < b.segment_value ? -1 : a.segment_value > b.segment_value ? 1 : 0);
+  return (
+    Number(a.window_index) - Number(b.window_index) ||
+    Number(a.bucket) - Number(b.bucket) ||
+    (a.entity_id < b.entity_id ? -1 : a.entity_id > b.entity_id ? 1 : 0) ||
+    (a.segment_value < b.segment_value ? -1 : a.segment_value > b.segment_value ? 1 : 0)
+  );
 }
 
 /**

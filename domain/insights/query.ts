@@ -7,10 +7,7 @@
  */
 import { z } from 'zod';
 import { DomainError, invalidValue } from '../errors';
-import {
-  MAX_WINDOWS, checkDisjoint, defaultWindow, parseTimeRange, timeRangeSchema,
-  type Granularity, type TimeWindow,
-} from './time-windows';
+import { MAX_WINDOWS, checkDisjoint, defaultWindow, parseTimeRange, timeRangeSchema, type Granularity, type TimeWindow } from './time-windows';
 
 export const LEVELS = ['ad_account', 'campaign', 'ad_group', 'ad'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -34,21 +31,31 @@ const metricOf = (name: string): Metric | null => {
   return (METRICS as readonly string[]).includes(bare ?? '') ? (bare as Metric) : null;
 };
 
-export const filterSchema = z.object({
-  field: z.string(),
-  operator: z.enum(['IN', 'GREATER_THAN', 'LESS_THAN']),
-  value: z.union([z.number(), z.array(z.union([z.string(), z.number()])).min(1)]),
-}).strict();
+export const filterSchema = z
+  .object({
+    field: z.string(),
+    operator: z.enum(['IN', 'GREATER_THAN', 'LESS_THAN']),
+    value: z.union([z.number(), z.array(z.union([z.string(), z.number()])).min(1)]),
+  })
+  .strict();
 
-export const sortSchema = z.object({
-  field: metricNameSchema,
-  direction: z.enum(['asc', 'desc']).optional(),
-}).strict();
+export const sortSchema = z
+  .object({
+    field: metricNameSchema,
+    direction: z.enum(['asc', 'desc']).optional(),
+  })
+  .strict();
 
 /** A parameter whose values are JSON objects sent as strings; documented with their JSON shape. */
 function jsonObjectParam(shape: z.ZodType, description: string) {
   const { $schema: _ignored, ...contentSchema } = z.toJSONSchema(shape, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
-  return z.array(z.string().regex(/^\s*\{[\s\S]*\}\s*$/).meta({ contentMediaType: 'application/json', contentSchema }))
+  return z
+    .array(
+      z
+        .string()
+        .regex(/^\s*\{[\s\S]*\}\s*$/)
+        .meta({ contentMediaType: 'application/json', contentSchema }),
+    )
     .meta({ description });
 }
 
@@ -57,7 +64,10 @@ export const insightsQuerySchema = z.object({
   time_granularity: z.enum(['hourly', 'daily', 'monthly', 'none']).default('daily'),
   aggregation_level: z.enum(LEVELS).optional().meta({ description: 'Default: the endpoint scope; at or below it' }),
   'time_ranges[]': jsonObjectParam(timeRangeSchema, 'JSON time ranges; default a trailing 30-day window').max(MAX_WINDOWS).optional(),
-  'fields[]': z.array(metricNameSchema).optional().meta({ description: `One of ${METRICS.join(', ')}, optionally behind a dotted prefix (ad.clicks); default impressions, clicks, spend` }),
+  'fields[]': z
+    .array(metricNameSchema)
+    .optional()
+    .meta({ description: `One of ${METRICS.join(', ')}, optionally behind a dotted prefix (ad.clicks); default impressions, clicks, spend` }),
   'filters[]': jsonObjectParam(filterSchema, 'JSON filters { field, operator, value }').optional(),
   'sort[]': jsonObjectParam(sortSchema, 'JSON sort keys { field, direction }, applied in order').optional(),
   'segments[]': z.array(z.enum(SEGMENTS)).max(1).optional(),
@@ -71,8 +81,15 @@ type Shape = typeof insightsQuerySchema.shape;
 /** Parameters the spec names as unsupported (400 `unsupported_parameter`). */
 const UNSUPPORTED = ['includes[]', 'override_segment_group_order[]'];
 
-export interface MetricFilter { metric: Metric; operator: 'IN' | 'GREATER_THAN' | 'LESS_THAN'; values: number[] }
-export interface SortKey { metric: Metric; direction: 'asc' | 'desc' }
+export interface MetricFilter {
+  metric: Metric;
+  operator: 'IN' | 'GREATER_THAN' | 'LESS_THAN';
+  values: number[];
+}
+export interface SortKey {
+  metric: Metric;
+  direction: 'asc' | 'desc';
+}
 
 /** A validated insights request. */
 export interface InsightsQuery {
@@ -115,7 +132,11 @@ function cursor(raw: RawQuery, key: 'before' | 'after'): string | undefined {
 }
 
 function parseJson(text: string): unknown {
-  try { return JSON.parse(text); } catch { return undefined; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function parseFields(raw: RawQuery): Metric[] {
@@ -146,7 +167,11 @@ function parseSegments(raw: RawQuery): Segment | null {
   throw new DomainError('invalid_segment', `Unknown segment: ${value} (segments are ${SEGMENTS.join(', ')})`, 'segments[]');
 }
 
-interface ParsedFilters { metricFilters: MetricFilter[]; idFilters: InsightsQuery['idFilters']; sources: Source[] }
+interface ParsedFilters {
+  metricFilters: MetricFilter[];
+  idFilters: InsightsQuery['idFilters'];
+  sources: Source[];
+}
 
 function parseFilters(raw: RawQuery, level: Level): ParsedFilters {
   const out: ParsedFilters = { metricFilters: [], idFilters: {}, sources: [] };
@@ -163,7 +188,8 @@ function parseFilters(raw: RawQuery, level: Level): ParsedFilters {
     const idLevel = /^(campaign|ad_group|ad)(?:\.id|_id)$/.exec(field)?.[1] as IdFilterLevel | undefined;
     if (metric) {
       if (operator === 'IN') {
-        if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'number' && Number.isFinite(v))) throw invalid(`${field} IN needs a list of numbers`);
+        if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'number' && Number.isFinite(v)))
+          throw invalid(`${field} IN needs a list of numbers`);
         out.metricFilters.push({ metric, operator, values: value as number[] });
       } else if (operator === 'GREATER_THAN' || operator === 'LESS_THAN') {
         if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${field} ${operator} needs a numeric value`);
@@ -181,7 +207,8 @@ function parseFilters(raw: RawQuery, level: Level): ParsedFilters {
       out.idFilters[idLevel] = previous ? previous.filter((id) => ids.includes(id)) : ids;
     } else if (field === 'source') {
       if (operator !== 'IN') throw badOperator(field, 'IN');
-      if (!Array.isArray(value) || value.length === 0 || !value.every((v) => v === 'own' || v === 'external')) throw invalid('source IN needs a list of own and/or external');
+      if (!Array.isArray(value) || value.length === 0 || !value.every((v) => v === 'own' || v === 'external'))
+        throw invalid('source IN needs a list of own and/or external');
       out.sources.push(new Set(value).size === 2 ? 'all' : (value[0] as Source));
     } else {
       throw invalid(`Unknown filter field: ${field}`);
@@ -195,7 +222,8 @@ function effectiveSource(raw: RawQuery, parameter: Source, filtered: Source[]): 
   const given = raw.source !== undefined;
   let source = parameter;
   for (const fromFilter of filtered) {
-    if (given && fromFilter !== parameter) throw new DomainError('invalid_filter', `The source filter (${fromFilter}) disagrees with source=${parameter}`, 'filters[]');
+    if (given && fromFilter !== parameter)
+      throw new DomainError('invalid_filter', `The source filter (${fromFilter}) disagrees with source=${parameter}`, 'filters[]');
     if (!given && source !== 'all' && fromFilter !== source) throw new DomainError('invalid_filter', 'Source filters disagree with each other', 'filters[]');
     source = fromFilter;
   }
@@ -226,9 +254,7 @@ export function parseInsightsQuery(raw: RawQuery, scope: Level, now = Math.floor
   const hourly = granularity === 'hourly';
   const ranges = asList(raw['time_ranges[]']);
   if (ranges && ranges.length > MAX_WINDOWS) throw new DomainError('invalid_time_range', `At most ${MAX_WINDOWS} time ranges`, 'time_ranges[]');
-  const windows = ranges && ranges.length > 0
-    ? ranges.map((text) => parseTimeRange(text, 'time_ranges[]', hourly))
-    : [defaultWindow(now, hourly)];
+  const windows = ranges && ranges.length > 0 ? ranges.map((text) => parseTimeRange(text, 'time_ranges[]', hourly)) : [defaultWindow(now, hourly)];
   checkDisjoint(windows, 'time_ranges[]');
 
   const filters = parseFilters(raw, level);
@@ -244,8 +270,10 @@ export function parseInsightsQuery(raw: RawQuery, scope: Level, now = Math.floor
     throw new DomainError('hourly_unsupported_for_external_source', 'External supply is reported daily only; use daily, monthly or none', 'source');
   }
   if (segment === 'country' || segment === 'device') {
-    if (scope !== 'ad_group' && scope !== 'ad') throw new DomainError('unsupported_segment', `The ${segment} segment is available on ad group and ad insights only`, 'segments[]');
-    if (Object.keys(filters.idFilters).length > 0) throw new DomainError('unsupported_segment', `The ${segment} segment cannot be combined with an entity-id filter`, 'segments[]');
+    if (scope !== 'ad_group' && scope !== 'ad')
+      throw new DomainError('unsupported_segment', `The ${segment} segment is available on ad group and ad insights only`, 'segments[]');
+    if (Object.keys(filters.idFilters).length > 0)
+      throw new DomainError('unsupported_segment', `The ${segment} segment cannot be combined with an entity-id filter`, 'segments[]');
     if (source === 'external') throw new DomainError('segment_source_unsupported', `The ${segment} segment covers own supply only`, 'segments[]');
     if (granularity === 'hourly' || granularity === 'monthly') {
       throw new DomainError('segment_granularity_unsupported', `The ${segment} segment needs time_granularity daily or none`, 'time_granularity');

@@ -27,7 +27,10 @@ export interface InsightsDeps {
 }
 
 /** The endpoint a report is asked from: its level and (below the ad account) the entity id in the path. */
-export interface ReportTarget { level: Level; id?: string }
+export interface ReportTarget {
+  level: Level;
+  id?: string;
+}
 
 export type InsightRow = Record<string, string | number | null>;
 
@@ -41,7 +44,11 @@ export interface InsightsPage {
 }
 
 /** The endpoint's entity: where a report may look, and the entity's own name. */
-export interface ResolvedScope { scope: ReportScope; id: string; name: string }
+export interface ResolvedScope {
+  scope: ReportScope;
+  id: string;
+  name: string;
+}
 
 /** The endpoint's entity within the organization, as the path down from its ad account; 404 otherwise. */
 export async function resolveScope(db: Db, organizationId: string, target: ReportTarget): Promise<ResolvedScope> {
@@ -59,7 +66,10 @@ export async function resolveScope(db: Db, organizationId: string, target: Repor
     return { scope: { organizationId, adAccountId: campaign.adAccountId, campaignId: id }, id, name: campaign.name };
   }
   if (target.level === 'ad_group') {
-    const group = await db.adGroup.findFirst({ where: { id, campaign: { organizationId } }, select: { name: true, campaign: { select: { id: true, adAccountId: true } } } });
+    const group = await db.adGroup.findFirst({
+      where: { id, campaign: { organizationId } },
+      select: { name: true, campaign: { select: { id: true, adAccountId: true } } },
+    });
     if (!group) throw missing();
     return { scope: { organizationId, adAccountId: group.campaign.adAccountId, campaignId: group.campaign.id, adGroupId: id }, id, name: group.name };
   }
@@ -92,10 +102,18 @@ async function entityNames(db: Db, scope: ReportScope, level: Level, ids: string
   const groupScope = { campaign: campaignScope, ...(inScope && scope.adGroupId ? { id: scope.adGroupId } : {}) };
   let found: { id: string; name: string }[];
   switch (level) {
-    case 'ad_account': found = await db.adAccount.findMany({ where: { ...byId, organizationId }, select, take }); break;
-    case 'campaign': found = await db.campaign.findMany({ where: { ...byId, ...campaignScope }, select, take }); break;
-    case 'ad_group': found = await db.adGroup.findMany({ where: { ...byId, ...groupScope }, select, take }); break;
-    case 'ad': found = await db.ad.findMany({ where: { ...byId, adGroup: groupScope, ...(inScope && scope.adId ? { id: scope.adId } : {}) }, select, take }); break;
+    case 'ad_account':
+      found = await db.adAccount.findMany({ where: { ...byId, organizationId }, select, take });
+      break;
+    case 'campaign':
+      found = await db.campaign.findMany({ where: { ...byId, ...campaignScope }, select, take });
+      break;
+    case 'ad_group':
+      found = await db.adGroup.findMany({ where: { ...byId, ...groupScope }, select, take });
+      break;
+    case 'ad':
+      found = await db.ad.findMany({ where: { ...byId, adGroup: groupScope, ...(inScope && scope.adId ? { id: scope.adId } : {}) }, select, take });
+      break;
   }
   return new Map(found.map((e) => [e.id, e.name]));
 }
@@ -105,19 +123,33 @@ async function entityNames(db: Db, scope: ReportScope, level: Level, ids: string
 // division of an exact integer (correctly rounded, no drift from summing floats).
 // ---------------------------------------------------------------------------
 
-interface Totals { impressions: number; clicks: number; spendMicros: bigint; pollVotes: number; conversions: number }
+interface Totals {
+  impressions: number;
+  clicks: number;
+  spendMicros: bigint;
+  pollVotes: number;
+  conversions: number;
+}
 
 function metricValue(metric: Metric, t: Totals): number | null {
   const micros = Number(t.spendMicros);
   switch (metric) {
-    case 'impressions': return t.impressions;
-    case 'clicks': return t.clicks;
-    case 'spend': return micros / 1_000_000;
-    case 'ctr': return t.impressions === 0 ? null : t.clicks / t.impressions;
-    case 'cpc': return t.clicks === 0 ? null : micros / (t.clicks * 1_000_000);
-    case 'cpm': return t.impressions === 0 ? null : micros / (t.impressions * 1_000);
-    case 'poll_votes': return t.pollVotes;
-    case 'conversions': return t.conversions;
+    case 'impressions':
+      return t.impressions;
+    case 'clicks':
+      return t.clicks;
+    case 'spend':
+      return micros / 1_000_000;
+    case 'ctr':
+      return t.impressions === 0 ? null : t.clicks / t.impressions;
+    case 'cpc':
+      return t.clicks === 0 ? null : micros / (t.clicks * 1_000_000);
+    case 'cpm':
+      return t.impressions === 0 ? null : micros / (t.impressions * 1_000);
+    case 'poll_votes':
+      return t.pollVotes;
+    case 'conversions':
+      return t.conversions;
   }
 }
 
@@ -129,7 +161,11 @@ interface DecodedRow {
   source: MergedRow;
 }
 
-interface ReportBucket { start: number; end: number; readable?: string }
+interface ReportBucket {
+  start: number;
+  end: number;
+  readable?: string;
+}
 
 /** The row id: `start=<unix>:end=<unix>:entity_id=<uuid>` plus `:<segment>=<value>` when segmented. */
 export function rowId(start: number, end: number, entityId: string, segment: string | null, segmentValue: string): string {
@@ -139,9 +175,7 @@ export function rowId(start: number, end: number, entityId: string, segment: str
 /** The UTC bucket of a result row, cut to its window. */
 function rowBucket(query: InsightsQuery, window: TimeWindow, bucket: number): ReportBucket {
   if (query.granularity === 'none') return { start: window.start, end: window.end };
-  const start = query.granularity === 'monthly'
-    ? Date.UTC(Math.floor(bucket / 100), (bucket % 100) - 1, 1) / 1000
-    : bucket;
+  const start = query.granularity === 'monthly' ? Date.UTC(Math.floor(bucket / 100), (bucket % 100) - 1, 1) / 1000 : bucket;
   const full = reportBucket(start, query.granularity);
   return {
     start: Math.max(full.start, window.start),
@@ -151,8 +185,9 @@ function rowBucket(query: InsightsQuery, window: TimeWindow, bucket: number): Re
 }
 
 /** The metrics a request uses: its fields, filters and sort keys. */
-const metricsUsed = (query: InsightsQuery) =>
-  [...new Set<Metric>([...query.fields, ...query.metricFilters.map((f) => f.metric), ...query.sort.map((s) => s.metric)])];
+const metricsUsed = (query: InsightsQuery) => [
+  ...new Set<Metric>([...query.fields, ...query.metricFilters.map((f) => f.metric), ...query.sort.map((s) => s.metric)]),
+];
 
 function decode(query: InsightsQuery, rows: MergedRow[]): DecodedRow[] {
   const metrics = metricsUsed(query);
@@ -163,7 +198,11 @@ function decode(query: InsightsQuery, rows: MergedRow[]): DecodedRow[] {
     let bucket = buckets.get(key);
     if (!bucket) buckets.set(key, (bucket = rowBucket(query, query.windows[Number(r.window_index)], Number(r.bucket))));
     const totals: Totals = {
-      impressions: Number(r.impressions), clicks: Number(r.clicks), spendMicros: BigInt(r.spend_micros), pollVotes: r.poll_votes, conversions: r.conversions,
+      impressions: Number(r.impressions),
+      clicks: Number(r.clicks),
+      spendMicros: BigInt(r.spend_micros),
+      pollVotes: r.poll_votes,
+      conversions: r.conversions,
     };
     const values: DecodedRow['values'] = {};
     for (const metric of metrics) values[metric] = metricValue(metric, totals);

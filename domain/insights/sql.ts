@@ -44,7 +44,11 @@ export function scopeCondition(scope: ReportScope, query: InsightsQuery): string
 }
 
 /** A stretch of stored buckets `[from, to)` (Unix seconds) counted by window number `window`. */
-interface Stretch { window: number; from: number; to: number }
+interface Stretch {
+  window: number;
+  from: number;
+  to: number;
+}
 
 /**
  * Where own supply comes from: the hours each window counts (midpoint rule,
@@ -93,8 +97,14 @@ const TIME_COLUMNS = {
  * segment value, the window each row belongs to (`multiIf`) and its bucket start `t`.
  */
 function rollupRows(
-  database: string, tableName: string, time: keyof typeof TIME_COLUMNS, stretches: Stretch[],
-  scope: ReportScope, query: InsightsQuery, segmentValue: string, extraCondition = '',
+  database: string,
+  tableName: string,
+  time: keyof typeof TIME_COLUMNS,
+  stretches: Stretch[],
+  scope: ReportScope,
+  query: InsightsQuery,
+  segmentValue: string,
+  extraCondition = '',
 ): string {
   const column = TIME_COLUMNS[time];
   const conditions = stretches.map(({ from, to }) => `(${time} >= ${column.literal(from)} AND ${time} < ${column.literal(to)})`);
@@ -108,10 +118,14 @@ function rollupRows(
 /** The report bucket of a stored bucket start `t` (monthly: `YYYYMM`, decoded by the caller). */
 function reportBucketExpression(granularity: InsightsQuery['granularity']): string {
   switch (granularity) {
-    case 'hourly': return 't';
-    case 'daily': return `intDiv(t, ${DAY}) * ${DAY}`;
-    case 'monthly': return `toYYYYMM(toDateTime(t), 'UTC')`;
-    case 'none': return '0';
+    case 'hourly':
+      return 't';
+    case 'daily':
+      return `intDiv(t, ${DAY}) * ${DAY}`;
+    case 'monthly':
+      return `toYYYYMM(toDateTime(t), 'UTC')`;
+    case 'none':
+      return '0';
   }
 }
 

@@ -21,22 +21,29 @@ export const MAX_WINDOWS = 20;
 const MAX_UNIX = 253_402_300_799;
 
 /** A half-open interval of Unix seconds, `[start, end)`. */
-export interface TimeWindow { start: number; end: number }
+export interface TimeWindow {
+  start: number;
+  end: number;
+}
 
 export const timeRangeSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('unix_range'), start: z.number().int().min(0).max(MAX_UNIX), end: z.number().int().min(0).max(MAX_UNIX) }).strict(),
-  z.object({
-    type: z.literal('date_range'),
-    since: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-    until: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-    timezone: z.string().max(MAX_TIME_ZONE_LENGTH).optional(),
-  }).strict(),
-  z.object({
-    type: z.literal('hour_range'),
-    since: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}$/),
-    until: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}$/),
-    timezone: z.string().max(MAX_TIME_ZONE_LENGTH).optional(),
-  }).strict(),
+  z
+    .object({
+      type: z.literal('date_range'),
+      since: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+      until: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+      timezone: z.string().max(MAX_TIME_ZONE_LENGTH).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('hour_range'),
+      since: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}$/),
+      until: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}$/),
+      timezone: z.string().max(MAX_TIME_ZONE_LENGTH).optional(),
+    })
+    .strict(),
 ]);
 export type TimeRange = z.infer<typeof timeRangeSchema>;
 
@@ -59,17 +66,27 @@ function zoneFormatter(timeZone: string): Intl.DateTimeFormat | null {
   let formatter = formatters.get(canonical);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: canonical, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: canonical,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     formatters.set(canonical, formatter);
   }
   return formatter;
 }
 
-
 /** The zone's offset from UTC at instant `t` (seconds east of Greenwich). */
 export function zoneOffset(t: number, timeZone: string): number {
-  const parts = Object.fromEntries(zoneFormatter(timeZone)!.formatToParts(new Date(t * 1000)).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    zoneFormatter(timeZone)!
+      .formatToParts(new Date(t * 1000))
+      .map((p) => [p.type, p.value]),
+  );
   return utcSeconds(+parts.year, +parts.month, +parts.day, +parts.hour, +parts.minute, +parts.second) - t;
 }
 
@@ -128,7 +145,10 @@ export function parseTimeRange(json: string, param: string, hourly: boolean): Ti
   }
   const parsed = timeRangeSchema.safeParse(value);
   if (!parsed.success) {
-    throw invalidRange('A time range is { type: unix_range, start, end }, { type: date_range, since, until, timezone? } or { type: hour_range, since, until, timezone? }', param);
+    throw invalidRange(
+      'A time range is { type: unix_range, start, end }, { type: date_range, since, until, timezone? } or { type: hour_range, since, until, timezone? }',
+      param,
+    );
   }
   const range = parsed.data;
   let window: TimeWindow;
@@ -200,8 +220,14 @@ export function storedBucketRange(window: TimeWindow, size: number): { from: num
 /** The UTC report bucket `[start, end)` a stored time falls in (monthly: the calendar month). */
 export function reportBucket(t: number, granularity: Exclude<Granularity, 'none'>): TimeWindow {
   switch (granularity) {
-    case 'hourly': { const start = Math.floor(t / HOUR) * HOUR; return { start, end: start + HOUR }; }
-    case 'daily': { const start = Math.floor(t / DAY) * DAY; return { start, end: start + DAY }; }
+    case 'hourly': {
+      const start = Math.floor(t / HOUR) * HOUR;
+      return { start, end: start + HOUR };
+    }
+    case 'daily': {
+      const start = Math.floor(t / DAY) * DAY;
+      return { start, end: start + DAY };
+    }
     case 'monthly': {
       const d = new Date(t * 1000);
       return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 1000, end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000 };
@@ -213,8 +239,11 @@ export function reportBucket(t: number, granularity: Exclude<Granularity, 'none'
 export function readableTime(start: number, granularity: Exclude<Granularity, 'none'>): string {
   const iso = new Date(start * 1000).toISOString();
   switch (granularity) {
-    case 'hourly': return iso.slice(0, 13);
-    case 'daily': return iso.slice(0, 10);
-    case 'monthly': return iso.slice(0, 7);
+    case 'hourly':
+      return iso.slice(0, 13);
+    case 'daily':
+      return iso.slice(0, 10);
+    case 'monthly':
+      return iso.slice(0, 7);
   }
 }

@@ -12,7 +12,11 @@ export const PUBLISHER_KEY_PATTERN = /^pk_[A-Za-z0-9_-]{43}$/;
 /** The spec's OpenRTB tmax and our default auction deadline. */
 export const MAX_TMAX_MS = 2000;
 
-export interface NewPublisher { name: string; domain?: string; tmaxMs?: number }
+export interface NewPublisher {
+  name: string;
+  domain?: string;
+  tmaxMs?: number;
+}
 
 export async function createPublisher(db: Db, input: NewPublisher) {
   if (!input.name?.trim()) throw required('name');
@@ -31,11 +35,22 @@ export async function listPublishers(db: Db) {
 }
 
 export const presentPublisher = (p: { publicId: string; name: string; domain: string | null; tmaxMs: number; enabled: boolean; createdAt: Date }) => ({
-  publisher_id: p.publicId, name: p.name, domain: p.domain, tmax: p.tmaxMs, enabled: p.enabled, created_at: p.createdAt.toISOString(),
+  publisher_id: p.publicId,
+  name: p.name,
+  domain: p.domain,
+  tmax: p.tmaxMs,
+  enabled: p.enabled,
+  created_at: p.createdAt.toISOString(),
 });
 
 /** What the auction keeps in memory per publisher (keyed by key hash). */
-export interface PublisherRecord { id: string; publicId: string; name: string; domain: string | null; tmaxMs: number }
+export interface PublisherRecord {
+  id: string;
+  publicId: string;
+  name: string;
+  domain: string | null;
+  tmaxMs: number;
+}
 
 export async function loadEnabledPublishers(db: Db): Promise<Map<string, PublisherRecord>> {
   const rows = await db.publisher.findMany({ where: { enabled: true } });

@@ -46,9 +46,7 @@ export async function consume(db: Db, bucket: string, limit: number, now = Date.
     WHERE bucket = ${bucket} AND window_start = ${new Date(windowStart)}`;
   // When the previous window's weight will have decayed enough for one more request.
   const excess = estimate - limit;
-  const secondsUntilFree = previous > 0
-    ? Math.ceil(((excess / previous) * WINDOW_MS) / 1000)
-    : Math.ceil((windowStart + WINDOW_MS - now) / 1000);
+  const secondsUntilFree = previous > 0 ? Math.ceil(((excess / previous) * WINDOW_MS) / 1000) : Math.ceil((windowStart + WINDOW_MS - now) / 1000);
   const retryAfterSeconds = Math.max(1, Math.min(secondsUntilFree, Math.ceil((windowStart + WINDOW_MS - now) / 1000)));
   return { allowed: false, limit, remaining: 0, resetAt, retryAfterSeconds };
 }

@@ -130,5 +130,4 @@ export const CATEGORY_TABLE: Readonly<Record<SensitiveCategory, SensitiveCategor
   },
 };
 
-export const isSensitiveCategory = (value: string): value is SensitiveCategory =>
-  (SENSITIVE_CATEGORIES as readonly string[]).includes(value);
+export const isSensitiveCategory = (value: string): value is SensitiveCategory => (SENSITIVE_CATEGORIES as readonly string[]).includes(value);

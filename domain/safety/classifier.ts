@@ -20,8 +20,15 @@ import { SENSITIVE_CATEGORIES, CATEGORY_TABLE, type SensitiveCategory } from './
 import { FuzzyIndex } from './fuzzy';
 import { CHILD_CONTEXT, CUES, CUE_WEIGHTS, FUZZY_KEYS, FUZZY_STOP_WORDS, NEAR_MISSES, NUMBER_WORDS, ORDINAL_WORDS } from './lexicon';
 import {
-  CLAUSE_BREAKERS, isNegatedAt, NEGATION_TRANSPARENT, NEGATORS,
-  ROLE_BREAKER, ROLE_NEGATOR, ROLE_OTHER, ROLE_TRANSPARENT, type WordRole,
+  CLAUSE_BREAKERS,
+  isNegatedAt,
+  NEGATION_TRANSPARENT,
+  NEGATORS,
+  ROLE_BREAKER,
+  ROLE_NEGATOR,
+  ROLE_OTHER,
+  ROLE_TRANSPARENT,
+  type WordRole,
 } from './negation';
 import { foldCase, foldRepeats, stem, undouble, unleet } from './normalize';
 import { compilePattern, Vocabulary, type PatternElement } from './patterns';
@@ -66,7 +73,9 @@ const MINORS = SENSITIVE_CATEGORIES.indexOf('minors');
 /** Categories that, with a child in the conversation, make it about minors. */
 const HARM_TO_CHILD = (['self_harm', 'sexual', 'violence_tragedy', 'hate_harassment', 'illegal_drugs'] as const).map((c) => SENSITIVE_CATEGORIES.indexOf(c));
 const NEVER_GROUPS = new Uint8Array(GROUP_COUNT);
-SENSITIVE_CATEGORIES.forEach((c, i) => { NEVER_GROUPS[i] = CATEGORY_TABLE[c].defaultPolicy === 'never' ? 1 : 0; });
+SENSITIVE_CATEGORIES.forEach((c, i) => {
+  NEVER_GROUPS[i] = CATEGORY_TABLE[c].defaultPolicy === 'never' ? 1 : 0;
+});
 NEVER_GROUPS[CHILD_CONTEXT_GROUP] = 1;
 
 // Token kinds.
@@ -105,7 +114,9 @@ const teenFirst: CompiledCue[] = [];
 const ordinalFirst: CompiledCue[] = [];
 let entryCount = 0;
 
-const pushOnce = (list: CompiledCue[], cue: CompiledCue) => { if (!list.includes(cue)) list.push(cue); };
+const pushOnce = (list: CompiledCue[], cue: CompiledCue) => {
+  if (!list.includes(cue)) list.push(cue);
+};
 
 /**
  * Word sequences already compiled, per group: two lines that stem to the same
@@ -127,22 +138,38 @@ function addCue(source: string, group: number, weight: number) {
       existing.weight = Math.max(existing.weight, weight);
       continue;
     }
-    const lastWords = elements.slice(1).reverse().find((el) => el.kind === 'words');
+    const lastWords = elements
+      .slice(1)
+      .reverse()
+      .find((el) => el.kind === 'words');
     const anchor = lastWords?.kind === 'words' ? lastWords.ids : null;
     const cue: CompiledCue = { elements, group, weight, entry, source, anchor };
     compiledSequences.set(key, cue);
     const [first, second] = elements;
-    if (first.kind === 'teen') { teenFirst.push(cue); continue; }
-    if (first.kind === 'ordinal') { ordinalFirst.push(cue); continue; }
+    if (first.kind === 'teen') {
+      teenFirst.push(cue);
+      continue;
+    }
+    if (first.kind === 'ordinal') {
+      ordinalFirst.push(cue);
+      continue;
+    }
     if (first.kind !== 'words') continue;
     const index = group === MASK_GROUP ? masksByFirstWord : byFirstWord;
     for (const id of first.ids) {
       let bucket = index.get(id);
-      if (!bucket) { bucket = { anySecond: [], bySecond: new Map() }; index.set(id, bucket); }
-      if (second?.kind !== 'words') { pushOnce(bucket.anySecond, cue); continue; }
+      if (!bucket) {
+        bucket = { anySecond: [], bySecond: new Map() };
+        index.set(id, bucket);
+      }
+      if (second?.kind !== 'words') {
+        pushOnce(bucket.anySecond, cue);
+        continue;
+      }
       for (const next of second.ids) {
         const list = bucket.bySecond.get(next);
-        if (list) pushOnce(list, cue); else bucket.bySecond.set(next, [cue]);
+        if (list) pushOnce(list, cue);
+        else bucket.bySecond.set(next, [cue]);
       }
     }
   }
@@ -171,7 +198,10 @@ for (const w of CLAUSE_BREAKERS) roleOfWord.set(vocabulary.add(w), ROLE_BREAKER)
 const wordRoles = new Uint8Array(vocabulary.words.length);
 for (const [id, role] of roleOfWord) wordRoles[id] = role;
 
-const fuzzy = new FuzzyIndex(FUZZY_KEYS.map((word) => ({ word, value: vocabulary.idOfStem(stem(word)) })).filter((k) => k.value > 0), new Set(FUZZY_STOP_WORDS));
+const fuzzy = new FuzzyIndex(
+  FUZZY_KEYS.map((word) => ({ word, value: vocabulary.idOfStem(stem(word)) })).filter((k) => k.value > 0),
+  new Set(FUZZY_STOP_WORDS),
+);
 const numberWords = new Map(Object.entries(NUMBER_WORDS));
 const ordinalWords = new Map(Object.entries(ORDINAL_WORDS));
 const entryStamp = new Uint32Array(entryCount);
@@ -193,13 +223,20 @@ const scores = new Float64Array(GROUP_COUNT);
 function push(id: number, kind: number, value: number) {
   if (length === capacity) {
     capacity *= 2;
-    const grow = <T extends Int32Array | Uint8Array | Int16Array>(old: T, make: (n: number) => T) => { const next = make(capacity); next.set(old); return next; };
+    const grow = <T extends Int32Array | Uint8Array | Int16Array>(old: T, make: (n: number) => T) => {
+      const next = make(capacity);
+      next.set(old);
+      return next;
+    };
     ids = grow(ids, (n) => new Int32Array(n));
     kinds = grow(kinds, (n) => new Uint8Array(n));
     numbers = grow(numbers, (n) => new Int16Array(n));
     masked = grow(masked, (n) => new Uint8Array(n));
   }
-  ids[length] = id; kinds[length] = kind; numbers[length] = value; masked[length] = 0;
+  ids[length] = id;
+  kinds[length] = kind;
+  numbers[length] = value;
+  masked[length] = 0;
   wordSeen[id] = messageGeneration;
   length += 1;
 }
@@ -213,17 +250,36 @@ function pushWord(word: string) {
   const c0 = word.charCodeAt(0);
   if (isDigit(c0)) {
     let allDigits = true;
-    for (let i = 1; i < word.length; i += 1) if (!isDigit(word.charCodeAt(i))) { allDigits = false; break; }
-    if (allDigits) { push(vocabulary.idOfStem(word), CARDINAL, word.length <= 4 ? Number(word) : -1); return; }
+    for (let i = 1; i < word.length; i += 1)
+      if (!isDigit(word.charCodeAt(i))) {
+        allDigits = false;
+        break;
+      }
+    if (allDigits) {
+      push(vocabulary.idOfStem(word), CARDINAL, word.length <= 4 ? Number(word) : -1);
+      return;
+    }
     const ordinal = /^(\d{1,2})(st|nd|rd|th)$/.exec(word);
-    if (ordinal) { push(0, ORDINAL, Number(ordinal[1])); return; }
+    if (ordinal) {
+      push(0, ORDINAL, Number(ordinal[1]));
+      return;
+    }
   }
   const known = vocabulary.idOfStem(stem(word));
-  if (known !== 0) { push(known, WORD, -1); return; }
+  if (known !== 0) {
+    push(known, WORD, -1);
+    return;
+  }
   const cardinal = numberWords.get(word);
-  if (cardinal !== undefined) { push(0, CARDINAL, cardinal); return; }
+  if (cardinal !== undefined) {
+    push(0, CARDINAL, cardinal);
+    return;
+  }
   const ordinalWord = ordinalWords.get(word);
-  if (ordinalWord !== undefined) { push(0, ORDINAL, ordinalWord); return; }
+  if (ordinalWord !== undefined) {
+    push(0, ORDINAL, ordinalWord);
+    return;
+  }
   push(resolveUnknown(word), WORD, -1);
 }
 
@@ -245,9 +301,9 @@ function resolveUnknown(word: string): number {
 
 /** Folded text to tokens, with a CLAUSE_END token for sentence punctuation. */
 function tokenize(text: string) {
-  const folded = foldCase(text.length > MAX_CHARS_PER_MESSAGE
-    ? `${text.slice(0, MAX_CHARS_PER_MESSAGE / 2)}\n${text.slice(-MAX_CHARS_PER_MESSAGE / 2)}`
-    : text);
+  const folded = foldCase(
+    text.length > MAX_CHARS_PER_MESSAGE ? `${text.slice(0, MAX_CHARS_PER_MESSAGE / 2)}\n${text.slice(-MAX_CHARS_PER_MESSAGE / 2)}` : text,
+  );
   let start = -1;
   let apostrophe = false;
   const flush = (end: number) => {
@@ -264,7 +320,10 @@ function tokenize(text: string) {
       continue;
     }
     // An apostrophe inside a word is dropped: "don't" -> "dont".
-    if (c === 39 && start >= 0) { apostrophe = true; continue; }
+    if (c === 39 && start >= 0) {
+      apostrophe = true;
+      continue;
+    }
     if (isLeetSymbol(c) && (isLetter(folded.charCodeAt(i + 1)) || (start >= 0 && isLetter(folded.charCodeAt(i - 1))))) {
       if (start < 0) start = i;
       continue;
@@ -314,14 +373,18 @@ function tokenFits(el: PatternElement, pos: number): boolean {
       for (let i = 0; i < el.ids.length; i += 1) if (el.ids[i] === id) return true;
       return false;
     }
-    case 'any': return kind !== CLAUSE_END;
-    case 'teen': return kind === CARDINAL && numbers[pos] >= 8 && numbers[pos] <= 17;
-    case 'ordinal': return kind === ORDINAL && numbers[pos] >= 1 && numbers[pos] <= 12;
-    default: return false;
+    case 'any':
+      return kind !== CLAUSE_END;
+    case 'teen':
+      return kind === CARDINAL && numbers[pos] >= 8 && numbers[pos] <= 17;
+    case 'ordinal':
+      return kind === ORDINAL && numbers[pos] >= 1 && numbers[pos] <= 12;
+    default:
+      return false;
   }
 }
 
-const roleAt = (i: number): WordRole => (kinds[i] === WORD ? wordRoles[ids[i]] as WordRole : ROLE_OTHER);
+const roleAt = (i: number): WordRole => (kinds[i] === WORD ? (wordRoles[ids[i]] as WordRole) : ROLE_OTHER);
 const clauseEndAt = (i: number): boolean => kinds[i] === CLAUSE_END || roleAt(i) === ROLE_BREAKER;
 
 function applyMasks(end: number) {
@@ -374,16 +437,25 @@ function scoreCues(end: number, onlyNever: boolean, collect: Collector | null) {
   }
 }
 
-function run(messages: readonly ConversationMessage[], collect: ((cue: CompiledCue, message: number, start: number, stop: number, negated: boolean) => void) | null): SensitiveCategory[] {
+function run(
+  messages: readonly ConversationMessage[],
+  collect: ((cue: CompiledCue, message: number, start: number, stop: number, negated: boolean) => void) | null,
+): SensitiveCategory[] {
   generation += 1;
-  if (generation === 0xffffffff) { entryStamp.fill(0); generation = 1; }
+  if (generation === 0xffffffff) {
+    entryStamp.fill(0);
+    generation = 1;
+  }
   scores.fill(0);
   const first = Math.max(0, messages.length - NEVER_LOOKBACK_MESSAGES);
   const recentFrom = messages.length - RECENT_MESSAGES;
   for (let m = messages.length - 1; m >= first; m -= 1) {
     length = 0;
     messageGeneration += 1;
-    if (messageGeneration === 0xffffffff) { wordSeen.fill(0); messageGeneration = 1; }
+    if (messageGeneration === 0xffffffff) {
+      wordSeen.fill(0);
+      messageGeneration = 1;
+    }
     tokenize(messages[m].content);
     applyMasks(length);
     scoreCues(length, m < recentFrom, collect ? (cue, start, stop, negated) => collect(cue, m, start, stop, negated) : null);
@@ -412,7 +484,11 @@ export function explainConversation(messages: readonly ConversationMessage[]): E
     for (let i = start; i < stop; i += 1) words.push(kinds[i] === CLAUSE_END ? '.' : kinds[i] === WORD ? vocabulary.words[ids[i]] || '?' : String(numbers[i]));
     matches.push({
       category: cue.group === CHILD_CONTEXT_GROUP ? 'child_context' : SENSITIVE_CATEGORIES[cue.group],
-      pattern: cue.source, weight: cue.weight, message, text: words.join(' '), negated,
+      pattern: cue.source,
+      weight: cue.weight,
+      message,
+      text: words.join(' '),
+      negated,
     });
   });
   const scoreRecord = Object.fromEntries(SENSITIVE_CATEGORIES.map((c, g) => [c, Math.round(scores[g] * 100) / 100])) as Record<SensitiveCategory, number>;

@@ -54,11 +54,14 @@ export function splitLabelledSet(set: readonly LabelledConversation[]): Labelled
 export const LABELLED_SET_PATH = path.join(__dirname, '../../test/fixtures/safety/conversations.jsonl');
 
 export function readLabelledSet(file = LABELLED_SET_PATH): LabelledConversation[] {
-  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line, i) => {
-    const row = JSON.parse(line) as LabelledConversation;
-    for (const label of row.labels) if (!isSensitiveCategory(label)) throw new Error(`${file}:${i + 1}: unknown label ${String(label)}`);
-    return row;
-  });
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line, i) => {
+      const row = JSON.parse(line) as LabelledConversation;
+      for (const label of row.labels) if (!isSensitiveCategory(label)) throw new Error(`${file}:${i + 1}: unknown label ${String(label)}`);
+      return row;
+    });
 }
 
 export interface CategoryFigures {
@@ -87,22 +90,41 @@ const isNever = (c: SensitiveCategory) => CATEGORY_TABLE[c].defaultPolicy === 'n
 const ratio = (a: number, b: number) => (b === 0 ? 1 : a / b);
 
 export function evaluate(set: readonly LabelledConversation[], classify: (messages: ConversationMessage[]) => readonly SensitiveCategory[]): Evaluation {
-  const perCategory = Object.fromEntries(SENSITIVE_CATEGORIES.map((c) => [c, {
-    support: 0, found: 0, recall: 0, extra: 0,
-    confusion: Object.fromEntries([...SENSITIVE_CATEGORIES, 'none'].map((k) => [k, 0])) as CategoryFigures['confusion'],
-  }])) as Record<SensitiveCategory, CategoryFigures>;
-  let never = 0; let neverFound = 0; let sensitive = 0; let sensitiveFound = 0; let ordinary = 0; let blocked = 0;
+  const perCategory = Object.fromEntries(
+    SENSITIVE_CATEGORIES.map((c) => [
+      c,
+      {
+        support: 0,
+        found: 0,
+        recall: 0,
+        extra: 0,
+        confusion: Object.fromEntries([...SENSITIVE_CATEGORIES, 'none'].map((k) => [k, 0])) as CategoryFigures['confusion'],
+      },
+    ]),
+  ) as Record<SensitiveCategory, CategoryFigures>;
+  let never = 0;
+  let neverFound = 0;
+  let sensitive = 0;
+  let sensitiveFound = 0;
+  let ordinary = 0;
+  let blocked = 0;
   const misses: Evaluation['misses'] = [];
   const falseBlocks: Evaluation['falseBlocks'] = [];
   for (const row of set) {
     const found = classify(row.messages);
     if (row.labels.length === 0) {
       ordinary += 1;
-      if (found.length > 0) { blocked += 1; falseBlocks.push({ id: row.id, found: [...found] }); }
+      if (found.length > 0) {
+        blocked += 1;
+        falseBlocks.push({ id: row.id, found: [...found] });
+      }
     } else {
       sensitive += 1;
       if (found.length > 0) sensitiveFound += 1;
-      if (row.labels.some(isNever)) { never += 1; if (found.some(isNever)) neverFound += 1; }
+      if (row.labels.some(isNever)) {
+        never += 1;
+        if (found.some(isNever)) neverFound += 1;
+      }
       if (row.labels.some((l) => !found.includes(l))) misses.push({ id: row.id, labels: row.labels, found: [...found] });
     }
     for (const c of SENSITIVE_CATEGORIES) {
@@ -117,8 +139,14 @@ export function evaluate(set: readonly LabelledConversation[], classify: (messag
   }
   for (const c of SENSITIVE_CATEGORIES) perCategory[c].recall = ratio(perCategory[c].found, perCategory[c].support);
   return {
-    conversations: set.length, sensitive, ordinary,
-    recallNever: ratio(neverFound, never), recallAll: ratio(sensitiveFound, sensitive), falseBlock: ordinary === 0 ? 0 : blocked / ordinary,
-    perCategory, misses, falseBlocks,
+    conversations: set.length,
+    sensitive,
+    ordinary,
+    recallNever: ratio(neverFound, never),
+    recallAll: ratio(sensitiveFound, sensitive),
+    falseBlock: ordinary === 0 ? 0 : blocked / ordinary,
+    perCategory,
+    misses,
+    falseBlocks,
   };
 }

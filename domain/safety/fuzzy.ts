@@ -20,11 +20,17 @@ export class FuzzyIndex {
   private readonly buckets = new Map<number, Map<number, FuzzyKey[]>>();
   private readonly rows = [new Uint8Array(0), new Uint8Array(0), new Uint8Array(0)];
 
-  constructor(keys: readonly FuzzyKey[], private readonly stopWords: ReadonlySet<string> = new Set()) {
+  constructor(
+    keys: readonly FuzzyKey[],
+    private readonly stopWords: ReadonlySet<string> = new Set(),
+  ) {
     for (const key of keys) {
       const first = key.word.charCodeAt(0);
       let byLength = this.buckets.get(first);
-      if (!byLength) { byLength = new Map(); this.buckets.set(first, byLength); }
+      if (!byLength) {
+        byLength = new Map();
+        this.buckets.set(first, byLength);
+      }
       const list = byLength.get(key.word.length) ?? [];
       list.push(key);
       byLength.set(key.word.length, list);
@@ -45,7 +51,10 @@ export class FuzzyIndex {
       if (Math.abs(length - word.length) > bound) continue;
       for (const key of keys) {
         const d = this.distance(word, key.word, Math.min(bound, bestDistance - 1));
-        if (d >= 0) { best = key.value; bestDistance = d; }
+        if (d >= 0) {
+          best = key.value;
+          bestDistance = d;
+        }
       }
     }
     return best;
@@ -55,7 +64,10 @@ export class FuzzyIndex {
   private distance(a: string, b: string, bound: number): number {
     if (bound < 0) return -1;
     const n = b.length;
-    if (this.rows[0].length < n + 1) this.rows.forEach((_, i) => { this.rows[i] = new Uint8Array(n + 8); });
+    if (this.rows[0].length < n + 1)
+      this.rows.forEach((_, i) => {
+        this.rows[i] = new Uint8Array(n + 8);
+      });
     let prevPrev = this.rows[0];
     let prev = this.rows[1];
     let cur = this.rows[2];
@@ -72,7 +84,10 @@ export class FuzzyIndex {
         if (v < rowMin) rowMin = v;
       }
       if (rowMin > bound) return -1;
-      const spare = prevPrev; prevPrev = prev; prev = cur; cur = spare;
+      const spare = prevPrev;
+      prevPrev = prev;
+      prev = cur;
+      cur = spare;
     }
     const d = prev[n];
     return d <= bound ? d : -1;

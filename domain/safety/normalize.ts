@@ -9,14 +9,38 @@
 
 /** Words whose regular stem would be wrong or would collide with another word. */
 const STEM_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
-  ['die', 'die'], ['dies', 'die'], ['died', 'die'], ['dying', 'die'],
-  ['lie', 'lie'], ['lies', 'lie'], ['lied', 'lie'], ['lying', 'lie'],
-  ['tie', 'tie'], ['ties', 'tie'], ['tied', 'tie'], ['tying', 'tie'],
+  ['die', 'die'],
+  ['dies', 'die'],
+  ['died', 'die'],
+  ['dying', 'die'],
+  ['lie', 'lie'],
+  ['lies', 'lie'],
+  ['lied', 'lie'],
+  ['lying', 'lie'],
+  ['tie', 'tie'],
+  ['ties', 'tie'],
+  ['tied', 'tie'],
+  ['tying', 'tie'],
   // Not the drug, not a state of mind, not sex, not a robbery.
-  ['heroine', 'heroine'], ['heroines', 'heroine'], ['depressing', 'depressing'], ['sexing', 'sexing'],
-  ['mugged', 'mugged'], ['mugging', 'mugging'], ['stoned', 'stoned'],
-  ['news', 'news'], ['bus', 'bus'], ['gas', 'gas'], ['yes', 'yes'], ['this', 'this'], ['its', 'its'],
-  ['as', 'as'], ['is', 'is'], ['us', 'us'], ['was', 'was'], ['has', 'has'], ['does', 'does'],
+  ['heroine', 'heroine'],
+  ['heroines', 'heroine'],
+  ['depressing', 'depressing'],
+  ['sexing', 'sexing'],
+  ['mugged', 'mugged'],
+  ['mugging', 'mugging'],
+  ['stoned', 'stoned'],
+  ['news', 'news'],
+  ['bus', 'bus'],
+  ['gas', 'gas'],
+  ['yes', 'yes'],
+  ['this', 'this'],
+  ['its', 'its'],
+  ['as', 'as'],
+  ['is', 'is'],
+  ['us', 'us'],
+  ['was', 'was'],
+  ['has', 'has'],
+  ['does', 'does'],
 ]);
 
 const isVowelAt = (w: string, i: number): boolean => {
@@ -71,9 +95,11 @@ export function stem(word: string): string {
   if (w.endsWith('eed')) {
     if (measure(w, w.length - 3) > 0) w = w.slice(0, -1);
   } else if (w.endsWith('ed') && w.length > 4 && hasVowel(w, w.length - 2)) {
-    w = w.slice(0, -2); stripped = true;
+    w = w.slice(0, -2);
+    stripped = true;
   } else if (w.endsWith('ing') && w.length > 5 && hasVowel(w, w.length - 3)) {
-    w = w.slice(0, -3); stripped = true;
+    w = w.slice(0, -3);
+    stripped = true;
   }
   if (stripped) {
     if (w.endsWith('at') || w.endsWith('bl') || w.endsWith('iz')) w += 'e';
@@ -97,7 +123,12 @@ export function stem(word: string): string {
 /** Lowercase and strip accents; NFKD only when the text is not plain ASCII. */
 export function foldCase(text: string): string {
   const lower = text.toLowerCase();
-  return /[^\x00-\x7f]/.test(lower) ? lower.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[\u2018\u2019\u02bc]/g, "'") : lower;
+  return /[^\x00-\x7f]/.test(lower)
+    ? lower
+        .normalize('NFKD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .replace(/[\u2018\u2019\u02bc]/g, "'")
+    : lower;
 }
 
 /** Letters and digits that leetspeak uses inside words. */
@@ -109,7 +140,10 @@ export function unleet(word: string, oneAs: 'i' | 'l' = 'i'): string | null {
   let changed = false;
   for (const ch of word) {
     const mapped = ch === '1' ? oneAs : LEET[ch];
-    if (mapped !== undefined) { out += mapped; changed = true; } else out += ch;
+    if (mapped !== undefined) {
+      out += mapped;
+      changed = true;
+    } else out += ch;
   }
   return changed ? out : null;
 }

@@ -14,12 +14,7 @@
 import { stem } from './normalize';
 
 export type PatternElement =
-  | { kind: 'words'; ids: readonly number[] }
-  | { kind: 'gap'; max: number }
-  | { kind: 'any' }
-  | { kind: 'teen' }
-  | { kind: 'ordinal' }
-  | { kind: 'end' };
+  { kind: 'words'; ids: readonly number[] } | { kind: 'gap'; max: number } | { kind: 'any' } | { kind: 'teen' } | { kind: 'ordinal' } | { kind: 'end' };
 
 /** Word ids: 0 is any word the lexicon does not know. */
 export class Vocabulary {
@@ -30,7 +25,11 @@ export class Vocabulary {
   add(word: string): number {
     const key = stem(word);
     let id = this.ids.get(key);
-    if (id === undefined) { id = this.words.length; this.ids.set(key, id); this.words.push(key); }
+    if (id === undefined) {
+      id = this.words.length;
+      this.ids.set(key, id);
+      this.words.push(key);
+    }
     return id;
   }
 
@@ -63,8 +62,15 @@ function parse(source: string): Piece[] {
   };
   while (i < source.length) {
     const ch = source[i];
-    if (ch === ' ') { i += 1; continue; }
-    if (ch === '(') { i += 1; pieces.push(readGroup()); continue; }
+    if (ch === ' ') {
+      i += 1;
+      continue;
+    }
+    if (ch === '(') {
+      i += 1;
+      pieces.push(readGroup());
+      continue;
+    }
     let j = i;
     while (j < source.length && source[j] !== ' ' && source[j] !== '(') j += 1;
     pieces.push(source.slice(i, j));
@@ -80,7 +86,10 @@ function splitTopLevel(inner: string): string[] {
   for (let i = 0; i < inner.length; i += 1) {
     if (inner[i] === '(') depth += 1;
     else if (inner[i] === ')') depth -= 1;
-    else if (inner[i] === '|' && depth === 0) { parts.push(inner.slice(start, i)); start = i + 1; }
+    else if (inner[i] === '|' && depth === 0) {
+      parts.push(inner.slice(start, i));
+      start = i + 1;
+    }
   }
   parts.push(inner.slice(start));
   return parts;

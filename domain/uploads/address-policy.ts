@@ -59,7 +59,13 @@ const RANGES: ReadonlyArray<readonly [cidr: string, name: string, allowed?: true
 ];
 
 type Family = 4 | 6;
-interface Range { family: Family; base: bigint; prefix: number; name: string; allowed: boolean }
+interface Range {
+  family: Family;
+  base: bigint;
+  prefix: number;
+  name: string;
+  allowed: boolean;
+}
 
 const TABLE: Range[] = RANGES.map(([cidr, name, allowed]) => {
   const [ip, len] = cidr.split('/');

@@ -22,11 +22,9 @@ export interface FetchImageOptions {
 
 const invalidUrl = (message: string) => new DomainError('invalid_image_url', message, 'image_url');
 const fetchFailed = (message: string) => new DomainError('image_fetch_failed', message, 'image_url');
-const tooLarge = (maxBytes: number) =>
-  new DomainError('file_too_large', `Image is larger than ${maxBytes} bytes`, 'image_url');
+const tooLarge = (maxBytes: number) => new DomainError('file_too_large', `Image is larger than ${maxBytes} bytes`, 'image_url');
 
-const systemResolve = async (host: string) =>
-  (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolve = async (host: string) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
  * GET a user-supplied image URL without letting it reach internal services:

@@ -63,7 +63,9 @@ export async function inspectImage(bytes: Buffer): Promise<ImageInfo> {
   }
 
   // The header read is unlimited so an oversized canvas gets its own message; the decode below is capped.
-  const meta = await sharp(bytes, { limitInputPixels: false }).metadata().catch(() => null);
+  const meta = await sharp(bytes, { limitInputPixels: false })
+    .metadata()
+    .catch(() => null);
   if (!meta || meta.format !== format) throw invalidFile(`The file is not a valid ${format.toUpperCase()} image`);
   if (meta.width * meta.height > MAX_INPUT_PIXELS) throw invalidFile('The image has more than 25 megapixels');
   try {

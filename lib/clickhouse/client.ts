@@ -14,10 +14,7 @@ export const CLICKHOUSE_SETTINGS = {
  * `compressResponses: false` suits latency-bound readers next to ClickHouse
  * (insights): gzip on both ends costs more time than a small answer saves.
  */
-export function createClickhouse(
-  database: string | undefined = config.clickhouse.database,
-  options: { compressResponses?: boolean } = {},
-): ClickHouseClient {
+export function createClickhouse(database: string | undefined = config.clickhouse.database, options: { compressResponses?: boolean } = {}): ClickHouseClient {
   return createClient({
     url: config.clickhouse.url,
     database,

@@ -45,7 +45,10 @@ export function clickhouseErrorCode(err: unknown): number | null {
 
 export const isDataRefusal = (err: unknown): boolean => DATA_REFUSAL_CODES.has(clickhouseErrorCode(err) ?? -1);
 
-export interface RefusedRow<T> { row: T; error: string }
+export interface RefusedRow<T> {
+  row: T;
+  error: string;
+}
 
 /**
  * Inserts `rows` with `insert`; rows ClickHouse refuses are returned with the

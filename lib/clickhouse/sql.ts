@@ -9,13 +9,20 @@
 function quoteString(value: string): string {
   return `'${value.replace(/[\\'\u0000-\u001f\u007f]/g, (ch) => {
     switch (ch) {
-      case '\\': return '\\\\';
-      case "'": return "\\'";
-      case '\n': return '\\n';
-      case '\r': return '\\r';
-      case '\t': return '\\t';
-      case '\0': return '\\0';
-      default: return `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
+      case '\\':
+        return '\\\\';
+      case "'":
+        return "\\'";
+      case '\n':
+        return '\\n';
+      case '\r':
+        return '\\r';
+      case '\t':
+        return '\\t';
+      case '\0':
+        return '\\0';
+      default:
+        return `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`;
     }
   })}'`;
 }
@@ -33,9 +40,12 @@ export function literal(value: SqlValue): string {
   if (value === null) return 'NULL';
   if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
   switch (typeof value) {
-    case 'string': return quoteString(value);
-    case 'bigint': return signed(value.toString());
-    case 'boolean': return value ? '1' : '0';
+    case 'string':
+      return quoteString(value);
+    case 'bigint':
+      return signed(value.toString());
+    case 'boolean':
+      return value ? '1' : '0';
     case 'number':
       if (!Number.isFinite(value)) throw new Error(`cannot use ${value} as a SQL literal`);
       return signed(String(value));

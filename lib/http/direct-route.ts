@@ -41,7 +41,8 @@ export function directRoutesFirst(app: unknown, routes: DirectRoute[]): void {
 }
 
 /** body-parser's error for a body it could not take (lib/http/errors.ts maps its `type`, or a 400 `expose`). */
-const bodyError = (type: 'entity.parse.failed' | 'request.size.invalid' | 'request.aborted') => Object.assign(new Error(type), { type, status: 400, expose: true });
+const bodyError = (type: 'entity.parse.failed' | 'request.size.invalid' | 'request.aborted') =>
+  Object.assign(new Error(type), { type, status: 400, expose: true });
 
 /**
  * The one body reader of the direct routes: a plain JSON body of `length`
@@ -54,7 +55,10 @@ export function readPlainJsonBody(req: IncomingMessage, length: number, { strict
     const chunks: Buffer[] = [];
     let received = 0;
     let ended = false;
-    req.on('data', (chunk: Buffer) => { received += chunk.length; chunks.push(chunk); });
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      chunks.push(chunk);
+    });
     req.once('end', () => {
       ended = true;
       if (received !== length) return reject(bodyError('request.size.invalid'));
@@ -63,9 +67,15 @@ export function readPlainJsonBody(req: IncomingMessage, length: number, { strict
         const first = /^[\x20\x09\x0a\x0d]*(.)/.exec(text)?.[1];
         if (first !== '{' && first !== '[') return reject(bodyError('entity.parse.failed'));
       }
-      try { resolve(JSON.parse(text)); } catch { reject(bodyError('entity.parse.failed')); }
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        reject(bodyError('entity.parse.failed'));
+      }
     });
-    const aborted = () => { if (!ended) reject(bodyError('request.aborted')); };
+    const aborted = () => {
+      if (!ended) reject(bodyError('request.aborted'));
+    };
     req.once('error', aborted);
     req.once('close', aborted);
   });

@@ -33,7 +33,10 @@ export const ERROR_CODES = {
   too_many_redirects: { status: 400, when: 'image_url answered with a redirect' },
   // 400: the spec's insights table (document 2)
   aggregation_level_too_high: { status: 400, when: 'insights aggregation_level above the endpoint scope' },
-  invalid_time_range: { status: 400, when: 'insights time range malformed, end not after start, unknown time zone, overlapping, or several with an audience segment' },
+  invalid_time_range: {
+    status: 400,
+    when: 'insights time range malformed, end not after start, unknown time zone, overlapping, or several with an audience segment',
+  },
   range_too_wide: { status: 400, when: 'insights time window over 366 days' },
   hourly_range_too_wide: { status: 400, when: 'hourly insights window over 25 hours' },
   hourly_unsupported_for_external_source: { status: 400, when: 'insights source=external with hourly granularity' },
@@ -55,7 +58,7 @@ export const ERROR_CODES = {
   invalid_session: { status: 401, when: 'unknown or expired dashboard session, or not a session token' },
   card_declined: { status: 402, when: 'deposit charge declined; nothing is created' },
   insufficient_role: { status: 403, when: 'the member role may not do this' },
-  csrf_failed: { status: 403, when: 'a dashboard state change without its session\'s CSRF token' },
+  csrf_failed: { status: 403, when: "a dashboard state change without its session's CSRF token" },
   not_found: { status: 404, when: 'unknown, or owned by another organization' },
   method_not_allowed: { status: 405, when: 'the path exists but not with this method (see Allow)' },
   idempotency_key_reused: { status: 409, when: 'same Idempotency-Key with a different body' },

@@ -64,7 +64,9 @@ export function errorHeaders(err: unknown): Record<string, string> {
 /** Logs what answers 5xx (with the stack, never sent to the client). */
 export function logServerError(res: ServerResponse, path: string, err: unknown): void {
   const unregistered = err instanceof DomainError && !isKnownCode(err.code) ? ` (unregistered error code ${err.code})` : '';
-  console.error(JSON.stringify({ level: 'error', request_id: res.getHeader('Request-Id'), path, error: `${String((err as Error)?.stack ?? err)}${unregistered}` }));
+  console.error(
+    JSON.stringify({ level: 'error', request_id: res.getHeader('Request-Id'), path, error: `${String((err as Error)?.stack ?? err)}${unregistered}` }),
+  );
 }
 
 /** Last middleware of a surface that answers with the spec's error object. */

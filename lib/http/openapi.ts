@@ -29,13 +29,19 @@ const SECURITY_SCHEMES = {
   apiKey: { type: 'http', scheme: 'bearer', description: '`ak_` API key' },
   dashboardSession: { type: 'http', scheme: 'bearer', description: 'Dashboard session token' },
   dashboardCookie: {
-    type: 'apiKey', in: 'cookie', name: 'dashboard_session',
-    description: 'The dashboard\'s session cookie (sign-in by `adctl login-link`); state changes also carry the session\'s CSRF token in `X-CSRF-Token`',
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'dashboard_session',
+    description: "The dashboard's session cookie (sign-in by `adctl login-link`); state changes also carry the session's CSRF token in `X-CSRF-Token`",
   },
   publisherKey: { type: 'http', scheme: 'bearer', description: 'Publisher key (`adctl publisher create`)' },
 } as const;
 const SCHEME_OF: Record<Auth, keyof typeof SECURITY_SCHEMES | null> = {
-  apiKey: 'apiKey', session: 'dashboardSession', dashboard: 'dashboardCookie', publisherKey: 'publisherKey', none: null,
+  apiKey: 'apiKey',
+  session: 'dashboardSession',
+  dashboard: 'dashboardCookie',
+  publisherKey: 'publisherKey',
+  none: null,
 };
 /** What every operation of a surface may answer besides its own errors. */
 const SURFACE_ERRORS: Record<Auth, ErrorCode[]> = {
@@ -47,8 +53,7 @@ const SURFACE_ERRORS: Record<Auth, ErrorCode[]> = {
 };
 const JSON_BODY_ERRORS: ErrorCode[] = ['invalid_json', 'body_too_large', 'unsupported_media_type'];
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
-  z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
@@ -89,21 +94,28 @@ function exclusiveQueryParameter(query: z.ZodObject, exclusive: [string, string]
 
 function operationEntry(op: Operation) {
   const pathParams = [...op.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
-    name: m[1], in: 'path', required: true, schema: op.params?.[m[1]] ? jsonSchema(op.params[m[1]], 'input') : { type: 'string' },
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: op.params?.[m[1]] ? jsonSchema(op.params[m[1]], 'input') : { type: 'string' },
   }));
-  const queryParams = op.query && op.exclusiveQuery
-    ? [exclusiveQueryParameter(op.query, op.exclusiveQuery)]
-    : op.query
-    ? Object.entries(op.query.shape).map(([name, schema]) => ({
-        name,
-        in: 'query',
-        required: !(schema as z.ZodType).safeParse(undefined).success,
-        schema: jsonSchema(schema as z.ZodType, 'input'),
-        ...((schema as z.ZodType).description ? { description: (schema as z.ZodType).description } : {}),
-      }))
-    : [];
+  const queryParams =
+    op.query && op.exclusiveQuery
+      ? [exclusiveQueryParameter(op.query, op.exclusiveQuery)]
+      : op.query
+        ? Object.entries(op.query.shape).map(([name, schema]) => ({
+            name,
+            in: 'query',
+            required: !(schema as z.ZodType).safeParse(undefined).success,
+            schema: jsonSchema(schema as z.ZodType, 'input'),
+            ...((schema as z.ZodType).description ? { description: (schema as z.ZodType).description } : {}),
+          }))
+        : [];
   const headerParams = Object.entries(op.headers ?? {}).map(([name, header]) => ({
-    name, in: 'header', required: false, description: header.description,
+    name,
+    in: 'header',
+    required: false,
+    description: header.description,
     schema: header.schema ? jsonSchema(header.schema, 'input') : { type: 'string' },
   }));
   const mediaTypes = op.rawBody ?? (op.body ? { 'application/json': op.body } : undefined);
@@ -121,14 +133,25 @@ function operationEntry(op: Operation) {
     security: scheme ? [{ [scheme]: [] }] : [],
     parameters: [...pathParams, ...queryParams, ...headerParams],
     ...(mediaTypes
-      // A JSON body its schema accepts empty may be left out altogether (read as `{}`).
-      ? { requestBody: { required: Boolean(op.rawBody) || !op.body!.safeParse({}).success, content: Object.fromEntries(Object.entries(mediaTypes).map(([type, schema]) => [type, { schema: jsonSchema(schema, 'input') }])) } }
+      ? // A JSON body its schema accepts empty may be left out altogether (read as `{}`).
+        {
+          requestBody: {
+            required: Boolean(op.rawBody) || !op.body!.safeParse({}).success,
+            content: Object.fromEntries(Object.entries(mediaTypes).map(([type, schema]) => [type, { schema: jsonSchema(schema, 'input') }])),
+          },
+        }
       : {}),
     responses: {
       [op.success.status]: success,
-      ...Object.fromEntries(Object.entries(op.moreResponses ?? {}).map(([status, r]) => [status, {
-        description: r.description, ...(r.schema ? { content: { 'application/json': { schema: jsonSchema(r.schema, 'output') } } } : {}),
-      }])),
+      ...Object.fromEntries(
+        Object.entries(op.moreResponses ?? {}).map(([status, r]) => [
+          status,
+          {
+            description: r.description,
+            ...(r.schema ? { content: { 'application/json': { schema: jsonSchema(r.schema, 'output') } } } : {}),
+          },
+        ]),
+      ),
       ...errorResponses(op, errorRef),
       // Node's HTTP parser refuses a request line and headers over 16 KB before any route runs.
       ...(queryParams.length > 0 ? { 431: { description: 'Request header fields too large: the URL and headers exceed 16 KB (no body)' } } : {}),
@@ -155,4 +178,3 @@ export function buildOpenApiDocument(operations: Operation[], info: { title: str
     paths,
   };
 }
-

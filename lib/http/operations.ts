@@ -79,7 +79,9 @@ export function defineOperation<Q extends z.ZodObject | undefined = undefined, B
 
 /** How a surface sends a success body (`/v1`: as is; the platform surface: in its envelope). */
 export type Respond = (res: Response, status: number, body: unknown) => void;
-const respondJson: Respond = (res, status, body) => { res.status(status).json(body); };
+const respondJson: Respond = (res, status, body) => {
+  res.status(status).json(body);
+};
 
 const METHOD_NAMES = { get: 'GET', post: 'POST', delete: 'DELETE' } as const;
 

@@ -15,8 +15,12 @@ import { startReferenceDsp, type Fault, type ReferenceDsp, type CreativeKind } f
 import { adRequest, contextualRequest } from './support';
 
 let db: Db;
-beforeAll(() => { db = createDb(undefined, 2); });
-afterAll(async () => { await db.$disconnect(); });
+beforeAll(() => {
+  db = createDb(undefined, 2);
+});
+afterAll(async () => {
+  await db.$disconnect();
+});
 
 function output<T = any>(run: AdctlRun): T {
   expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
@@ -52,12 +56,56 @@ describe('publishers', () => {
 
 describe('dsp add, list, disable', () => {
   test('add (native and openrtb with URL auth), list without keys, disable', async () => {
-    const native = output(await adctl('dsp', 'add', '--name', `n-${unique()}`, '--protocol', 'native', '--bid-url', 'http://127.0.0.1:9/bid', '--render-url', 'http://127.0.0.1:9/render', '--key', 'secret-key-1'));
-    const ortb = output(await adctl('dsp', 'add', '--name', `o-${unique()}`, '--protocol', 'openrtb', '--bid-url', 'http://127.0.0.1:9/ortb?pub=1', '--auth', 'url', '--site-id', 'S1', '--publisher-id', 'P1'));
+    const native = output(
+      await adctl(
+        'dsp',
+        'add',
+        '--name',
+        `n-${unique()}`,
+        '--protocol',
+        'native',
+        '--bid-url',
+        'http://127.0.0.1:9/bid',
+        '--render-url',
+        'http://127.0.0.1:9/render',
+        '--key',
+        'secret-key-1',
+      ),
+    );
+    const ortb = output(
+      await adctl(
+        'dsp',
+        'add',
+        '--name',
+        `o-${unique()}`,
+        '--protocol',
+        'openrtb',
+        '--bid-url',
+        'http://127.0.0.1:9/ortb?pub=1',
+        '--auth',
+        'url',
+        '--site-id',
+        'S1',
+        '--publisher-id',
+        'P1',
+      ),
+    );
     const list = output(await adctl('dsp', 'list'));
     expect(JSON.stringify(list)).not.toContain('secret-key-1');
-    expect(list.dsps.find((d: any) => d.dsp_id === native.dsp_id)).toMatchObject({ protocol: 'native', auth: 'bearer', has_key: true, enabled: true, render_url: 'http://127.0.0.1:9/render' });
-    expect(list.dsps.find((d: any) => d.dsp_id === ortb.dsp_id)).toMatchObject({ protocol: 'openrtb', auth: 'url', has_key: false, site_id_override: 'S1', publisher_id_override: 'P1' });
+    expect(list.dsps.find((d: any) => d.dsp_id === native.dsp_id)).toMatchObject({
+      protocol: 'native',
+      auth: 'bearer',
+      has_key: true,
+      enabled: true,
+      render_url: 'http://127.0.0.1:9/render',
+    });
+    expect(list.dsps.find((d: any) => d.dsp_id === ortb.dsp_id)).toMatchObject({
+      protocol: 'openrtb',
+      auth: 'url',
+      has_key: false,
+      site_id_override: 'S1',
+      publisher_id_override: 'P1',
+    });
     expect(output(await adctl('dsp', 'disable', native.dsp_id))).toEqual({ dsp_id: native.dsp_id, enabled: false });
     await adctl('dsp', 'disable', ortb.dsp_id);
     expect((await db.dsp.findUniqueOrThrow({ where: { id: native.dsp_id } })).enabled).toBe(false);
@@ -85,8 +133,12 @@ describe('dsp add, list, disable', () => {
 describe('dsp check against the reference DSP', () => {
   let dsp: ReferenceDsp;
   const key = 'check-key';
-  beforeAll(async () => { dsp = await startReferenceDsp({ key }); });
-  afterAll(async () => { await dsp.close(); });
+  beforeAll(async () => {
+    dsp = await startReferenceDsp({ key });
+  });
+  afterAll(async () => {
+    await dsp.close();
+  });
 
   async function check(protocol: 'native' | 'openrtb', fault: Fault, creative: CreativeKind = 'image') {
     dsp.set({ fault, creative, slowMs: 2500 });
@@ -99,8 +151,11 @@ describe('dsp check against the reference DSP', () => {
     const report = await check('native', 'none');
     expect(report.ok).toBe(true);
     expect(report.checks.map((c) => c.name)).toEqual([
-      'native contextual image: bid', 'native contextual text (image_enabled false): bid', 'native opener image: bid',
-      'native opener text (image_enabled false): bid', 'native carousel offered: bid',
+      'native contextual image: bid',
+      'native contextual text (image_enabled false): bid',
+      'native opener image: bid',
+      'native opener text (image_enabled false): bid',
+      'native carousel offered: bid',
     ]);
     const rendered = await check('native', 'none', 'render');
     expect(rendered.ok).toBe(true);
@@ -132,7 +187,10 @@ describe('dsp check against the reference DSP', () => {
     const report = await check('openrtb', 'none');
     expect(report).toEqual({ ok: true, checks: expect.any(Array) });
     expect(report.checks.map((c) => c.name)).toEqual([
-      'openrtb sponsored_message_image_v1: bid', 'openrtb sponsored_message_text_v1: bid', 'openrtb opener_image_v1: bid', 'openrtb opener_text_v1: bid',
+      'openrtb sponsored_message_image_v1: bid',
+      'openrtb sponsored_message_text_v1: bid',
+      'openrtb opener_image_v1: bid',
+      'openrtb opener_text_v1: bid',
     ]);
   });
 
@@ -153,7 +211,22 @@ describe('dsp check against the reference DSP', () => {
 describe('dsp report and the auction process', () => {
   test('SIGTERM drains the log; dsp report counts bids, wins and non-bid reasons per DSP', async () => {
     const dsp = await startReferenceDsp({ key: 'rk', price: 2 });
-    const added = output(await adctl('dsp', 'add', '--name', `report-${unique()}`, '--protocol', 'native', '--bid-url', `${dsp.url}/native/bid`, '--render-url', `${dsp.url}/native/render`, '--key', 'rk'));
+    const added = output(
+      await adctl(
+        'dsp',
+        'add',
+        '--name',
+        `report-${unique()}`,
+        '--protocol',
+        'native',
+        '--bid-url',
+        `${dsp.url}/native/bid`,
+        '--render-url',
+        `${dsp.url}/native/render`,
+        '--key',
+        'rk',
+      ),
+    );
     const pub = output(await adctl('publisher', 'create', '--name', `report host ${unique()}`));
     // A real auction process on a free port; its batches flush only on SIGTERM.
     const auction = await startAuctionProcess({ NODE_ENV: 'test', AUCTION_LOG_FLUSH_MS: '600000', AUCTION_LOG_BATCH: '100000' });
@@ -177,7 +250,9 @@ describe('dsp report and the auction process', () => {
       await dsp.close();
     }
     const clickhouse = createClickhouse();
-    const rows = await (await clickhouse.query({ query: sql`SELECT count() AS n FROM auction_bids WHERE bidder_id = ${added.dsp_id}`, format: 'JSONEachRow' })).json<{ n: number }>();
+    const rows = await (
+      await clickhouse.query({ query: sql`SELECT count() AS n FROM auction_bids WHERE bidder_id = ${added.dsp_id}`, format: 'JSONEachRow' })
+    ).json<{ n: number }>();
     await clickhouse.close();
     expect(Number(rows[0].n)).toBe(4);
     const report = output(await adctl('dsp', 'report', '--dsp', added.dsp_id, '--since', new Date(Date.now() - 3_600_000).toISOString()));

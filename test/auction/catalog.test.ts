@@ -12,7 +12,10 @@ import { sleep, until } from '../support/wait';
 const db = createDb(undefined, 2);
 const notifier = new Client({ connectionString: config.databaseUrl });
 beforeAll(() => notifier.connect());
-afterAll(async () => { await notifier.end(); await db.$disconnect(); });
+afterAll(async () => {
+  await notifier.end();
+  await db.$disconnect();
+});
 
 const RELOAD_MS = 400;
 
@@ -30,7 +33,10 @@ function slowIndexDb(publisherReads: number[]): Db {
   const publishers = new Proxy(db.publisher, {
     get(publisher, key) {
       if (key !== 'findMany') return Reflect.get(publisher, key);
-      return (args: Parameters<Db['publisher']['findMany']>[0]) => { publisherReads.push(Date.now()); return publisher.findMany(args); };
+      return (args: Parameters<Db['publisher']['findMany']>[0]) => {
+        publisherReads.push(Date.now());
+        return publisher.findMany(args);
+      };
     },
   });
   return new Proxy(db, { get: (target, key) => (key === 'ad' ? slowAds : key === 'publisher' ? publishers : Reflect.get(target, key)) });

@@ -11,18 +11,26 @@ const MAX_SECONDS = Number(process.env.CONTRACT_MAX_SECONDS ?? 30);
 
 let h: AuctionHarness;
 // No in-house demand (closed budget gate) and no DSPs: the run tests the contract, not the market.
-beforeAll(async () => { h = await startAuction({ budget: { mayServe: () => false } }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startAuction({ budget: { mayServe: () => false } });
+});
+afterAll(async () => {
+  await h.close();
+});
 
-test('schemathesis against GET /v1/openapi.json of the auction: every check, 0 failures', async () => {
-  const run = await runSchemathesis({
-    name: 'auction',
-    configFile: path.join(__dirname, 'schemathesis.toml'),
-    schemaUrl: `${h.url}/v1/openapi.json`,
-    baseUrl: h.url,
-    maxSeconds: MAX_SECONDS,
-    env: { CONTRACT_PUBLISHER_KEY: h.publisherKey },
-  });
-  expect({ exitCode: run.exitCode, failures: run.failures }).toEqual({ exitCode: 0, failures: [] });
-  expect(run.casesGenerated).toBeGreaterThan(20);
-}, (MAX_SECONDS + 120) * 1000);
+test(
+  'schemathesis against GET /v1/openapi.json of the auction: every check, 0 failures',
+  async () => {
+    const run = await runSchemathesis({
+      name: 'auction',
+      configFile: path.join(__dirname, 'schemathesis.toml'),
+      schemaUrl: `${h.url}/v1/openapi.json`,
+      baseUrl: h.url,
+      maxSeconds: MAX_SECONDS,
+      env: { CONTRACT_PUBLISHER_KEY: h.publisherKey },
+    });
+    expect({ exitCode: run.exitCode, failures: run.failures }).toEqual({ exitCode: 0, failures: [] });
+    expect(run.casesGenerated).toBeGreaterThan(20);
+  },
+  (MAX_SECONDS + 120) * 1000,
+);

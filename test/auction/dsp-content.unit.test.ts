@@ -2,7 +2,14 @@
 import { boundedText, creativeDomain, creativeUrl } from '../../auction/dsp/dsp-content';
 import type { BidRejection } from '../../auction/non-bid';
 
-const reasonOf = (f: () => unknown) => { try { f(); return null; } catch (err) { return (err as BidRejection).reason; } };
+const reasonOf = (f: () => unknown) => {
+  try {
+    f();
+    return null;
+  } catch (err) {
+    return (err as BidRejection).reason;
+  }
+};
 
 test('boundedText cuts without splitting a surrogate pair, and leaves well-formed text', () => {
   const emoji = '\u{1F600}'; // two UTF-16 units

@@ -10,12 +10,19 @@ describe('postJson', () => {
     // Answers /fast at once; holds /slow until the connection is closed.
     server = http.createServer((req, res) => {
       req.resume();
-      if (req.url === '/fast') req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+      if (req.url === '/fast')
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"ok":true}');
+        });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
 
   it('returns the status, the body and the latency', async () => {
     const answer = await postJson(`${url}/fast`, { 'content-type': 'application/json' }, '{}', 1000);

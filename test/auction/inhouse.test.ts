@@ -20,7 +20,10 @@ import { readPollToken } from '../../domain/polls/poll-token';
 
 let api: Harness;
 let h: AuctionHarness;
-beforeAll(async () => { api = await startHarness(); h = await startAuction(); });
+beforeAll(async () => {
+  api = await startHarness();
+  h = await startAuction();
+});
 afterAll(async () => {
   // Leave nothing live behind for other test files (openers skip relevance).
   await api.db.campaign.updateMany({ where: { id: { in: campaignIds } }, data: { status: 'paused' } });
@@ -30,20 +33,31 @@ afterAll(async () => {
 const campaignIds: string[] = [];
 
 const word = () => `zq${randomBytes(4).toString('hex')}`;
-const talkAbout = (topic: string, o: Record<string, unknown> = {}) => contextualRequest({
+const talkAbout = (topic: string, o: Record<string, unknown> = {}) =>
+  contextualRequest({
+    country_code: 'AQ',
+    messages: [
+      { role: 'user', content: `Tell me about ${topic} please` },
+      { role: 'assistant', content: `Sure, here is what I know about ${topic}.` },
+    ],
+    ...o,
+  });
+const indexed = (adId: string) => h.auction.deps.catalog.ads.some((a) => a.adId === adId);
+const opener = (o: Record<string, unknown> = {}) => ({
+  userId: `u-${randomBytes(4).toString('hex')}`,
+  request_type: 'opener',
   country_code: 'AQ',
-  messages: [
-    { role: 'user', content: `Tell me about ${topic} please` },
-    { role: 'assistant', content: `Sure, here is what I know about ${topic}.` },
-  ],
+  device: 'mobile',
+  timezone: 'UTC',
   ...o,
 });
-const indexed = (adId: string) => h.auction.deps.catalog.ads.some((a) => a.adId === adId);
-const opener = (o: Record<string, unknown> = {}) => ({ userId: `u-${randomBytes(4).toString('hex')}`, request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC', ...o });
 
 async function orgWithLogo() {
   const org = await newOrg(api.db);
-  await api.db.adAccount.updateMany({ where: { organization: { publicId: org.org_public_id } }, data: { logoUrl: 'https://cdn.example/logo.png', url: 'https://shoes.example/' } });
+  await api.db.adAccount.updateMany({
+    where: { organization: { publicId: org.org_public_id } },
+    data: { logoUrl: 'https://cdn.example/logo.png', url: 'https://shoes.example/' },
+  });
   return org;
 }
 
@@ -53,9 +67,18 @@ test('index refresh: created (in review) no; approved but paused no; activated y
   const created = await call(api.url, 'POST', '/v1/campaigns', {
     token: org.api_key,
     body: {
-      name: `auction refresh ${topic}`, start_time: Math.floor(Date.now() / 1000) - 60,
-      budget: { lifetime_spend_limit_micros: 5_000_000 }, targeting: { locations: { include: [{ country_code: 'aq' }] } },
-      ad_groups: [{ name: 'g', context_hints: [topic], bidding_config: { max_bid_micros: 4_000_000 }, ads: [{ creative: { type: 'chat_card', title: 'Fresh shoes', body: 'Light', cta: 'Shop' } }] }],
+      name: `auction refresh ${topic}`,
+      start_time: Math.floor(Date.now() / 1000) - 60,
+      budget: { lifetime_spend_limit_micros: 5_000_000 },
+      targeting: { locations: { include: [{ country_code: 'aq' }] } },
+      ad_groups: [
+        {
+          name: 'g',
+          context_hints: [topic],
+          bidding_config: { max_bid_micros: 4_000_000 },
+          ads: [{ creative: { type: 'chat_card', title: 'Fresh shoes', body: 'Light', cta: 'Shop' } }],
+        },
+      ],
     },
   });
   expect(created.status).toBe(201);
@@ -72,7 +95,16 @@ test('index refresh: created (in review) no; approved but paused no; activated y
   expect((await call(api.url, 'POST', `/v1/campaigns/${campaignId}/activate`, { token: org.api_key })).status).toBe(200);
   await until(() => indexed(ad.id), 'the activated ad in the index');
   const served = await adRequest(h, talkAbout(topic));
-  expect(served.body.ad).toMatchObject({ format: 'sponsored_message', placement: 'text', headline: 'Fresh shoes', description: 'Light', cta_text: 'Shop', logo_url: 'https://cdn.example/logo.png', domain: 'shoes.example', price: 4 });
+  expect(served.body.ad).toMatchObject({
+    format: 'sponsored_message',
+    placement: 'text',
+    headline: 'Fresh shoes',
+    description: 'Light',
+    cta_text: 'Shop',
+    logo_url: 'https://cdn.example/logo.png',
+    domain: 'shoes.example',
+    price: 4,
+  });
   const rows = await loggedBids(h, served.body.auction_id);
   expect(rows.find((r) => r.bidder_kind === 'inhouse')).toMatchObject({ outcome: 'won', ad_id: ad.id, campaign_id: campaignId, price_micros: 4_000_000 });
 
@@ -85,8 +117,12 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
   let topic: string;
   let org: Awaited<ReturnType<typeof orgWithLogo>>;
   const live = { status: 'active', reviewStatus: 'approved', startTime: new Date(Date.now() - 3_600_000), targetCountries: ['AQ'] };
-  beforeAll(async () => { org = await orgWithLogo(); });
-  beforeEach(() => { topic = word(); });
+  beforeAll(async () => {
+    org = await orgWithLogo();
+  });
+  beforeEach(() => {
+    topic = word();
+  });
 
   async function tree(o: Parameters<typeof insertTree>[2] = {}) {
     const t = await insertTree(api.db, org, {
@@ -127,7 +163,10 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
   });
 
   test('time window: not before start_time, not after end_time; in review or rejected never', async () => {
-    const ended = await insertTree(api.db, org, { campaign: { ...live, startTime: new Date(Date.now() - 7_200_000), endTime: new Date(Date.now() - 1000) }, adGroup: { contextHints: [topic] } });
+    const ended = await insertTree(api.db, org, {
+      campaign: { ...live, startTime: new Date(Date.now() - 7_200_000), endTime: new Date(Date.now() - 1000) },
+      adGroup: { contextHints: [topic] },
+    });
     const inReview = await insertTree(api.db, org, { campaign: { ...live, reviewStatus: 'in_review' }, adGroup: { contextHints: [topic] } });
     const rejected = await insertTree(api.db, org, { campaign: { ...live, reviewStatus: 'rejected' }, adGroup: { contextHints: [topic] } });
     // Inserted last: once it is in the index, the index has seen the three above.
@@ -148,21 +187,38 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
   });
 
   test('formats: text placement needs the account logo; poll only when offered, with signed vote/results URLs', async () => {
-    const poll = await tree({ adGroup: { creativeType: 'poll' }, ad: { creativeType: 'poll', title: 'Which distance?', options: ['5k', '10k', 'Marathon'], targetUrl: 'https://shoes.example/poll' } });
+    const poll = await tree({
+      adGroup: { creativeType: 'poll' },
+      ad: { creativeType: 'poll', title: 'Which distance?', options: ['5k', '10k', 'Marathon'], targetUrl: 'https://shoes.example/poll' },
+    });
     expect((await adRequest(h, talkAbout(`${topic}`))).body.ad).toBeNull();
     const res = await adRequest(h, talkAbout(`${topic}`, { ad_formats: ['poll'] }));
     expect(res.body.ad).toMatchObject({
-      format: 'poll', question: 'Which distance?', options: [{ id: 'opt_1', text: '5k' }, { id: 'opt_2', text: '10k' }, { id: 'opt_3', text: 'Marathon' }],
+      format: 'poll',
+      question: 'Which distance?',
+      options: [
+        { id: 'opt_1', text: '5k' },
+        { id: 'opt_2', text: '10k' },
+        { id: 'opt_3', text: 'Marathon' },
+      ],
       vote_url: expect.stringContaining('/api/v1/tracking/sponsored-polls/vote?token='),
       results_url: expect.stringContaining('/api/v1/tracking/sponsored-polls/results?token='),
-      cta_url: expect.stringContaining('/api/v1/tracking/click?token='), price: 2,
+      cta_url: expect.stringContaining('/api/v1/tracking/click?token='),
+      price: 2,
     });
     // The poll tokens are the poll-tracking module's (domain/polls/poll-token.ts).
     const vote = readPollToken(new URL(res.body.ad.vote_url).searchParams.get('token'), 'vote');
     expect(vote).toEqual({ kind: 'vote', adId: poll.ad.id, auctionId: res.body.auction_id });
-    expect(readPollToken(new URL(res.body.ad.results_url).searchParams.get('token'), 'results')).toEqual({ kind: 'results', adId: poll.ad.id, auctionId: res.body.auction_id });
+    expect(readPollToken(new URL(res.body.ad.results_url).searchParams.get('token'), 'results')).toEqual({
+      kind: 'results',
+      adId: poll.ad.id,
+      auctionId: res.body.auction_id,
+    });
     // End to end: the delivered URLs work on the api's poll tracking.
-    const onApi = (url: string) => { const u = new URL(url); return `${u.pathname}${u.search}`; };
+    const onApi = (url: string) => {
+      const u = new URL(url);
+      return `${u.pathname}${u.search}`;
+    };
     const voted = await call(api.url, 'POST', onApi(res.body.ad.vote_url), { body: { option_id: 'opt_2' } });
     expect(voted.status).toBe(200);
     expect(voted.body.data).toMatchObject({ question: 'Which distance?', total_votes: 1 });
@@ -171,8 +227,18 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
     expect(click).toMatchObject({ kind: 'click', url: 'https://shoes.example/poll' });
   });
 
-  test('image placement with the ad\'s image; images off falls back to text with the logo', async () => {
-    const asset = await api.db.asset.create({ data: { organizationId: (await api.db.organization.findUniqueOrThrow({ where: { publicId: org.org_public_id } })).id, sha256: 'a'.repeat(64), ext: 'png', mime: 'image/png', width: 600, height: 600, sizeBytes: 10 } });
+  test("image placement with the ad's image; images off falls back to text with the logo", async () => {
+    const asset = await api.db.asset.create({
+      data: {
+        organizationId: (await api.db.organization.findUniqueOrThrow({ where: { publicId: org.org_public_id } })).id,
+        sha256: 'a'.repeat(64),
+        ext: 'png',
+        mime: 'image/png',
+        width: 600,
+        height: 600,
+        sizeBytes: 10,
+      },
+    });
     await tree({ ad: { assetId: asset.id } });
     const withImage = await adRequest(h, talkAbout(`${topic}`));
     expect(withImage.body.ad).toMatchObject({ placement: 'image', image_url: expect.stringMatching(/\/assets\/a{64}\.png$/) });
@@ -184,7 +250,8 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
   test('an edited creative keeps serving its approved version until a reviewer approves the edit', async () => {
     const t = await tree({ ad: { title: 'Run faster', body: 'Light shoes' } });
     const edit = await call(api.url, 'POST', `/v1/ads/${t.ad.id}`, {
-      token: org.api_key, body: { creative: { type: 'chat_card', title: 'Bait and switch', body: 'Unreviewed copy' } },
+      token: org.api_key,
+      body: { creative: { type: 'chat_card', title: 'Bait and switch', body: 'Unreviewed copy' } },
     });
     expect(edit.status).toBe(200);
     // A reload after the edit: a later change (another ad) has reached the index.

@@ -9,8 +9,12 @@ import { until } from '../support/wait';
 
 let h: AuctionHarness;
 // In-house demand is switched off (a closed budget gate): other tests' campaigns never fill these auctions.
-beforeAll(async () => { h = await startAuction({ budget: { mayServe: () => false } }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startAuction({ budget: { mayServe: () => false } });
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const err = (code: string, param: string | null, type = 'invalid_request_error') => ({ error: { message: expect.any(String), type, param, code } });
 
@@ -56,7 +60,11 @@ describe('publisher auth', () => {
 
 describe('request validation', () => {
   const opener = { userId: 'u1', request_type: 'opener', country_code: 'US', device: 'desktop', timezone: 'Europe/Berlin' };
-  const without = (key: string) => { const b: Record<string, unknown> = contextualRequest(); delete b[key]; return b; };
+  const without = (key: string) => {
+    const b: Record<string, unknown> = contextualRequest();
+    delete b[key];
+    return b;
+  };
   const msgs = (...roles: string[]) => roles.map((role, i) => ({ role, content: `message ${i}` }));
 
   test.each<[string, unknown, string, string | null]>([
@@ -75,11 +83,46 @@ describe('request validation', () => {
     ['one message only', contextualRequest({ messages: msgs('user') }), 'invalid_value', 'messages'],
     ['roles not alternating', contextualRequest({ messages: msgs('user', 'user', 'assistant') }), 'invalid_value', 'messages[1].role'],
     ['ending with a user message', contextualRequest({ messages: msgs('assistant', 'user') }), 'invalid_value', 'messages'],
-    ['ending user, assistant but starting anywhere is fine: 3 messages ending wrong', contextualRequest({ messages: msgs('user', 'assistant', 'user') }), 'invalid_value', 'messages'],
-    ['message role unknown', contextualRequest({ messages: [{ role: 'system', content: 'x' }, { role: 'assistant', content: 'y' }] }), 'invalid_value', 'messages[0].role'],
+    [
+      'ending user, assistant but starting anywhere is fine: 3 messages ending wrong',
+      contextualRequest({ messages: msgs('user', 'assistant', 'user') }),
+      'invalid_value',
+      'messages',
+    ],
+    [
+      'message role unknown',
+      contextualRequest({
+        messages: [
+          { role: 'system', content: 'x' },
+          { role: 'assistant', content: 'y' },
+        ],
+      }),
+      'invalid_value',
+      'messages[0].role',
+    ],
     ['message content missing', contextualRequest({ messages: [{ role: 'user' }, { role: 'assistant', content: 'y' }] }), 'required', 'messages[0].content'],
-    ['message timestamp not ISO 8601', contextualRequest({ messages: [{ role: 'user', content: 'x', timestamp: 'yesterday' }, { role: 'assistant', content: 'y' }] }), 'invalid_value', 'messages[0].timestamp'],
-    ['message unknown field', contextualRequest({ messages: [{ role: 'user', content: 'x', name: 'n' }, { role: 'assistant', content: 'y' }] }), 'invalid_value', 'messages[0].name'],
+    [
+      'message timestamp not ISO 8601',
+      contextualRequest({
+        messages: [
+          { role: 'user', content: 'x', timestamp: 'yesterday' },
+          { role: 'assistant', content: 'y' },
+        ],
+      }),
+      'invalid_value',
+      'messages[0].timestamp',
+    ],
+    [
+      'message unknown field',
+      contextualRequest({
+        messages: [
+          { role: 'user', content: 'x', name: 'n' },
+          { role: 'assistant', content: 'y' },
+        ],
+      }),
+      'invalid_value',
+      'messages[0].name',
+    ],
     ['ad_formats unknown value', contextualRequest({ ad_formats: ['banner'] }), 'invalid_value', 'ad_formats[0]'],
     ['ad_formats empty', contextualRequest({ ad_formats: [] }), 'required', 'ad_formats'],
     ['ad_formats repeated', contextualRequest({ ad_formats: ['poll', 'poll'] }), 'invalid_value', 'ad_formats'],
@@ -114,19 +157,30 @@ describe('request validation', () => {
     expect(res).toEqual({ status: 400, body: err(code, param) });
   });
 
-  test('malformed JSON: 400 invalid_json; a non-object body: 400 invalid_value; another content type: 415 (the api\'s codes)', async () => {
+  test("malformed JSON: 400 invalid_json; a non-object body: 400 invalid_value; another content type: 415 (the api's codes)", async () => {
     expect(await adRequest(h, '{"userId":')).toEqual({ status: 400, body: err('invalid_json', null) });
     expect(await adRequest(h, '[1,2]')).toEqual({ status: 400, body: err('invalid_value', null) });
-    const res = await fetch(`${h.url}/v1/ad_requests`, { method: 'POST', headers: { authorization: `Bearer ${h.publisherKey}`, 'content-type': 'text/plain' }, body: 'hello' });
+    const res = await fetch(`${h.url}/v1/ad_requests`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.publisherKey}`, 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     expect(res.status).toBe(415);
     expect(((await res.json()) as any).error.code).toBe('unsupported_media_type');
   });
 
   test('the direct route (plain JSON with a Content-Length) and the general chain (here: a chunked body) answer alike', async () => {
     const send = async (body: string, token: string | null, chunked: boolean) => {
-      const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(body)); c.close(); } });
+      const stream = new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(body));
+          c.close();
+        },
+      });
       const res = await fetch(`${h.url}/v1/ad_requests`, {
-        method: 'POST', duplex: 'half', body: chunked ? stream : body,
+        method: 'POST',
+        duplex: 'half',
+        body: chunked ? stream : body,
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       });
       return { status: res.status, type: res.headers.get('content-type'), body: (await res.text()).replace(/"auction_id":"[^"]+"/, '"auction_id":"?"') };
@@ -157,13 +211,39 @@ describe('request validation', () => {
   });
 
   test('every optional field accepted', async () => {
-    const res = await adRequest(h, contextualRequest({
-      country_code: 'AQ', request_type: 'contextual', nAdsBefore: 2, prefetched: true, request_id: 'r-1', region: 'NY', city: 'New York',
-      ad_formats: ['sponsored_message', 'sponsored_carousel', 'poll'], config: { max_headline_chars: 30, image_enabled: false },
-      ip: '::1', user_agent: 'UA', language: 'EN', site: { id: 'bot-1', domain: 'chat.example', page: 'https://chat.example/c', publisher: { name: 'X', domain: 'x.example' }, cat: ['483', 'v9i3On'], search: 'q', keywords: 'a,b' },
-      tmax: 500, bcat: ['IAB25'], badv: ['blocked.example'],
-      messages: [{ role: 'user', content: 'a', timestamp: '2026-11-23T10:00:00Z' }, { role: 'assistant', content: 'b', timestamp: 1795000000 }],
-    }));
+    const res = await adRequest(
+      h,
+      contextualRequest({
+        country_code: 'AQ',
+        request_type: 'contextual',
+        nAdsBefore: 2,
+        prefetched: true,
+        request_id: 'r-1',
+        region: 'NY',
+        city: 'New York',
+        ad_formats: ['sponsored_message', 'sponsored_carousel', 'poll'],
+        config: { max_headline_chars: 30, image_enabled: false },
+        ip: '::1',
+        user_agent: 'UA',
+        language: 'EN',
+        site: {
+          id: 'bot-1',
+          domain: 'chat.example',
+          page: 'https://chat.example/c',
+          publisher: { name: 'X', domain: 'x.example' },
+          cat: ['483', 'v9i3On'],
+          search: 'q',
+          keywords: 'a,b',
+        },
+        tmax: 500,
+        bcat: ['IAB25'],
+        badv: ['blocked.example'],
+        messages: [
+          { role: 'user', content: 'a', timestamp: '2026-11-23T10:00:00Z' },
+          { role: 'assistant', content: 'b', timestamp: 1795000000 },
+        ],
+      }),
+    );
     expect(res.status).toBe(200);
   });
 

@@ -11,23 +11,41 @@ import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 let h: AuctionHarness;
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', userId: 'user-anon-1', chatId: 'chat-1', ...o });
 // Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
-beforeAll(async () => { h = await startAuction({ settings: { floorMicros: 100_000 }, budget: { mayServe: () => false } }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startAuction({ settings: { floorMicros: 100_000 }, budget: { mayServe: () => false } });
+});
+afterAll(async () => {
+  await h.close();
+});
 
 /** The bid rows logged to ClickHouse for the auction that answered `res`. */
 const records = (res: { body: { auction_id: string } }) => loggedBids(h, res.body.auction_id);
 
 const adData = (o: Record<string, unknown> = {}) => ({
-  ad_format: 'sponsored_message', placement: 'image', headline: 'Run your best race', description: 'Light trainers', url: 'https://click.dsp.example/c',
-  advertiser: 'Shoes Inc', domain: 'shoes.example', cta_text: 'Shop', image_url: 'https://cdn.dsp.example/i.jpg', view_url: 'https://t.dsp.example/v', ...o,
+  ad_format: 'sponsored_message',
+  placement: 'image',
+  headline: 'Run your best race',
+  description: 'Light trainers',
+  url: 'https://click.dsp.example/c',
+  advertiser: 'Shoes Inc',
+  domain: 'shoes.example',
+  cta_text: 'Shop',
+  image_url: 'https://cdn.dsp.example/i.jpg',
+  view_url: 'https://t.dsp.example/v',
+  ...o,
 });
 
 describe('one native DSP', () => {
   let dsp: ReferenceDsp;
   let dspId: string;
   let key: string;
-  beforeAll(async () => { ({ dsp, dspId, key } = await addReferenceDsp(h, 'native', { price: 2 })); });
-  afterAll(async () => { await removeDsp(h, dspId); await dsp.close(); });
+  beforeAll(async () => {
+    ({ dsp, dspId, key } = await addReferenceDsp(h, 'native', { price: 2 }));
+  });
+  afterAll(async () => {
+    await removeDsp(h, dspId);
+    await dsp.close();
+  });
   beforeEach(() => {
     dsp.set({ respond: undefined, fault: 'none', creative: 'image', price: 2, latencyMs: 0 });
     dsp.received.length = 0;
@@ -52,14 +70,30 @@ describe('one native DSP', () => {
     expect(String(got.headers['x-forwarded-for']).split(',')[0].trim()).toBe('203.0.113.9');
     expect(got.headers['user-agent']).toBe('Mozilla/5.0 (iPhone)');
     expect(got.body).toEqual({
-      userId: 'user-anon-1', request_type: 'contextual', chatId: 'chat-1', nAdsBefore: 3, messages: request().messages,
-      ad_formats: ['sponsored_message'], prefetched: true, request_id: 'req-7', country_code: 'AQ', device: 'mobile',
-      timezone: 'America/New_York', config: { max_headline_chars: 100, image_enabled: true },
+      userId: 'user-anon-1',
+      request_type: 'contextual',
+      chatId: 'chat-1',
+      nAdsBefore: 3,
+      messages: request().messages,
+      ad_formats: ['sponsored_message'],
+      prefetched: true,
+      request_id: 'req-7',
+      country_code: 'AQ',
+      device: 'mobile',
+      timezone: 'America/New_York',
+      config: { max_headline_chars: 100, image_enabled: true },
     });
   });
 
   test('openers: no chatId, messages or nAdsBefore; poll is never offered to a DSP', async () => {
-    await adRequest(h, { userId: 'u', request_type: 'opener', country_code: 'AQ', device: 'tablet', timezone: 'UTC', ad_formats: ['poll', 'sponsored_carousel'] });
+    await adRequest(h, {
+      userId: 'u',
+      request_type: 'opener',
+      country_code: 'AQ',
+      device: 'tablet',
+      timezone: 'UTC',
+      ad_formats: ['poll', 'sponsored_carousel'],
+    });
     const body = dsp.received.find((r) => r.path === '/native/bid')!.body;
     expect(body).not.toHaveProperty('chatId');
     expect(body).not.toHaveProperty('messages');
@@ -68,7 +102,7 @@ describe('one native DSP', () => {
     expect(body.request_type).toBe('opener');
   });
 
-  test('the user IP defaults to the caller\'s address', async () => {
+  test("the user IP defaults to the caller's address", async () => {
     const body = request();
     delete (body as Record<string, unknown>).ip;
     await adRequest(h, body);
@@ -79,10 +113,18 @@ describe('one native DSP', () => {
     const { res, record } = await withBid({ bid: 2.345, bidId: 'b-1', ad_data: adData() });
     expect(res.status).toBe(200);
     expect(res.body.ad).toEqual({
-      format: 'sponsored_message', placement: 'image', headline: 'Run your best race', description: 'Light trainers', advertiser: 'Shoes Inc',
-      domain: 'shoes.example', cta_text: 'Shop', image_url: 'https://cdn.dsp.example/i.jpg',
-      url: expect.stringMatching(/\/api\/v1\/tracking\/click\?token=/), view_url: expect.stringMatching(/\/api\/v1\/tracking\/view\?token=/),
-      feedback_url: expect.stringMatching(/\/api\/v1\/tracking\/feedback\?token=/), price: 2.34,
+      format: 'sponsored_message',
+      placement: 'image',
+      headline: 'Run your best race',
+      description: 'Light trainers',
+      advertiser: 'Shoes Inc',
+      domain: 'shoes.example',
+      cta_text: 'Shop',
+      image_url: 'https://cdn.dsp.example/i.jpg',
+      url: expect.stringMatching(/\/api\/v1\/tracking\/click\?token=/),
+      view_url: expect.stringMatching(/\/api\/v1\/tracking\/view\?token=/),
+      feedback_url: expect.stringMatching(/\/api\/v1\/tracking\/feedback\?token=/),
+      price: 2.34,
     });
     expect(record).toMatchObject({ outcome: 'won', reason: '', bid_id: 'b-1', price_micros: 2_340_000 });
     expect(dsp.received.some((r) => r.path === '/native/render')).toBe(false);
@@ -120,7 +162,11 @@ describe('one native DSP', () => {
   });
 
   test('creative URLs are served normalized (quotes and brackets percent-encoded, newlines dropped)', async () => {
-    const { res } = await withBid({ bid: 3, bidId: 'b', ad_data: adData({ image_url: 'https://cdn.dsp.example/i.jpg?x="><img src=y>\n', domain: 'Shoes.EXAMPLE' }) });
+    const { res } = await withBid({
+      bid: 3,
+      bidId: 'b',
+      ad_data: adData({ image_url: 'https://cdn.dsp.example/i.jpg?x="><img src=y>\n', domain: 'Shoes.EXAMPLE' }),
+    });
     expect(res.body.ad).toMatchObject({ image_url: 'https://cdn.dsp.example/i.jpg?x=%22%3E%3Cimg%20src=y%3E', domain: 'shoes.example' });
   });
 
@@ -141,13 +187,17 @@ describe('one native DSP', () => {
   });
 
   test('a text bid with a logo serves; a stray image_url is dropped', async () => {
-    const { res } = await withBid({ bid: 3, bidId: 'b', ad_data: adData({ placement: 'text', logo_url: 'https://cdn.dsp.example/l.png', image_url: null }) }, request({ config: { image_enabled: false } }));
+    const { res } = await withBid(
+      { bid: 3, bidId: 'b', ad_data: adData({ placement: 'text', logo_url: 'https://cdn.dsp.example/l.png', image_url: null }) },
+      request({ config: { image_enabled: false } }),
+    );
     expect(res.body.ad).toMatchObject({ placement: 'text', logo_url: 'https://cdn.dsp.example/l.png' });
     expect(res.body.ad).not.toHaveProperty('image_url');
   });
 
   describe('carousels', () => {
-    const tiles = (n = 3) => Array.from({ length: n }, (_, i) => ({ headline: `Tile ${i}`, image_url: `https://cdn.dsp.example/${i}.jpg`, url: `https://c.dsp.example/${i}` }));
+    const tiles = (n = 3) =>
+      Array.from({ length: n }, (_, i) => ({ headline: `Tile ${i}`, image_url: `https://cdn.dsp.example/${i}.jpg`, url: `https://c.dsp.example/${i}` }));
     const carousel = (o: Record<string, unknown> = {}) => ({ ad_format: 'sponsored_carousel', advertiser: 'Shoes Inc', items: tiles(), ...o });
     const offered = request({ ad_formats: ['sponsored_carousel'] });
 
@@ -235,7 +285,12 @@ describe('one native DSP', () => {
 
 describe('several DSPs', () => {
   const dsps: { dsp: ReferenceDsp; dspId: string }[] = [];
-  afterEach(async () => { for (const d of dsps.splice(0)) { await removeDsp(h, d.dspId); await d.dsp.close(); } });
+  afterEach(async () => {
+    for (const d of dsps.splice(0)) {
+      await removeDsp(h, d.dspId);
+      await d.dsp.close();
+    }
+  });
 
   test('the highest valid bid wins; the others are lost', async () => {
     for (const price of [1.1, 3.3, 2.2]) dsps.push(await addReferenceDsp(h, 'native', { price }));
@@ -245,7 +300,7 @@ describe('several DSPs', () => {
     expect(outcomes).toEqual({ 1_100_000: 'lost', 3_300_000: 'won', 2_200_000: 'lost' });
   });
 
-  test('render fallback: the winner\'s render fails, the next-highest bid is rendered', async () => {
+  test("render fallback: the winner's render fails, the next-highest bid is rendered", async () => {
     dsps.push(await addReferenceDsp(h, 'native', { price: 5, fault: 'expired_render' }));
     dsps.push(await addReferenceDsp(h, 'native', { price: 4, creative: 'render' }));
     dsps.push(await addReferenceDsp(h, 'native', { price: 3 }));
@@ -287,9 +342,20 @@ describe('several DSPs', () => {
   });
 });
 
-describe('price rounding (banker\'s, two decimals)', () => {
-  test.each([[0.125, 12], [0.135, 14], [1.005, 100], [2.345, 234], [2.355, 236], [0.1, 10], [3, 300], [0.124999, 12]])('%d USD -> %d cents', (dollars, cents) => {
+describe("price rounding (banker's, two decimals)", () => {
+  test.each([
+    [0.125, 12],
+    [0.135, 14],
+    [1.005, 100],
+    [2.345, 234],
+    [2.355, 236],
+    [0.1, 10],
+    [3, 300],
+    [0.124999, 12],
+  ])('%d USD -> %d cents', (dollars, cents) => {
     expect(bankersRoundCents(dollars)).toBe(cents);
   });
-  test('micros', () => { expect(bidPriceMicros(1.235)).toBe(1_240_000); });
+  test('micros', () => {
+    expect(bidPriceMicros(1.235)).toBe(1_240_000);
+  });
 });

@@ -10,16 +10,27 @@ import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 let h: AuctionHarness;
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', userId: 'user-anon-1', chatId: 'chat-1', ...o });
 // Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
-beforeAll(async () => { h = await startAuction({ settings: { floorMicros: 250_000 }, budget: { mayServe: () => false } }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startAuction({ settings: { floorMicros: 250_000 }, budget: { mayServe: () => false } });
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('the BidRequest', () => {
   let dsp: ReferenceDsp;
   let dspId: string;
   let key: string;
-  beforeAll(async () => { ({ dsp, dspId, key } = await addReferenceDsp(h, 'openrtb', { noBidRate: 1 })); });
-  afterAll(async () => { await removeDsp(h, dspId); await dsp.close(); });
-  beforeEach(() => { dsp.received.length = 0; });
+  beforeAll(async () => {
+    ({ dsp, dspId, key } = await addReferenceDsp(h, 'openrtb', { noBidRate: 1 }));
+  });
+  afterAll(async () => {
+    await removeDsp(h, dspId);
+    await dsp.close();
+  });
+  beforeEach(() => {
+    dsp.received.length = 0;
+  });
 
   async function sent(body: Record<string, unknown>, headers: Record<string, string> = {}) {
     const res = await adRequest(h, body, h.publisherKey, headers);
@@ -28,12 +39,30 @@ describe('the BidRequest', () => {
   }
 
   test('envelope, impression, native request, site, device, user, regs, source: every field', async () => {
-    const { res, got } = await sent(request({
-      ip: '203.0.113.9', user_agent: 'Mozilla/5.0 (Macintosh)', device: 'desktop', country_code: 'DE', region: 'BE', city: 'Berlin', language: 'de',
-      nAdsBefore: 2, prefetched: true,
-      site: { id: 'bot-42', domain: 'chat.example', page: 'https://chat.example/c/1', publisher: { name: 'Chat Example GmbH', domain: 'CHAT.Example' }, cat: ['483', 'v9i3On'], search: 'best marathon shoes', keywords: 'running,shoes' },
-      bcat: ['IAB25'], badv: ['blocked.example'],
-    }));
+    const { res, got } = await sent(
+      request({
+        ip: '203.0.113.9',
+        user_agent: 'Mozilla/5.0 (Macintosh)',
+        device: 'desktop',
+        country_code: 'DE',
+        region: 'BE',
+        city: 'Berlin',
+        language: 'de',
+        nAdsBefore: 2,
+        prefetched: true,
+        site: {
+          id: 'bot-42',
+          domain: 'chat.example',
+          page: 'https://chat.example/c/1',
+          publisher: { name: 'Chat Example GmbH', domain: 'CHAT.Example' },
+          cat: ['483', 'v9i3On'],
+          search: 'best marathon shoes',
+          keywords: 'running,shoes',
+        },
+        bcat: ['IAB25'],
+        badv: ['blocked.example'],
+      }),
+    );
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers.accept).toBe('application/json');
     expect(got.headers['x-openrtb-version']).toBe('2.6');
@@ -41,35 +70,69 @@ describe('the BidRequest', () => {
     const br = got.body;
     const nativeReq = JSON.parse(br.imp[0].native.request);
     expect({ ...br, imp: [{ ...br.imp[0], native: { ...br.imp[0].native, request: nativeReq } }] }).toEqual({
-      id: res.body.auction_id, at: 1, tmax: 2000, cur: ['USD'], test: 0,
-      imp: [{
-        id: '1', tagid: 'sponsored_message_image_v1', bidfloor: 0.25, bidfloorcur: 'USD', secure: 1,
-        native: {
-          ver: '1.2',
-          request: {
-            ver: '1.2', context: 1, contextsubtype: 10, plcmttype: 4, plcmtcnt: 1, eventtrackers: [{ event: 1, methods: [1] }], privacy: 1,
-            assets: [
-              { id: 1, required: 1, title: { len: 90 } },
-              { id: 2, required: 1, data: { type: 2, len: 200 } },
-              { id: 3, required: 1, data: { type: 1, len: 50 } },
-              { id: 4, required: 0, img: { type: 3, wmin: 400, hmin: 400, mimes: ['image/jpeg', 'image/png', 'image/webp'] } },
-              { id: 5, required: 0, img: { type: 1, wmin: 100, hmin: 100, mimes: ['image/jpeg', 'image/png', 'image/webp'] } },
-              { id: 6, required: 1, data: { type: 12, len: 15 } },
-            ],
+      id: res.body.auction_id,
+      at: 1,
+      tmax: 2000,
+      cur: ['USD'],
+      test: 0,
+      imp: [
+        {
+          id: '1',
+          tagid: 'sponsored_message_image_v1',
+          bidfloor: 0.25,
+          bidfloorcur: 'USD',
+          secure: 1,
+          native: {
+            ver: '1.2',
+            request: {
+              ver: '1.2',
+              context: 1,
+              contextsubtype: 10,
+              plcmttype: 4,
+              plcmtcnt: 1,
+              eventtrackers: [{ event: 1, methods: [1] }],
+              privacy: 1,
+              assets: [
+                { id: 1, required: 1, title: { len: 90 } },
+                { id: 2, required: 1, data: { type: 2, len: 200 } },
+                { id: 3, required: 1, data: { type: 1, len: 50 } },
+                { id: 4, required: 0, img: { type: 3, wmin: 400, hmin: 400, mimes: ['image/jpeg', 'image/png', 'image/webp'] } },
+                { id: 5, required: 0, img: { type: 1, wmin: 100, hmin: 100, mimes: ['image/jpeg', 'image/png', 'image/webp'] } },
+                { id: 6, required: 1, data: { type: 12, len: 15 } },
+              ],
+            },
           },
+          ext: { own: { chat_id: 'chat-1', n_ads_before: 2, prefetched: true, request_type: 'sponsored_message' } },
         },
-        ext: { own: { chat_id: 'chat-1', n_ads_before: 2, prefetched: true, request_type: 'sponsored_message' } },
-      }],
+      ],
       site: {
-        id: 'bot-42', domain: 'chat.example', page: 'https://chat.example/c/1', privacypolicy: 1,
+        id: 'bot-42',
+        domain: 'chat.example',
+        page: 'https://chat.example/c/1',
+        privacypolicy: 1,
         publisher: { id: h.publisherId, name: 'chat example gmbh', domain: 'chat.example' },
-        cat: ['483', 'v9i3On'], cattax: 7, search: 'best marathon shoes', keywords: 'running,shoes',
+        cat: ['483', 'v9i3On'],
+        cattax: 7,
+        search: 'best marathon shoes',
+        keywords: 'running,shoes',
       },
-      device: { ua: 'Mozilla/5.0 (Macintosh)', ip: '203.0.113.9', devicetype: 2, js: 1, language: 'de', geo: { country: 'DEU', region: 'BE', city: 'Berlin', type: 2 } },
+      device: {
+        ua: 'Mozilla/5.0 (Macintosh)',
+        ip: '203.0.113.9',
+        devicetype: 2,
+        js: 1,
+        language: 'de',
+        geo: { country: 'DEU', region: 'BE', city: 'Berlin', type: 2 },
+      },
       user: { id: 'user-anon-1' },
       regs: { gdpr: 1 },
-      source: { fd: 0, tid: res.body.auction_id, schain: { complete: 1, ver: '1.0', nodes: [{ asi: expect.any(String), sid: h.publisherId, hp: 1, rid: res.body.auction_id }] } },
-      bcat: ['IAB25'], badv: ['blocked.example'],
+      source: {
+        fd: 0,
+        tid: res.body.auction_id,
+        schain: { complete: 1, ver: '1.0', nodes: [{ asi: expect.any(String), sid: h.publisherId, hp: 1, rid: res.body.auction_id }] },
+      },
+      bcat: ['IAB25'],
+      badv: ['blocked.example'],
     });
     expect(br.imp[0]).not.toHaveProperty('pos');
     expect(br.imp[0]).not.toHaveProperty('battr');
@@ -81,9 +144,10 @@ describe('the BidRequest', () => {
     [{ request_type: 'opener', config: { image_enabled: true } }, 'opener_image_v1'],
     [{ request_type: 'opener', config: { image_enabled: false } }, 'opener_text_v1'],
   ])('%j: tagid %s, assets by mode', async (variant, tagid) => {
-    const body = variant.request_type === 'opener'
-      ? { userId: 'u', request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC', config: variant.config }
-      : request({ config: variant.config });
+    const body =
+      variant.request_type === 'opener'
+        ? { userId: 'u', request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC', config: variant.config }
+        : request({ config: variant.config });
     const { got } = await sent(body);
     const imp = got.body.imp[0];
     expect(imp.tagid).toBe(tagid);
@@ -97,14 +161,26 @@ describe('the BidRequest', () => {
   });
 
   test('title.len follows max_headline_chars; app instead of site; IPv6; tablet; no language; gdpr 0 outside the EEA', async () => {
-    const { got } = await sent(request({
-      config: { max_headline_chars: 45 }, app: { id: 'app-1', bundle: 'com.example.chat', storeurl: 'https://apps.example/chat', domain: 'example.com', publisher: { name: 'ACME' } },
-      ip: '2001:db8::1', device: 'tablet', country_code: 'US',
-    }));
+    const { got } = await sent(
+      request({
+        config: { max_headline_chars: 45 },
+        app: { id: 'app-1', bundle: 'com.example.chat', storeurl: 'https://apps.example/chat', domain: 'example.com', publisher: { name: 'ACME' } },
+        ip: '2001:db8::1',
+        device: 'tablet',
+        country_code: 'US',
+      }),
+    );
     const br = got.body;
     expect(JSON.parse(br.imp[0].native.request).assets[0]).toEqual({ id: 1, required: 1, title: { len: 45 } });
     expect(br).not.toHaveProperty('site');
-    expect(br.app).toEqual({ id: 'app-1', privacypolicy: 1, publisher: { id: h.publisherId, name: 'acme', domain: 'chat.example.com' }, bundle: 'com.example.chat', storeurl: 'https://apps.example/chat', domain: 'example.com' });
+    expect(br.app).toEqual({
+      id: 'app-1',
+      privacypolicy: 1,
+      publisher: { id: h.publisherId, name: 'acme', domain: 'chat.example.com' },
+      bundle: 'com.example.chat',
+      storeurl: 'https://apps.example/chat',
+      domain: 'example.com',
+    });
     expect(br.device).toEqual({ ua: 'Mozilla/5.0 (test)', ipv6: '2001:db8::1', devicetype: 5, js: 1, geo: { country: 'USA', type: 2 } });
     expect(br.regs).toEqual({ gdpr: 0 });
     expect(br).not.toHaveProperty('bcat');
@@ -112,7 +188,11 @@ describe('the BidRequest', () => {
   });
 
   test('device.language falls back to the Accept-Language header; site.id to our publisher id; UK and Switzerland are GDPR', async () => {
-    for (const [country, iso3] of [['GB', 'GBR'], ['CH', 'CHE'], ['NO', 'NOR']]) {
+    for (const [country, iso3] of [
+      ['GB', 'GBR'],
+      ['CH', 'CHE'],
+      ['NO', 'NOR'],
+    ]) {
       const { got } = await sent(request({ country_code: country }), { 'accept-language': 'fr-CH,fr;q=0.9' });
       expect(got.body.device.language).toBe('fr');
       expect(got.body.device.geo.country).toBe(iso3);
@@ -124,7 +204,12 @@ describe('the BidRequest', () => {
   });
 
   test('per-DSP override ids win; URL-embedded auth sends no Authorization header', async () => {
-    const other = await addReferenceDsp(h, 'openrtb', { noBidRate: 1, key: null }, { authStyle: 'url', siteIdOverride: 'site-override', publisherIdOverride: 'pub-override' });
+    const other = await addReferenceDsp(
+      h,
+      'openrtb',
+      { noBidRate: 1, key: null },
+      { authStyle: 'url', siteIdOverride: 'site-override', publisherIdOverride: 'pub-override' },
+    );
     try {
       await sent(request({ site: { id: 'bot-42' } }));
       const got = other.dsp.received.find((r) => r.path === '/openrtb')!;
@@ -142,17 +227,29 @@ describe('the BidRequest', () => {
 describe('BidResponse handling', () => {
   let dsp: ReferenceDsp;
   let dspId: string;
-  beforeAll(async () => { ({ dsp, dspId } = await addReferenceDsp(h, 'openrtb', { price: 1.5 })); });
-  afterAll(async () => { await removeDsp(h, dspId); await dsp.close(); });
+  beforeAll(async () => {
+    ({ dsp, dspId } = await addReferenceDsp(h, 'openrtb', { price: 1.5 }));
+  });
+  afterAll(async () => {
+    await removeDsp(h, dspId);
+    await dsp.close();
+  });
   beforeEach(() => {
     dsp.set({ respond: undefined, fault: 'none', creative: 'image', price: 1.5, noBidRate: 0 });
     h.auction.deps.health.record(dspId, null);
   });
   const record = async (res: any) => (await loggedBids(h, res.body.auction_id)).find((r) => r.bidder_id === dspId);
 
-  const adm = (assets: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({
-    native: { ver: '1.2', assets, link: { url: 'https://click.dsp.example/c' }, eventtrackers: [{ event: 1, method: 1, url: 'https://t.dsp.example/v' }], ...extra },
-  });
+  const adm = (assets: unknown[], extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      native: {
+        ver: '1.2',
+        assets,
+        link: { url: 'https://click.dsp.example/c' },
+        eventtrackers: [{ event: 1, method: 1, url: 'https://t.dsp.example/v' }],
+        ...extra,
+      },
+    });
   const baseAssets = (o: { title?: string; desc?: string; brand?: string; cta?: string } = {}) => [
     { id: 1, title: { text: o.title ?? 'Run your best race' } },
     { id: 2, data: { value: o.desc ?? 'Light trainers' } },
@@ -161,18 +258,30 @@ describe('BidResponse handling', () => {
   ];
   const image = (w = 1200, h2 = 628, url = 'https://cdn.dsp.example/i.jpg') => ({ id: 4, img: { url, w, h: h2 } });
   const logo = (w = 200, h2 = 200, url = 'https://cdn.dsp.example/l.png') => ({ id: 5, img: { url, w, h: h2 } });
-  const answer = (admValue: string, price: unknown = 1.5) => (path: string, body: any) => (path === '/openrtb'
-    ? { status: 200, body: { id: body.id, seatbid: [{ seat: 's', bid: [{ id: 'bid-1', impid: '1', price, adm: admValue, adomain: ['shoes.example'] }] }] } }
-    : undefined);
+  const answer =
+    (admValue: string, price: unknown = 1.5) =>
+    (path: string, body: any) =>
+      path === '/openrtb'
+        ? { status: 200, body: { id: body.id, seatbid: [{ seat: 's', bid: [{ id: 'bid-1', impid: '1', price, adm: admValue, adomain: ['shoes.example'] }] }] } }
+        : undefined;
 
   test('a valid image bid serves as a sponsored_message with our tracking URLs', async () => {
     dsp.set({ respond: answer(adm([...baseAssets(), image(), logo()]), 1.555) });
     const res = await adRequest(h, request());
     expect(res.body.ad).toEqual({
-      format: 'sponsored_message', placement: 'image', headline: 'Run your best race', description: 'Light trainers', advertiser: 'Shoes Inc',
-      cta_text: 'Shop now', image_url: 'https://cdn.dsp.example/i.jpg', logo_url: 'https://cdn.dsp.example/l.png', domain: 'shoes.example',
-      url: expect.stringContaining('/api/v1/tracking/click?token='), view_url: expect.stringContaining('/api/v1/tracking/view?token='),
-      feedback_url: expect.stringContaining('/api/v1/tracking/feedback?token='), price: 1.56,
+      format: 'sponsored_message',
+      placement: 'image',
+      headline: 'Run your best race',
+      description: 'Light trainers',
+      advertiser: 'Shoes Inc',
+      cta_text: 'Shop now',
+      image_url: 'https://cdn.dsp.example/i.jpg',
+      logo_url: 'https://cdn.dsp.example/l.png',
+      domain: 'shoes.example',
+      url: expect.stringContaining('/api/v1/tracking/click?token='),
+      view_url: expect.stringContaining('/api/v1/tracking/view?token='),
+      feedback_url: expect.stringContaining('/api/v1/tracking/feedback?token='),
+      price: 1.56,
     });
     expect(await record(res)).toMatchObject({ outcome: 'won', bid_id: 'bid-1', price_micros: 1_560_000 });
   });
@@ -247,7 +356,11 @@ describe('BidResponse handling', () => {
   test.each<[string, (path: string, body: any) => { status: number; body?: unknown }, string]>([
     ['a wrong id echo', () => ({ status: 200, body: { id: 'other', seatbid: [{ bid: [{ id: 'b', impid: '1', price: 1, adm: '{}' }] }] } }), 'invalid_response'],
     ['garbage JSON', () => ({ status: 200, body: '{"id": ' }), 'invalid_response'],
-    ['a bid for another imp', (_p, b) => ({ status: 200, body: { id: b.id, seatbid: [{ bid: [{ id: 'b', impid: '2', price: 1, adm: '{}' }] }] } }), 'invalid_response'],
+    [
+      'a bid for another imp',
+      (_p, b) => ({ status: 200, body: { id: b.id, seatbid: [{ bid: [{ id: 'b', impid: '2', price: 1, adm: '{}' }] }] } }),
+      'invalid_response',
+    ],
     ['HTTP 400 (version not supported)', () => ({ status: 400, body: { error: 'no' } }), 'dsp_http_error'],
   ])('%s: %s', async (_label, respond, reason) => {
     dsp.set({ respond });
@@ -255,8 +368,12 @@ describe('BidResponse handling', () => {
     expect(await record(res)).toMatchObject({ reason });
   });
 
-  test('the reference DSP\'s own OpenRTB answers serve in every mode', async () => {
-    for (const body of [request(), request({ config: { image_enabled: false } }), { userId: 'u', request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC' }]) {
+  test("the reference DSP's own OpenRTB answers serve in every mode", async () => {
+    for (const body of [
+      request(),
+      request({ config: { image_enabled: false } }),
+      { userId: 'u', request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC' },
+    ]) {
       const res = await adRequest(h, body);
       expect(res.body.ad).toMatchObject({ format: 'sponsored_message', advertiser: 'Reference Shoes', price: 1.5 });
     }

@@ -25,14 +25,16 @@ test('rows in order across chunks, one batch per take, empty afterwards', () => 
 
 test('a failed batch goes back in front; past the bound the oldest batches are dropped', () => {
   const q = new RowQueue(3);
-  q.push('a'); q.push('b');
+  q.push('a');
+  q.push('b');
   const failed = q.take()!;
   q.push('c');
   q.putBack(failed);
   expect(q.rows).toBe(3);
   const again = q.take()!;
   expect(text(again)).toBe('a\nb\nc\n');
-  q.push('d'); q.push('e');
+  q.push('d');
+  q.push('e');
   q.putBack(again);
   expect(q.rows).toBe(2);
   expect(text(q.take())).toBe('d\ne\n');

@@ -33,23 +33,31 @@ export interface AuctionHarness {
 
 /** `publisher.reusePublisherKey` + `publisherId`: a second auction of the same publisher (as two copies of the service would be). */
 export async function startAuction(
-  overrides: Partial<AuctionDeps> = {}, publisher: { tmaxMs?: number; reusePublisherKey?: string; publisherId?: string } = {},
+  overrides: Partial<AuctionDeps> = {},
+  publisher: { tmaxMs?: number; reusePublisherKey?: string; publisherId?: string } = {},
 ): Promise<AuctionHarness> {
   const db = createDb(undefined, 3);
   const clickhouse = createClickhouse();
   const dspIds = new Set<string>();
   const { reusePublisherKey, publisherId, ...options } = publisher;
-  const { publisher_id, publisher_key } = reusePublisherKey && publisherId
-    ? { publisher_id: publisherId, publisher_key: reusePublisherKey }
-    : await createPublisher(db, { name: `Test host ${randomBytes(3).toString('hex')}`, domain: 'Chat.Example.COM', ...options });
+  const { publisher_id, publisher_key } =
+    reusePublisherKey && publisherId
+      ? { publisher_id: publisherId, publisher_key: reusePublisherKey }
+      : await createPublisher(db, { name: `Test host ${randomBytes(3).toString('hex')}`, domain: 'Chat.Example.COM', ...options });
   const auction = createAuction({ db, clickhouse, dspFilter: (d) => dspIds.has(d.id), ...overrides, settings: { logFlushMs: 200, ...overrides.settings } });
   await auction.start();
-  const server: Server = await new Promise((resolve) => { const s = auction.app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const server: Server = await new Promise((resolve) => {
+    const s = auction.app.listen(0, '127.0.0.1', () => resolve(s));
+  });
   const metrics = await startMetricsServer(auction.deps.metrics.registry, { host: '127.0.0.1', port: 0 });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     metricsUrl: metrics.url,
-    db, auction, publisherKey: publisher_key, publisherId: publisher_id, dspIds,
+    db,
+    auction,
+    publisherKey: publisher_key,
+    publisherId: publisher_id,
+    dspIds,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
@@ -62,13 +70,24 @@ export async function startAuction(
 }
 
 /** A reference DSP registered with this auction (native or OpenRTB), and known to its catalog. */
-export async function addReferenceDsp(h: AuctionHarness, protocol: 'native' | 'openrtb', options: Partial<ReferenceDspOptions> = {}, extra: { authStyle?: 'bearer' | 'url'; siteIdOverride?: string; publisherIdOverride?: string } = {}) {
+export async function addReferenceDsp(
+  h: AuctionHarness,
+  protocol: 'native' | 'openrtb',
+  options: Partial<ReferenceDspOptions> = {},
+  extra: { authStyle?: 'bearer' | 'url'; siteIdOverride?: string; publisherIdOverride?: string } = {},
+) {
   const key = `dspkey_${randomBytes(8).toString('hex')}`;
   const dsp: ReferenceDsp = await startReferenceDsp({ key, ...options });
   const bidUrl = protocol === 'native' ? `${dsp.url}/native/bid` : `${dsp.url}/openrtb${extra.authStyle === 'url' ? '?publisher_id=pub-123' : ''}`;
   const { dsp_id } = await addDsp(h.db, {
-    name: `ref-${protocol}-${randomBytes(3).toString('hex')}`, protocol, bidUrl, renderUrl: protocol === 'native' ? `${dsp.url}/native/render` : undefined,
-    key: extra.authStyle === 'url' ? undefined : key, authStyle: extra.authStyle, siteIdOverride: extra.siteIdOverride, publisherIdOverride: extra.publisherIdOverride,
+    name: `ref-${protocol}-${randomBytes(3).toString('hex')}`,
+    protocol,
+    bidUrl,
+    renderUrl: protocol === 'native' ? `${dsp.url}/native/render` : undefined,
+    key: extra.authStyle === 'url' ? undefined : key,
+    authStyle: extra.authStyle,
+    siteIdOverride: extra.siteIdOverride,
+    publisherIdOverride: extra.publisherIdOverride,
   });
   h.dspIds.add(dsp_id);
   await until(() => h.auction.deps.catalog.dsps.some((d) => d.id === dsp_id), 'the DSP in the catalog');
@@ -115,7 +134,11 @@ export async function adRequest(h: AuctionHarness, body: unknown, token: string 
   });
   const text = await res.text();
   let parsed: any = text;
-  try { parsed = JSON.parse(text); } catch { /* keep text */ }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* keep text */
+  }
   return { status: res.status, body: parsed };
 }
 

@@ -17,7 +17,11 @@ beforeAll(async () => {
   h = await startAuction({ budget: { mayServe: () => false } });
   ({ dsp, dspId } = await addReferenceDsp(h, 'native', { price: 3.21 }));
 });
-afterAll(async () => { await removeDsp(h, dspId); await dsp.close(); await h.close(); });
+afterAll(async () => {
+  await removeDsp(h, dspId);
+  await dsp.close();
+  await h.close();
+});
 
 const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
 
@@ -31,11 +35,22 @@ describe('signed tracking URLs', () => {
   });
 
   test('view, click and feedback tokens carry what delivery tracking needs', () => {
-    const base = { auction_id: auctionId, publisher_id: h.publisherId, price_micros: 3_210_000, source: 'dsp', dsp_id: dspId, bid_id: expect.any(String), country: 'AQ', device: 'mobile', exp: expect.any(Number) };
+    const base = {
+      auction_id: auctionId,
+      publisher_id: h.publisherId,
+      price_micros: 3_210_000,
+      source: 'dsp',
+      dsp_id: dspId,
+      bid_id: expect.any(String),
+      country: 'AQ',
+      device: 'mobile',
+      exp: expect.any(Number),
+    };
     expect(new URL(ad.view_url).pathname).toBe('/api/v1/tracking/view');
     expect(verifyToken(tokenOf(ad.view_url))).toEqual({ kind: 'view', ...base, dsp_view_url: 'https://track.reference-dsp.example/v?id=1' });
     expect(verifyToken(tokenOf(ad.url))).toEqual({
-      kind: 'click', ...base,
+      kind: 'click',
+      ...base,
       url: `https://click.reference-dsp.example/c?id=1&view_url=${encodeURIComponent('https://track.reference-dsp.example/v?id=1')}`,
     });
     expect(verifyToken(tokenOf(ad.feedback_url))).toEqual({ kind: 'feedback', ...base, dsp_feedback_url: 'https://track.reference-dsp.example/f?id=1' });
@@ -71,17 +86,29 @@ describe('the ClickHouse log and metrics', () => {
       const b = await adRequest(h, contextualRequest({ country_code: 'AQ', ad_formats: ['poll'] }));
       await h.auction.deps.log.drain();
       expect(h.auction.deps.log.queued).toBe(0);
-      const auctions = await (await clickhouse.query({ query: sql`SELECT auction_id, filled, winner_bidder, price_micros, format, publisher_id FROM auctions WHERE has(${[a.body.auction_id, b.body.auction_id]}, auction_id) ORDER BY filled DESC`, format: 'JSONEachRow' })).json<any>();
+      const auctions = await (
+        await clickhouse.query({
+          query: sql`SELECT auction_id, filled, winner_bidder, price_micros, format, publisher_id FROM auctions WHERE has(${[a.body.auction_id, b.body.auction_id]}, auction_id) ORDER BY filled DESC`,
+          format: 'JSONEachRow',
+        })
+      ).json<any>();
       expect(auctions).toEqual([
         { auction_id: a.body.auction_id, filled: 1, winner_bidder: dspId, price_micros: 3_210_000, format: 'sponsored_message', publisher_id: h.publisherId },
         { auction_id: b.body.auction_id, filled: 0, winner_bidder: '', price_micros: 0, format: '', publisher_id: h.publisherId },
       ]);
-      const bids = await (await clickhouse.query({ query: sql`SELECT bidder_id, outcome, reason, seat_non_bid_code FROM auction_bids WHERE auction_id = ${b.body.auction_id} ORDER BY bidder_id`, format: 'JSONEachRow' })).json<any>();
-      expect(bids).toEqual(expect.arrayContaining([
-        { bidder_id: dspId, outcome: 'rejected', reason: 'format_not_supported', seat_non_bid_code: 202 },
-        // In-house demand is closed here (the budget gate): its no-bid is named by the furthest any ad got.
-        { bidder_id: 'inhouse', outcome: 'rejected', reason: 'budget_exhausted', seat_non_bid_code: 0 },
-      ]));
+      const bids = await (
+        await clickhouse.query({
+          query: sql`SELECT bidder_id, outcome, reason, seat_non_bid_code FROM auction_bids WHERE auction_id = ${b.body.auction_id} ORDER BY bidder_id`,
+          format: 'JSONEachRow',
+        })
+      ).json<any>();
+      expect(bids).toEqual(
+        expect.arrayContaining([
+          { bidder_id: dspId, outcome: 'rejected', reason: 'format_not_supported', seat_non_bid_code: 202 },
+          // In-house demand is closed here (the budget gate): its no-bid is named by the furthest any ad got.
+          { bidder_id: 'inhouse', outcome: 'rejected', reason: 'budget_exhausted', seat_non_bid_code: 0 },
+        ]),
+      );
     } finally {
       await clickhouse.close();
     }
@@ -134,7 +161,11 @@ describe('the api process serves /metrics too', () => {
       await fetch(`${api.url}/api/v1/tracking/sponsored-polls/vote?token=x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       await fetch(`${api.url}/no/such/path`);
       const labels = new Set([...(await (await fetch(api.metricsUrl)).text()).matchAll(/route="([^"]+)"/g)].map((m) => m[1]));
-      expect([...labels].filter((l) => /collect|sponsored-polls|unmatched/.test(l)).sort()).toEqual(['/api/collect', '/api/v1/tracking/sponsored-polls/vote', 'unmatched']);
+      expect([...labels].filter((l) => /collect|sponsored-polls|unmatched/.test(l)).sort()).toEqual([
+        '/api/collect',
+        '/api/v1/tracking/sponsored-polls/vote',
+        'unmatched',
+      ]);
       expect(text).toContain('api_process_cpu_user_seconds_total');
     } finally {
       await api.close();

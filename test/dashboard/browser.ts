@@ -17,7 +17,11 @@ export function launchBrowser(): Promise<Browser> {
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 900 };
 
-export interface Session { context: BrowserContext; page: Page; outside: string[] }
+export interface Session {
+  context: BrowserContext;
+  page: Page;
+  outside: string[];
+}
 
 /** A fresh browser profile (its own cookies) with the loopback-only guard. */
 export async function newSession(browser: Browser, viewport = DESKTOP): Promise<Session> {

@@ -8,8 +8,12 @@ import { organizationIdOf } from '../support/fixtures';
 import { newOrg, startHarness, type Harness } from '../support/harness';
 
 let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 async function signIn(headers: Record<string, string>): Promise<string> {
   const orgId = await organizationIdOf(h.db, await newOrg(h.db));

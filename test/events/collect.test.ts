@@ -13,7 +13,9 @@ const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleW
 const DESKTOP_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
 let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
 afterAll(async () => {
   await h.close();
   await clickhouse.close();
@@ -34,19 +36,40 @@ describe('POST /api/collect', () => {
     const { key, id } = await org();
     const before = Math.floor(Date.now() / 1000);
     const res = await collect(key, {
-      event_name: 'purchase', event_id: 'ord-1', page_url: 'https://shop.example.com/checkout?x=1', user_agent: IPHONE_UA,
-      channel: 'web', params: { value: 42.5, currency: 'USD', items: [1, 2] }, consent: { ad_storage: 'granted' },
-      click_id: 'clk_1', attribution_type: 'click', session_id: 's1', client_id: 'c1', referrer: 'https://search.example/',
+      event_name: 'purchase',
+      event_id: 'ord-1',
+      page_url: 'https://shop.example.com/checkout?x=1',
+      user_agent: IPHONE_UA,
+      channel: 'web',
+      params: { value: 42.5, currency: 'USD', items: [1, 2] },
+      consent: { ad_storage: 'granted' },
+      click_id: 'clk_1',
+      attribution_type: 'click',
+      session_id: 's1',
+      client_id: 'c1',
+      referrer: 'https://search.example/',
       unknown_field: 'ignored',
     });
     expect(res.status).toBe(204);
     expect(res.body).toBeNull();
     const [row] = await waitForEvents(id, (rows) => rows.length === 1);
     expect(row).toMatchObject({
-      organization_id: id, event_id: 'ord-1', event_name: 'purchase', channel: 'server', tag_id: 'shop.example.com',
-      ip_address: '127.0.0.1', ua_browser: 'Mobile Safari', ua_os: 'iOS', ua_device: 'mobile', click_id: 'clk_1',
-      attribution_type: 'click', session_id: 's1', client_id: 'c1', referrer: 'https://search.example/',
-      geo_country: '', geo_lat: null, // loopback has no location
+      organization_id: id,
+      event_id: 'ord-1',
+      event_name: 'purchase',
+      channel: 'server',
+      tag_id: 'shop.example.com',
+      ip_address: '127.0.0.1',
+      ua_browser: 'Mobile Safari',
+      ua_os: 'iOS',
+      ua_device: 'mobile',
+      click_id: 'clk_1',
+      attribution_type: 'click',
+      session_id: 's1',
+      client_id: 'c1',
+      referrer: 'https://search.example/',
+      geo_country: '',
+      geo_lat: null, // loopback has no location
     });
     expect(JSON.parse(row.consent)).toEqual({ ad_storage: 'granted' });
     expect(row).not.toHaveProperty('unknown_field');
@@ -64,7 +87,9 @@ describe('POST /api/collect', () => {
 
   it('keeps a sent timestamp and tag_id; a desktop UA reads desktop', async () => {
     const { key, id } = await org();
-    expect((await collect(key, { event_name: 'lead', timestamp: 1_700_000_000.9, tag_id: 'tag_42', page_url: 'https://a.example/', user_agent: DESKTOP_UA })).status).toBe(204);
+    expect(
+      (await collect(key, { event_name: 'lead', timestamp: 1_700_000_000.9, tag_id: 'tag_42', page_url: 'https://a.example/', user_agent: DESKTOP_UA })).status,
+    ).toBe(204);
     const [row] = await waitForEvents(id, (rows) => rows.length === 1);
     expect(row).toMatchObject({ timestamp: '2023-11-14 22:13:20', tag_id: 'tag_42', ua_browser: 'Chrome', ua_os: 'Windows', ua_device: 'desktop' });
   });
@@ -82,7 +107,11 @@ describe('POST /api/collect', () => {
     const { key, id } = await org();
     expect((await collect(key, { event_name: 'before' })).status).toBe(204);
     await h.db.apiKey.updateMany({ where: { organizationId: id }, data: { revokedAt: new Date() } });
-    const res = await eventually(() => collect(key, { event_name: 'after' }), (answer) => answer.status !== 204, { everyMs: 250 });
+    const res = await eventually(
+      () => collect(key, { event_name: 'after' }),
+      (answer) => answer.status !== 204,
+      { everyMs: 250 },
+    );
     expect(res.status).toBe(401);
     expect(res.body).toEqual(errorBody('invalid_api_key', 'authentication_error'));
   });
@@ -103,9 +132,13 @@ describe('POST /api/collect', () => {
       expect(res.body).toEqual(errorBody('required', 'invalid_request_error', 'event_name'));
     }
     for (const [body, param] of [
-      [{ event_name: 5 }, 'event_name'], [{ event_name: ['a'] }, 'event_name'], [{ event_name: 'x', timestamp: '2024-01-01' }, 'timestamp'],
-      [{ event_name: 'x', params: [1] }, 'params'], [{ event_name: 'x', consent: 'yes' }, 'consent'],
-      [{ event_name: 'x', attribution_type: 'email' }, 'attribution_type'], [{ event_name: 'x', click_id: 7 }, 'click_id'],
+      [{ event_name: 5 }, 'event_name'],
+      [{ event_name: ['a'] }, 'event_name'],
+      [{ event_name: 'x', timestamp: '2024-01-01' }, 'timestamp'],
+      [{ event_name: 'x', params: [1] }, 'params'],
+      [{ event_name: 'x', consent: 'yes' }, 'consent'],
+      [{ event_name: 'x', attribution_type: 'email' }, 'attribution_type'],
+      [{ event_name: 'x', click_id: 7 }, 'click_id'],
     ] as const) {
       const res = await collect(key, body);
       expect({ body, status: res.status, error: res.body }).toEqual({ body, status: 400, error: errorBody('invalid_value', 'invalid_request_error', param) });
@@ -118,7 +151,11 @@ describe('POST /api/collect', () => {
     expect(huge.status).toBe(413);
     expect(huge.body).toEqual(errorBody('body_too_large'));
 
-    const text = await call(h.url, 'POST', '/api/collect', { token: key, rawBody: 'event_name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const text = await call(h.url, 'POST', '/api/collect', {
+      token: key,
+      rawBody: 'event_name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(text.status).toBe(415);
     expect(text.body).toEqual(errorBody('unsupported_media_type'));
   });
@@ -129,8 +166,11 @@ describe('POST /api/collect', () => {
     for (let i = 0; i < 2; i++) {
       const res = await collect(key, { event_name: `lane_${i}` });
       answers.push({
-        status: res.status, body: res.body, requestId: /^req_/.test(res.headers.get('request-id') ?? ''),
-        limit: res.headers.get('x-ratelimit-limit'), reset: res.headers.get('x-ratelimit-reset') !== null,
+        status: res.status,
+        body: res.body,
+        requestId: /^req_/.test(res.headers.get('request-id') ?? ''),
+        limit: res.headers.get('x-ratelimit-limit'),
+        reset: res.headers.get('x-ratelimit-reset') !== null,
       });
     }
     expect(answers[1]).toEqual(answers[0]);
@@ -195,10 +235,14 @@ describe('POST /api/collect', () => {
 describe('batch form and validate_only', () => {
   it('stores the valid events of a batch and reports each', async () => {
     const { key, id } = await org();
-    const res = await collect(key, { events: [{ event_name: 'a', event_id: 'b1' }, { event_name: '' }, 'x', { event_name: 'c', timestamp: -1 }, { event_name: 'd' }] });
+    const res = await collect(key, {
+      events: [{ event_name: 'a', event_id: 'b1' }, { event_name: '' }, 'x', { event_name: 'c', timestamp: -1 }, { event_name: 'd' }],
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      validate_only: false, accepted: 2, rejected: 3,
+      validate_only: false,
+      accepted: 2,
+      rejected: 3,
       results: [
         { index: 0, status: 'accepted' },
         { index: 1, status: 'rejected', error: { code: 'required', message: expect.any(String), param: 'events[1].event_name' } },
@@ -229,7 +273,15 @@ describe('batch form and validate_only', () => {
     expect(bad.body).toEqual(errorBody('invalid_value', 'invalid_request_error', 'event_name'));
     const batch = await collect(key, { events: [{ event_name: 'checked_only' }, {}] }, '/api/collect?validate_only=true');
     expect(batch.status).toBe(200);
-    expect(batch.body).toMatchObject({ validate_only: true, accepted: 0, rejected: 1, results: [{ index: 0, status: 'valid' }, { index: 1, status: 'rejected' }] });
+    expect(batch.body).toMatchObject({
+      validate_only: true,
+      accepted: 0,
+      rejected: 1,
+      results: [
+        { index: 0, status: 'valid' },
+        { index: 1, status: 'rejected' },
+      ],
+    });
     const rows = await sentinel(key, id);
     expect(rows.filter((r) => r.event_name === 'checked_only')).toEqual([]);
   });
@@ -239,7 +291,17 @@ describe('deduplication by event_id', () => {
   it('stores an event_id once per organization, within and across batches', async () => {
     const a = await org();
     const b = await org();
-    expect((await collect(a.key, { events: [{ event_name: 'p', event_id: 'dup' }, { event_name: 'p', event_id: 'dup' }, { event_name: 'p', event_id: 'other' }] })).status).toBe(200);
+    expect(
+      (
+        await collect(a.key, {
+          events: [
+            { event_name: 'p', event_id: 'dup' },
+            { event_name: 'p', event_id: 'dup' },
+            { event_name: 'p', event_id: 'other' },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     await sentinel(a.key, a.id); // the first batch has reached ClickHouse
     // Retries of the same event later, in other requests and batches.
     expect((await collect(a.key, { event_name: 'p', event_id: 'dup' })).status).toBe(204);

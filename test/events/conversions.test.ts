@@ -5,7 +5,9 @@ import { call, newOrg, startHarness, type Harness } from '../support/harness';
 import { clickhouse, waitForEvents } from './support';
 
 let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
 afterAll(async () => {
   await h.close();
   await clickhouse.close();
@@ -23,11 +25,22 @@ it('attributes events to the ad of the matching delivery inside the window', asy
   const impB = id('imp');
   const bidC = id('bid');
   const delivery = (event_id: string, event_type: string, ad_id: string) => ({
-    event_id, event_type, event_time: at(t0), organization_id: orgId, ad_account_id: '', campaign_id: '', ad_group_id: '',
-    ad_id, source: 'own', country: '', device: '', spend_micros: 0,
+    event_id,
+    event_type,
+    event_time: at(t0),
+    organization_id: orgId,
+    ad_account_id: '',
+    campaign_id: '',
+    ad_group_id: '',
+    ad_id,
+    source: 'own',
+    country: '',
+    device: '',
+    spend_micros: 0,
   });
   await clickhouse.insert({
-    table: 'delivery_events', format: 'JSONEachRow',
+    table: 'delivery_events',
+    format: 'JSONEachRow',
     values: [delivery(clickA, 'click', adA), delivery(impB, 'impression', adB), delivery(bidC, 'auction', adC)],
   });
   const events = [
@@ -45,17 +58,23 @@ it('attributes events to the ad of the matching delivery inside the window', asy
   const start = new Date((t0 - 86_400) * 1000);
   const end = new Date(Date.now() + 60_000);
   const rows = await conversionsByAd(clickhouse, { organizationId: orgId, adIds: [adA, adB, adC], start, end, granularity: 'none' });
-  expect(rows).toEqual([
-    { ad_id: adA, bucket_start: t0 - 86_400, conversions: 2 },
-    { ad_id: adB, bucket_start: t0 - 86_400, conversions: 1 },
-    { ad_id: adC, bucket_start: t0 - 86_400, conversions: 1 },
-  ].sort((x, y) => x.ad_id.localeCompare(y.ad_id)));
+  expect(rows).toEqual(
+    [
+      { ad_id: adA, bucket_start: t0 - 86_400, conversions: 2 },
+      { ad_id: adB, bucket_start: t0 - 86_400, conversions: 1 },
+      { ad_id: adC, bucket_start: t0 - 86_400, conversions: 1 },
+    ].sort((x, y) => x.ad_id.localeCompare(y.ad_id)),
+  );
 
   const daily = await conversionsByAd(clickhouse, { organizationId: orgId, adIds: [adA], start, end, granularity: 'daily' });
   const day = (unix: number) => Math.floor(unix / 86_400) * 86_400;
-  expect(daily).toEqual([...new Set([day(t0 + 60), day(t0 + 2 * 86_400)])].map((d) => ({
-    ad_id: adA, bucket_start: d, conversions: day(t0 + 60) === day(t0 + 2 * 86_400) ? 2 : 1,
-  })));
+  expect(daily).toEqual(
+    [...new Set([day(t0 + 60), day(t0 + 2 * 86_400)])].map((d) => ({
+      ad_id: adA,
+      bucket_start: d,
+      conversions: day(t0 + 60) === day(t0 + 2 * 86_400) ? 2 : 1,
+    })),
+  );
   // Another organization's query sees nothing; an ad filter narrows.
   expect(await conversionsByAd(clickhouse, { organizationId: randomUUID(), adIds: [adA], start, end, granularity: 'none' })).toEqual([]);
   expect((await conversionsByAd(clickhouse, { organizationId: orgId, adIds: [adB], start, end, granularity: 'none' })).map((r) => r.ad_id)).toEqual([adB]);

@@ -4,12 +4,17 @@ describe('GroupCommit', () => {
   it('writes what arrives during a flush in the next flush, and answers each caller after its flush', async () => {
     const flushes: number[][] = [];
     let release!: () => void;
-    const firstFlushBlocked = new Promise<void>((r) => { release = r; });
-    const commit = new GroupCommit<number, string>(async (items) => {
-      flushes.push(items);
-      if (flushes.length === 1) await firstFlushBlocked; // the first commit is slow
-      return items.map((i) => `ok ${i}`);
-    }, { maxBatch: 1000, maxConcurrentFlushes: 1 });
+    const firstFlushBlocked = new Promise<void>((r) => {
+      release = r;
+    });
+    const commit = new GroupCommit<number, string>(
+      async (items) => {
+        flushes.push(items);
+        if (flushes.length === 1) await firstFlushBlocked; // the first commit is slow
+        return items.map((i) => `ok ${i}`);
+      },
+      { maxBatch: 1000, maxConcurrentFlushes: 1 },
+    );
 
     const first = commit.submit(0);
     const rest = Array.from({ length: 50 }, (_, i) => commit.submit(i + 1));
@@ -23,11 +28,14 @@ describe('GroupCommit', () => {
 
   it('splits at maxBatch and fails every caller of a failed flush', async () => {
     const sizes: number[] = [];
-    const commit = new GroupCommit<number, number>(async (items) => {
-      sizes.push(items.length);
-      if (items.includes(13)) throw new Error('disk full');
-      return items;
-    }, { maxBatch: 4, maxConcurrentFlushes: 1 });
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        sizes.push(items.length);
+        if (items.includes(13)) throw new Error('disk full');
+        return items;
+      },
+      { maxBatch: 4, maxConcurrentFlushes: 1 },
+    );
     const results = await Promise.allSettled(Array.from({ length: 14 }, (_, i) => commit.submit(i)));
     expect(sizes.every((n) => n <= 4)).toBe(true);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(14);
@@ -42,7 +50,13 @@ describe('GroupCommit with minSpacingMs', () => {
 
   it('flushes an idle item at once; what arrives within the spacing waits and shares one flush; a full batch goes at once', async () => {
     const flushes: number[][] = [];
-    const commit = new GroupCommit<number, number>(async (items) => { flushes.push(items); return items; }, { maxBatch: 3, maxConcurrentFlushes: 1, minSpacingMs: 100 });
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        flushes.push(items);
+        return items;
+      },
+      { maxBatch: 3, maxConcurrentFlushes: 1, minSpacingMs: 100 },
+    );
 
     await expect(commit.submit(0)).resolves.toBe(0);
     expect(flushes).toEqual([[0]]); // idle: at once

@@ -34,7 +34,9 @@ function spawnProcess(script: string, env: Record<string, string>, ready: RegExp
       if (ready.test(output)) resolve(child);
     };
     child.stdout.on('data', onData);
-    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
     child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before ready:\n${output}`)));
   });
 }
@@ -78,13 +80,17 @@ it('every acknowledged event reaches ClickHouse exactly once across SIGKILLs of 
       sent += 1;
       try {
         const res = await fetch(`http://127.0.0.1:${port}/api/collect`, {
-          method: 'POST', headers: { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(event),
+          method: 'POST',
+          headers: { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(event),
         });
         if (res.status === 204) acknowledged.add(marker);
         // A retry of an acknowledged event with an event_id must not add a row.
         if (res.status === 204 && event.event_id && n % 10 === 1) {
           await fetch(`http://127.0.0.1:${port}/api/collect`, {
-            method: 'POST', headers: { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(event),
+            method: 'POST',
+            headers: { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(event),
           });
         }
       } catch {

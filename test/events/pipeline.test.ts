@@ -19,7 +19,9 @@ import { until } from '../support/wait';
 
 const LOCK_KEY = EVENT_PIPELINE_LOCK;
 let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
 afterAll(async () => {
   await h.close();
   await clickhouse.close();
@@ -31,20 +33,27 @@ it('redoes an in-flight batch without doubling what ClickHouse already has', asy
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]); // waits for a running batch to finish
-    await insertInboxRows(h.db, [{
-      organizationId: orgId, apiKeyId: 'unused', receivedAt: new Date(), ipAddress: '127.0.0.1',
-      events: serializeEvents([{ event_name: 'r1', event_id: 'same' }, { event_name: 'r2' }, { event_name: 'r3' }, { event_name: 'r4', event_id: 'same' }]),
-    }]);
+    await insertInboxRows(h.db, [
+      {
+        organizationId: orgId,
+        apiKeyId: 'unused',
+        receivedAt: new Date(),
+        ipAddress: '127.0.0.1',
+        events: serializeEvents([{ event_name: 'r1', event_id: 'same' }, { event_name: 'r2' }, { event_name: 'r3' }, { event_name: 'r4', event_id: 'same' }]),
+      },
+    ]);
     const inbox = await h.db.eventInbox.findMany({ where: { organizationId: orgId }, orderBy: { id: 'asc' } });
     expect(inbox).toHaveLength(4);
     // The dead attempt: ledger written, batch in flight, rows 1 and 2 already inserted.
     await h.db.collectedEventId.create({ data: { organizationId: orgId, eventId: 'same', inboxId: inbox[0].id } });
     await h.db.eventPipelineState.upsert({
-      where: { id: 1 }, create: { id: 1, inFlightFrom: inbox[0].id, inFlightTo: inbox[3].id },
+      where: { id: 1 },
+      create: { id: 1, inFlightFrom: inbox[0].id, inFlightTo: inbox[3].id },
       update: { inFlightFrom: inbox[0].id, inFlightTo: inbox[3].id },
     });
     await clickhouse.insert({
-      table: COLLECTED_EVENTS_TABLE, format: 'JSONEachRow',
+      table: COLLECTED_EVENTS_TABLE,
+      format: 'JSONEachRow',
       values: inbox.slice(0, 2).map((r) => enrich({ ...r, event: JSON.parse(r.event) }, geoLookup)),
     });
   } finally {
@@ -79,7 +88,11 @@ it('forgets event ids older than the dedupe window (a later event with that id c
 it("dedupes by (organization, event_id): two organizations' events with one event_id in the same batch each keep their row", async () => {
   const [a, b] = await Promise.all([newOrg(h.db), newOrg(h.db)].map(async (o) => organizationIdOf(h.db, await o)));
   const row = (organizationId: string, name: string) => ({
-    organizationId, apiKeyId: 'unused', receivedAt: new Date(), ipAddress: '127.0.0.1', events: serializeEvents([{ event_name: name, event_id: 'shared-id' }]),
+    organizationId,
+    apiKeyId: 'unused',
+    receivedAt: new Date(),
+    ipAddress: '127.0.0.1',
+    events: serializeEvents([{ event_name: name, event_id: 'shared-id' }]),
   });
   // One statement: the mover takes them in one batch.
   await insertInboxRows(h.db, [row(a, 'from_a'), row(b, 'from_b'), row(a, 'a_again')]);

@@ -16,7 +16,9 @@ import { clickhouse, keyedOrg, storedEvents, waitForEvents } from './support';
 import { until } from '../support/wait';
 
 let h: Harness;
-beforeAll(async () => { h = await startHarness(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
 afterAll(async () => {
   await h.close();
   await clickhouse.close();
@@ -28,7 +30,8 @@ const LONE = '\ud800';
 const collect = (key: string, body: unknown, query = '') => call(h.url, 'POST', `/api/collect${query}`, { token: key, body });
 /** An event whose `field` nests `depth` objects, as JSON text (JSON.stringify itself overflows at 20,000). */
 const deepEvent = (field: string, depth: number) => `{"event_name":"deep","${field}":${'{"a":'.repeat(depth)}"leaf"${'}'.repeat(depth)}}`;
-const collectRaw = (key: string, text: string) => call(h.url, 'POST', '/api/collect', { token: key, rawBody: text, headers: { 'content-type': 'application/json' } });
+const collectRaw = (key: string, text: string) =>
+  call(h.url, 'POST', '/api/collect', { token: key, rawBody: text, headers: { 'content-type': 'application/json' } });
 
 describe('strings that are not well-formed Unicode are refused at intake', () => {
   test.each([
@@ -51,7 +54,11 @@ describe('strings that are not well-formed Unicode are refused at intake', () =>
     const res = await collect(key, { events: [{ event_name: 'ok_1' }, { event_name: 'bad', referrer: LONE }, { event_name: 'ok_2' }] });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ accepted: 2, rejected: 1 });
-    expect(res.body.results[1]).toEqual({ index: 1, status: 'rejected', error: { code: 'invalid_value', message: expect.any(String), param: 'events[1].referrer' } });
+    expect(res.body.results[1]).toEqual({
+      index: 1,
+      status: 'rejected',
+      error: { code: 'invalid_value', message: expect.any(String), param: 'events[1].referrer' },
+    });
     const rows = await waitForEvents(id, (r) => r.length === 2);
     expect(rows.map((r) => r.event_name).sort()).toEqual(['ok_1', 'ok_2']);
   });
@@ -88,7 +95,9 @@ describe('params and consent are bounded before they join a shared flush', () =>
     const a = await org();
     const b = await org();
     const deep = deepEvent('params', 20_000);
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? collectRaw(a.key, deep) : collect(b.key, { event_name: 'b', event_id: `b-${i}` }))));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? collectRaw(a.key, deep) : collect(b.key, { event_name: 'b', event_id: `b-${i}` }))),
+    );
     results.forEach((res, i) => expect(res.status).toBe(i % 4 === 0 ? 400 : 204));
     expect(await waitForEvents(b.id, (r) => r.length === 30)).toHaveLength(30);
   });
@@ -99,9 +108,14 @@ describe('params and consent are bounded before they join a shared flush', () =>
     const pool = new Pool({ connectionString: config.databaseUrl, max: 1 });
     const writer = createInboxWriter(pool, async () => ({ allowed: true }), { maxBatch: 100, maxConcurrentFlushes: 1 });
     try {
-      const submission = (organizationId: string, name: string) => writer.submit({
-        organizationId, apiKeyId: 'k', receivedAt: new Date(), ipAddress: '127.0.0.1', events: serializeEvents([{ event_name: name }]),
-      });
+      const submission = (organizationId: string, name: string) =>
+        writer.submit({
+          organizationId,
+          apiKeyId: 'k',
+          receivedAt: new Date(),
+          ipAddress: '127.0.0.1',
+          events: serializeEvents([{ event_name: name }]),
+        });
       const blocker = submission(b.id, 'first'); // flushed alone: the rest queue behind it and share the next flush
       const rest = [submission(b.id, 'good_1'), submission('not-a-uuid', 'bad'), submission(b.id, 'good_2')];
       const settled = await Promise.allSettled([blocker, ...rest]);
@@ -118,10 +132,15 @@ describe('a row ClickHouse refuses becomes a dead letter; the pipeline goes on',
   test('a poisoned inbox row (bypassing intake) is set aside with its error, visible through adctl and the metric; the next good event still arrives', async () => {
     const { key, id } = await org();
     // Straight into the inbox: what intake now refuses, and a row that is not even JSON.
-    await insertInboxRows(h.db, [{
-      organizationId: id, apiKeyId: 'unused', receivedAt: new Date(), ipAddress: '127.0.0.1',
-      events: [JSON.stringify({ event_name: 'purchase', page_url: `https://shop.example/${LONE}` }), '{"event_name": "cut off'],
-    }]);
+    await insertInboxRows(h.db, [
+      {
+        organizationId: id,
+        apiKeyId: 'unused',
+        receivedAt: new Date(),
+        ipAddress: '127.0.0.1',
+        events: [JSON.stringify({ event_name: 'purchase', page_url: `https://shop.example/${LONE}` }), '{"event_name": "cut off'],
+      },
+    ]);
     const poisoned = await h.db.eventInbox.findMany({ where: { organizationId: id }, orderBy: { id: 'asc' } });
     expect(poisoned).toHaveLength(2);
 
@@ -132,14 +151,19 @@ describe('a row ClickHouse refuses becomes a dead letter; the pipeline goes on',
     // ClickHouse has the batch a moment before the transaction that consumes it (and sets the dead letters aside) commits.
     await until(async () => (await h.db.eventInbox.count({ where: { organizationId: id } })) === 0, 'the batch consumed');
 
-    const letters = await h.db.deadLetter.findMany({ where: { targetTable: 'collected_events', rowKey: { in: poisoned.map((p) => p.id.toString()) } }, orderBy: { rowKey: 'asc' } });
+    const letters = await h.db.deadLetter.findMany({
+      where: { targetTable: 'collected_events', rowKey: { in: poisoned.map((p) => p.id.toString()) } },
+      orderBy: { rowKey: 'asc' },
+    });
     expect(letters).toHaveLength(2);
     expect(letters.map((l) => l.error).join('\n')).toMatch(/surrogate/);
     expect(letters.map((l) => l.error).join('\n')).toMatch(/unreadable inbox row/);
 
     const listed = JSON.parse((await adctl('dead-letters', 'list', '--table', 'collected_events', '--limit', '1000')).stdout);
     expect(listed.counts.collected_events).toBeGreaterThanOrEqual(2);
-    expect(listed.dead_letters).toEqual(expect.arrayContaining([expect.objectContaining({ row_key: poisoned[0].id.toString(), error: expect.stringMatching(/surrogate/) })]));
+    expect(listed.dead_letters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ row_key: poisoned[0].id.toString(), error: expect.stringMatching(/surrogate/) })]),
+    );
 
     const metrics = await (await fetch(h.metricsUrl)).text();
     const gauge = Number(/^api_dead_letters\{table="collected_events"\} (\d+)$/m.exec(metrics)?.[1]);

@@ -34,18 +34,38 @@ test('mayKeepIdentifiers: granted keeps, denied truncates, silence truncates onl
 
 test('enrich locates the full address to decide, and stores the truncated one located as such', () => {
   const seen: string[] = [];
-  const geo = (ip: string): GeoLocation => { seen.push(ip); return { country: 'DE', region: 'BE', city: ip.endsWith('.0') ? 'Berlin' : 'Berlin-Mitte', lat: 52.5, lon: 13.4 }; };
-  const row = enrich({ id: 1n, organizationId: 'o', receivedAt: new Date(), ipAddress: '198.51.100.23', event: { event_name: 'lead', user_agent: IPHONE_UA } }, geo);
+  const geo = (ip: string): GeoLocation => {
+    seen.push(ip);
+    return { country: 'DE', region: 'BE', city: ip.endsWith('.0') ? 'Berlin' : 'Berlin-Mitte', lat: 52.5, lon: 13.4 };
+  };
+  const row = enrich(
+    { id: 1n, organizationId: 'o', receivedAt: new Date(), ipAddress: '198.51.100.23', event: { event_name: 'lead', user_agent: IPHONE_UA } },
+    geo,
+  );
   expect(seen).toEqual(['198.51.100.23', '198.51.100.0']);
   expect(row).toMatchObject({ ip_address: '198.51.100.0', user_agent: '', ua_browser: 'Mobile Safari', ua_os: 'iOS', geo_country: 'DE', geo_city: 'Berlin' });
-  const granted = enrich({ id: 2n, organizationId: 'o', receivedAt: new Date(), ipAddress: '198.51.100.23', event: { event_name: 'lead', user_agent: IPHONE_UA, consent: { ad_storage: 'granted' } } }, geo);
+  const granted = enrich(
+    {
+      id: 2n,
+      organizationId: 'o',
+      receivedAt: new Date(),
+      ipAddress: '198.51.100.23',
+      event: { event_name: 'lead', user_agent: IPHONE_UA, consent: { ad_storage: 'granted' } },
+    },
+    geo,
+  );
   expect(granted).toMatchObject({ ip_address: '198.51.100.23', user_agent: IPHONE_UA, geo_city: 'Berlin-Mitte' });
 });
 
 describe('through the pipeline', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.close(); await clickhouse.close(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+    await clickhouse.close();
+  });
 
   test('an event whose consent denies ad storage is stored with a truncated address and no raw user agent', async () => {
     const created = await newOrg(h.db);

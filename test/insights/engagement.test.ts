@@ -32,8 +32,14 @@ async function seedVote(adId: string, auctionId: string, optionId: string, iso: 
 
 /** A collected event as the pipeline stores it. */
 const collected = (fields: Record<string, string>, iso: string) => ({
-  inbox_id: Math.floor(Math.random() * 2 ** 48), organization_id: t.organizationId, event_id: randomUUID(), event_name: 'purchase',
-  timestamp: `${iso.slice(0, 19)}Z`, received_at: `${iso.slice(0, 19)}Z`, channel: 'server', ...fields,
+  inbox_id: Math.floor(Math.random() * 2 ** 48),
+  organization_id: t.organizationId,
+  event_id: randomUUID(),
+  event_name: 'purchase',
+  timestamp: `${iso.slice(0, 19)}Z`,
+  received_at: `${iso.slice(0, 19)}Z`,
+  channel: 'server',
+  ...fields,
 });
 
 beforeAll(async () => {
@@ -48,7 +54,15 @@ beforeAll(async () => {
   const impressionB = randomUUID();
   await insertRows(ch, [
     row(adA, '2026-03-10T10:15:00Z', { auction_id: 'auc-a1', country: 'DE', device: 'mobile' }),
-    row(adA, '2026-03-10T10:20:00Z', { event_id: clickA, event_type: 'click', auction_id: 'auc-a1', impressions: 0, clicks: 1, country: 'DE', device: 'mobile' }),
+    row(adA, '2026-03-10T10:20:00Z', {
+      event_id: clickA,
+      event_type: 'click',
+      auction_id: 'auc-a1',
+      impressions: 0,
+      clicks: 1,
+      country: 'DE',
+      device: 'mobile',
+    }),
     row(adA, '2026-03-11T23:00:00Z', { auction_id: 'auc-a2', country: 'FR', device: 'desktop' }),
     row(adB, '2026-03-10T12:00:00Z', { event_id: impressionB, auction_id: 'auc-b1', country: 'US', device: 'mobile' }),
   ]);
@@ -56,7 +70,8 @@ beforeAll(async () => {
   await seedVote(adA.adId, 'auc-a2', 'opt_2', '2026-03-11T23:30:00Z');
   await seedVote(adB.adId, 'auc-b1', 'opt_1', '2026-03-10T12:05:00Z');
   await ch.insert({
-    table: `${identifier(database())}.${identifier(COLLECTED_EVENTS_TABLE)}`, format: 'JSONEachRow',
+    table: `${identifier(database())}.${identifier(COLLECTED_EVENTS_TABLE)}`,
+    format: 'JSONEachRow',
     values: [
       collected({ click_id: clickA }, '2026-03-10T11:00:00Z'), // A (click, within 30 days)
       collected({ click_id: clickA, impression_id: impressionB }, '2026-03-10T12:30:00Z'), // both match: the click wins, A
@@ -67,20 +82,27 @@ beforeAll(async () => {
     ],
   });
 });
-afterAll(async () => { await ch.close(); await h.close(); });
+afterAll(async () => {
+  await ch.close();
+  await h.close();
+});
 
 const pick = (rows: any[], keys: string[]) => rows.map((r) => Object.fromEntries(keys.map((k) => [k, r[k]])));
 
 it('reports poll votes and conversions per ad and day, beside the delivery metrics', async () => {
   const res = await t.get('/v1/ad_account/insights', {
-    aggregation_level: 'ad', 'time_ranges[]': [MARCH], 'fields[]': ['impressions', 'ad.poll_votes', 'conversions'],
+    aggregation_level: 'ad',
+    'time_ranges[]': [MARCH],
+    'fields[]': ['impressions', 'ad.poll_votes', 'conversions'],
   });
   expect(res.status).toBe(200);
-  expect(pick(res.body.data, ['readable_time', 'ad_id', 'impressions', 'poll_votes', 'conversions', 'clicks'])).toEqual([
-    { readable_time: '2026-03-10', ad_id: adA.adId, impressions: 1, poll_votes: 1, conversions: 2, clicks: undefined },
-    { readable_time: '2026-03-10', ad_id: adB.adId, impressions: 1, poll_votes: 1, conversions: 1, clicks: undefined },
-    { readable_time: '2026-03-11', ad_id: adA.adId, impressions: 1, poll_votes: 1, conversions: 1, clicks: undefined },
-  ].sort((x, y) => x.readable_time.localeCompare(y.readable_time) || x.ad_id.localeCompare(y.ad_id)));
+  expect(pick(res.body.data, ['readable_time', 'ad_id', 'impressions', 'poll_votes', 'conversions', 'clicks'])).toEqual(
+    [
+      { readable_time: '2026-03-10', ad_id: adA.adId, impressions: 1, poll_votes: 1, conversions: 2, clicks: undefined },
+      { readable_time: '2026-03-10', ad_id: adB.adId, impressions: 1, poll_votes: 1, conversions: 1, clicks: undefined },
+      { readable_time: '2026-03-11', ad_id: adA.adId, impressions: 1, poll_votes: 1, conversions: 1, clicks: undefined },
+    ].sort((x, y) => x.readable_time.localeCompare(y.readable_time) || x.ad_id.localeCompare(y.ad_id)),
+  );
 });
 
 it('are not part of the default fields', async () => {
@@ -91,18 +113,33 @@ it('are not part of the default fields', async () => {
 });
 
 it('roll up to every level and granularity (hourly, monthly, none)', async () => {
-  const none = await t.get(`/v1/campaigns/${adA.campaignId}/insights`, { 'time_ranges[]': [MARCH], time_granularity: 'none', 'fields[]': ['poll_votes', 'conversions', 'clicks'] });
-  expect(pick(none.body.data, ['campaign_id', 'poll_votes', 'conversions', 'clicks'])).toEqual([{ campaign_id: adA.campaignId, poll_votes: 3, conversions: 4, clicks: 1 }]);
+  const none = await t.get(`/v1/campaigns/${adA.campaignId}/insights`, {
+    'time_ranges[]': [MARCH],
+    time_granularity: 'none',
+    'fields[]': ['poll_votes', 'conversions', 'clicks'],
+  });
+  expect(pick(none.body.data, ['campaign_id', 'poll_votes', 'conversions', 'clicks'])).toEqual([
+    { campaign_id: adA.campaignId, poll_votes: 3, conversions: 4, clicks: 1 },
+  ]);
 
-  const groups = await t.get('/v1/ad_account/insights', { aggregation_level: 'ad_group', 'time_ranges[]': [MARCH], time_granularity: 'monthly', 'fields[]': ['poll_votes', 'conversions'] });
-  expect(pick(groups.body.data, ['readable_time', 'ad_group_id', 'poll_votes', 'conversions'])).toEqual([
-    { readable_time: '2026-03', ad_group_id: adA.adGroupId, poll_votes: 2, conversions: 3 },
-    { readable_time: '2026-03', ad_group_id: adB.adGroupId, poll_votes: 1, conversions: 1 },
-  ].sort((x, y) => x.ad_group_id.localeCompare(y.ad_group_id)));
+  const groups = await t.get('/v1/ad_account/insights', {
+    aggregation_level: 'ad_group',
+    'time_ranges[]': [MARCH],
+    time_granularity: 'monthly',
+    'fields[]': ['poll_votes', 'conversions'],
+  });
+  expect(pick(groups.body.data, ['readable_time', 'ad_group_id', 'poll_votes', 'conversions'])).toEqual(
+    [
+      { readable_time: '2026-03', ad_group_id: adA.adGroupId, poll_votes: 2, conversions: 3 },
+      { readable_time: '2026-03', ad_group_id: adB.adGroupId, poll_votes: 1, conversions: 1 },
+    ].sort((x, y) => x.ad_group_id.localeCompare(y.ad_group_id)),
+  );
 
   // Hourly: each count in the hour it happened; the conversions at 11:00 and 12:30 are in hours without deliveries of the ad.
   const hourly = await t.get(`/v1/ads/${adA.adId}/insights`, {
-    time_granularity: 'hourly', 'time_ranges[]': [{ type: 'hour_range', since: '2026-03-10T10', until: '2026-03-10T12' }], 'fields[]': ['impressions', 'poll_votes', 'conversions'],
+    time_granularity: 'hourly',
+    'time_ranges[]': [{ type: 'hour_range', since: '2026-03-10T10', until: '2026-03-10T12' }],
+    'fields[]': ['impressions', 'poll_votes', 'conversions'],
   });
   expect(pick(hourly.body.data, ['readable_time', 'impressions', 'poll_votes', 'conversions'])).toEqual([
     { readable_time: '2026-03-10T10', impressions: 1, poll_votes: 1, conversions: 0 },
@@ -113,24 +150,49 @@ it('roll up to every level and granularity (hourly, monthly, none)', async () =>
 
 it('count in the windows of another time zone by the hour they happened', async () => {
   // Berlin's 2026-03-12 is 2026-03-11T23:00Z to 2026-03-12T23:00Z: the second vote and conversion of ad A fall in it.
-  const res = await t.get(`/v1/ads/${adA.adId}/insights`, { 'time_ranges[]': [days('2026-03-12', '2026-03-12', 'Europe/Berlin')], 'fields[]': ['impressions', 'poll_votes', 'conversions'] });
+  const res = await t.get(`/v1/ads/${adA.adId}/insights`, {
+    'time_ranges[]': [days('2026-03-12', '2026-03-12', 'Europe/Berlin')],
+    'fields[]': ['impressions', 'poll_votes', 'conversions'],
+  });
   expect(res.status).toBe(200);
   expect(pick(res.body.data, ['start_time', 'end_time', 'readable_time', 'impressions', 'poll_votes', 'conversions'])).toEqual([
-    { start_time: unix('2026-03-11T23:00:00Z'), end_time: unix('2026-03-12T00:00:00Z'), readable_time: '2026-03-11', impressions: 1, poll_votes: 1, conversions: 1 },
+    {
+      start_time: unix('2026-03-11T23:00:00Z'),
+      end_time: unix('2026-03-12T00:00:00Z'),
+      readable_time: '2026-03-11',
+      impressions: 1,
+      poll_votes: 1,
+      conversions: 1,
+    },
   ]);
 });
 
 it('split by country and device of the delivery they belong to, and by source', async () => {
-  const country = await t.get(`/v1/ads/${adA.adId}/insights`, { 'time_ranges[]': [MARCH], time_granularity: 'none', 'segments[]': ['country'], 'fields[]': ['impressions', 'poll_votes', 'conversions'] });
+  const country = await t.get(`/v1/ads/${adA.adId}/insights`, {
+    'time_ranges[]': [MARCH],
+    time_granularity: 'none',
+    'segments[]': ['country'],
+    'fields[]': ['impressions', 'poll_votes', 'conversions'],
+  });
   expect(country.status).toBe(200);
   expect(pick(country.body.data, ['country', 'impressions', 'poll_votes', 'conversions'])).toEqual([
     { country: 'DE', impressions: 1, poll_votes: 1, conversions: 3 }, // every conversion came through the DE click
     { country: 'FR', impressions: 1, poll_votes: 1, conversions: 0 },
   ]);
-  const device = await t.get(`/v1/ad_groups/${adB.adGroupId}/insights`, { 'time_ranges[]': [MARCH], time_granularity: 'none', 'segments[]': ['device'], 'fields[]': ['poll_votes', 'conversions'] });
+  const device = await t.get(`/v1/ad_groups/${adB.adGroupId}/insights`, {
+    'time_ranges[]': [MARCH],
+    time_granularity: 'none',
+    'segments[]': ['device'],
+    'fields[]': ['poll_votes', 'conversions'],
+  });
   expect(pick(device.body.data, ['device', 'poll_votes', 'conversions'])).toEqual([{ device: 'mobile', poll_votes: 1, conversions: 1 }]);
 
-  const source = await t.get('/v1/ad_account/insights', { 'time_ranges[]': [MARCH], time_granularity: 'none', 'segments[]': ['source'], 'fields[]': ['poll_votes', 'conversions'] });
+  const source = await t.get('/v1/ad_account/insights', {
+    'time_ranges[]': [MARCH],
+    time_granularity: 'none',
+    'segments[]': ['source'],
+    'fields[]': ['poll_votes', 'conversions'],
+  });
   expect(pick(source.body.data, ['source', 'poll_votes', 'conversions'])).toEqual([{ source: 'own', poll_votes: 3, conversions: 4 }]);
   // Both are own supply: an external-only report has none.
   const external = await t.get('/v1/ad_account/insights', { 'time_ranges[]': [MARCH], source: 'external', 'fields[]': ['poll_votes', 'conversions'] });
@@ -140,19 +202,32 @@ it('split by country and device of the delivery they belong to, and by source', 
 
 it('filter, sort and narrow by entity id like the other metrics', async () => {
   const sorted = await t.get('/v1/ad_account/insights', {
-    aggregation_level: 'ad', 'time_ranges[]': [MARCH], time_granularity: 'none', 'fields[]': ['conversions'],
-    'filters[]': [{ field: 'poll_votes', operator: 'GREATER_THAN', value: 0 }], 'sort[]': [{ field: 'ad.conversions', direction: 'desc' }],
+    aggregation_level: 'ad',
+    'time_ranges[]': [MARCH],
+    time_granularity: 'none',
+    'fields[]': ['conversions'],
+    'filters[]': [{ field: 'poll_votes', operator: 'GREATER_THAN', value: 0 }],
+    'sort[]': [{ field: 'ad.conversions', direction: 'desc' }],
   });
-  expect(pick(sorted.body.data, ['ad_id', 'conversions'])).toEqual([{ ad_id: adA.adId, conversions: 3 }, { ad_id: adB.adId, conversions: 1 }]);
+  expect(pick(sorted.body.data, ['ad_id', 'conversions'])).toEqual([
+    { ad_id: adA.adId, conversions: 3 },
+    { ad_id: adB.adId, conversions: 1 },
+  ]);
 
   const only = await t.get('/v1/ad_account/insights', {
-    aggregation_level: 'ad', 'time_ranges[]': [MARCH], time_granularity: 'none', 'fields[]': ['poll_votes', 'conversions'],
+    aggregation_level: 'ad',
+    'time_ranges[]': [MARCH],
+    time_granularity: 'none',
+    'fields[]': ['poll_votes', 'conversions'],
     'filters[]': [{ field: 'conversions', operator: 'IN', value: [1] }],
   });
   expect(pick(only.body.data, ['ad_id', 'poll_votes', 'conversions'])).toEqual([{ ad_id: adB.adId, poll_votes: 1, conversions: 1 }]);
 
   const narrowed = await t.get('/v1/ad_account/insights', {
-    aggregation_level: 'ad_group', 'time_ranges[]': [MARCH], time_granularity: 'none', 'fields[]': ['poll_votes', 'conversions'],
+    aggregation_level: 'ad_group',
+    'time_ranges[]': [MARCH],
+    time_granularity: 'none',
+    'fields[]': ['poll_votes', 'conversions'],
     'filters[]': [{ field: 'ad_group.id', operator: 'IN', value: [adB.adGroupId, randomUUID()] }],
   });
   expect(pick(narrowed.body.data, ['ad_group_id', 'poll_votes', 'conversions'])).toEqual([{ ad_group_id: adB.adGroupId, poll_votes: 1, conversions: 1 }]);

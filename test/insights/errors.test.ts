@@ -19,14 +19,21 @@ beforeAll(async () => {
   t = await newTenant(h);
   other = await newTenant(h);
 });
-afterAll(async () => { await ch.close(); await h.close(); });
+afterAll(async () => {
+  await ch.close();
+  await h.close();
+});
 
 const day = (since: string, until = since, timezone?: string) => ({ type: 'date_range', since, until, ...(timezone ? { timezone } : {}) });
 const hours = (since: string, until: string, timezone?: string) => ({ type: 'hour_range', since, until, ...(timezone ? { timezone } : {}) });
 
 async function expectError(path: string, query: Record<string, any>, status: number, code: string, param: string | null) {
   const res = await t.get(path, query);
-  expect({ query, status: res.status, body: res.body }).toEqual({ query, status, body: errorBody(code, status === 404 ? 'invalid_request_error' : status >= 500 ? 'server_error' : 'invalid_request_error', param) });
+  expect({ query, status: res.status, body: res.body }).toEqual({
+    query,
+    status,
+    body: errorBody(code, status === 404 ? 'invalid_request_error' : status >= 500 ? 'server_error' : 'invalid_request_error', param),
+  });
 }
 
 const account = '/v1/ad_account/insights';
@@ -44,20 +51,37 @@ test('invalid_value: time_granularity, aggregation_level, source, sort, limit', 
 });
 
 test('aggregation_level_too_high: a level above the endpoint scope', async () => {
-  await expectError(`/v1/campaigns/${t.ads[0].campaignId}/insights`, { aggregation_level: 'ad_account' }, 400, 'aggregation_level_too_high', 'aggregation_level');
+  await expectError(
+    `/v1/campaigns/${t.ads[0].campaignId}/insights`,
+    { aggregation_level: 'ad_account' },
+    400,
+    'aggregation_level_too_high',
+    'aggregation_level',
+  );
   await expectError(`/v1/ads/${t.ads[0].adId}/insights`, { aggregation_level: 'ad_group' }, 400, 'aggregation_level_too_high', 'aggregation_level');
   expect((await t.get(`/v1/ad_groups/${t.ads[0].adGroupId}/insights`, { aggregation_level: 'ad' })).status).toBe(200);
 });
 
 test('invalid_time_range: malformed entry, end not after start, unknown timezone, several ranges with an audience segment', async () => {
   const bad = [
-    'not json', { type: 'week_range', since: '2026-01-01' }, { type: 'date_range', since: '2026-02-30', until: '2026-03-01' },
-    { type: 'unix_range', start: 'yesterday', end: 1 }, { type: 'hour_range', since: '2026-01-01', until: '2026-01-01T05' },
-    { type: 'unix_range', start: 100, end: 100 }, day('2026-03-02', '2026-03-01'), hours('2026-03-01T05', '2026-03-01T04'),
+    'not json',
+    { type: 'week_range', since: '2026-01-01' },
+    { type: 'date_range', since: '2026-02-30', until: '2026-03-01' },
+    { type: 'unix_range', start: 'yesterday', end: 1 },
+    { type: 'hour_range', since: '2026-01-01', until: '2026-01-01T05' },
+    { type: 'unix_range', start: 100, end: 100 },
+    day('2026-03-02', '2026-03-01'),
+    hours('2026-03-01T05', '2026-03-01T04'),
     day('2026-03-01', '2026-03-02', 'Mars/Olympus_Mons'),
   ];
   for (const range of bad) await expectError(account, { 'time_ranges[]': [range] }, 400, 'invalid_time_range', 'time_ranges[]');
-  await expectError(adGroup(), { 'segments[]': 'country', 'time_ranges[]': [day('2026-03-01'), day('2026-03-02')] }, 400, 'invalid_time_range', 'time_ranges[]');
+  await expectError(
+    adGroup(),
+    { 'segments[]': 'country', 'time_ranges[]': [day('2026-03-01'), day('2026-03-02')] },
+    400,
+    'invalid_time_range',
+    'time_ranges[]',
+  );
   // Overlapping windows would report a bucket twice.
   await expectError(account, { 'time_ranges[]': [day('2026-03-01', '2026-03-05'), day('2026-03-04')] }, 400, 'invalid_time_range', 'time_ranges[]');
 });
@@ -65,14 +89,26 @@ test('invalid_time_range: malformed entry, end not after start, unknown timezone
 test('range_too_wide and hourly_range_too_wide', async () => {
   await expectError(account, { 'time_ranges[]': [day('2025-01-01', '2026-01-02')] }, 400, 'range_too_wide', 'time_ranges[]');
   expect((await t.get(account, { 'time_ranges[]': [day('2025-01-01', '2026-01-01', 'America/New_York')] })).status).toBe(200);
-  await expectError(account, { time_granularity: 'hourly', 'time_ranges[]': [hours('2026-03-01T00', '2026-03-02T01')] }, 400, 'hourly_range_too_wide', 'time_ranges[]');
+  await expectError(
+    account,
+    { time_granularity: 'hourly', 'time_ranges[]': [hours('2026-03-01T00', '2026-03-02T01')] },
+    400,
+    'hourly_range_too_wide',
+    'time_ranges[]',
+  );
   // 25 hours fit: the Berlin fall-back day.
   expect((await t.get(account, { time_granularity: 'hourly', 'time_ranges[]': [day('2026-10-25', '2026-10-25', 'Europe/Berlin')] })).status).toBe(200);
 });
 
 test('hourly_unsupported_for_external_source', async () => {
   await expectError(account, { time_granularity: 'hourly', source: 'external' }, 400, 'hourly_unsupported_for_external_source', 'source');
-  await expectError(account, { time_granularity: 'hourly', 'filters[]': { field: 'source', operator: 'IN', value: ['external'] } }, 400, 'hourly_unsupported_for_external_source', 'source');
+  await expectError(
+    account,
+    { time_granularity: 'hourly', 'filters[]': { field: 'source', operator: 'IN', value: ['external'] } },
+    400,
+    'hourly_unsupported_for_external_source',
+    'source',
+  );
 });
 
 test('unknown_field', async () => {
@@ -84,7 +120,9 @@ test('unknown_field', async () => {
 test('invalid_filter and invalid_filter_operator', async () => {
   const filter = (f: unknown) => ({ 'filters[]': [f] });
   const invalid = [
-    'not json', ['field', 'spend'], { field: 'spend', operator: 'GREATER_THAN' },
+    'not json',
+    ['field', 'spend'],
+    { field: 'spend', operator: 'GREATER_THAN' },
     { field: 'name', operator: 'IN', value: ['x'] },
     { field: 'spend', operator: 'GREATER_THAN', value: 'ten' },
     { field: 'campaign.id', operator: 'IN', value: 'abc' },
@@ -92,7 +130,13 @@ test('invalid_filter and invalid_filter_operator', async () => {
   ];
   for (const f of invalid) await expectError(account, filter(f), 400, 'invalid_filter', 'filters[]');
   // An id finer than aggregation_level.
-  await expectError(account, { aggregation_level: 'campaign', ...filter({ field: 'ad.id', operator: 'IN', value: [t.ads[0].adId] }) }, 400, 'invalid_filter', 'filters[]');
+  await expectError(
+    account,
+    { aggregation_level: 'campaign', ...filter({ field: 'ad.id', operator: 'IN', value: [t.ads[0].adId] }) },
+    400,
+    'invalid_filter',
+    'filters[]',
+  );
   // A source filter disagreeing with the source parameter.
   await expectError(account, { source: 'own', ...filter({ field: 'source', operator: 'IN', value: ['external'] }) }, 400, 'invalid_filter', 'filters[]');
   const badOperators = [
@@ -109,9 +153,21 @@ test('segments: too_many_segments, invalid_segment, unsupported_segment, segment
   await expectError(adGroup(), { 'segments[]': 'product' }, 400, 'unsupported_segment', 'segments[]');
   await expectError(account, { 'segments[]': 'country' }, 400, 'unsupported_segment', 'segments[]');
   await expectError(`/v1/campaigns/${t.ads[0].campaignId}/insights`, { 'segments[]': 'device' }, 400, 'unsupported_segment', 'segments[]');
-  await expectError(adGroup(), { 'segments[]': 'country', 'filters[]': { field: 'ad_group.id', operator: 'IN', value: [t.ads[0].adGroupId] } }, 400, 'unsupported_segment', 'segments[]');
+  await expectError(
+    adGroup(),
+    { 'segments[]': 'country', 'filters[]': { field: 'ad_group.id', operator: 'IN', value: [t.ads[0].adGroupId] } },
+    400,
+    'unsupported_segment',
+    'segments[]',
+  );
   await expectError(adGroup(), { 'segments[]': 'device', source: 'external' }, 400, 'segment_source_unsupported', 'segments[]');
-  await expectError(adGroup(), { 'segments[]': 'country', time_granularity: 'hourly', 'time_ranges[]': [hours('2026-03-01T00', '2026-03-01T05')] }, 400, 'segment_granularity_unsupported', 'time_granularity');
+  await expectError(
+    adGroup(),
+    { 'segments[]': 'country', time_granularity: 'hourly', 'time_ranges[]': [hours('2026-03-01T00', '2026-03-01T05')] },
+    400,
+    'segment_granularity_unsupported',
+    'time_granularity',
+  );
   await expectError(adGroup(), { 'segments[]': 'device', time_granularity: 'monthly' }, 400, 'segment_granularity_unsupported', 'time_granularity');
   // The source segment is allowed at every level, with any granularity.
   expect((await t.get(account, { 'segments[]': 'source', time_granularity: 'monthly' })).status).toBe(200);

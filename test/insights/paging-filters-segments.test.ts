@@ -19,17 +19,37 @@ beforeAll(async () => {
   h = await startHarness();
   ch = clickhouse();
   t = await newTenant(h, { campaigns: 2, groups: 2, ads: 3 });
-  const rows = t.ads.flatMap((ad, i) => DAYS.map((day, d) => row(ad, `${day}T1${d}:30:00Z`, {
-    impressions: 100, clicks: i % 3, spend_micros: (i % 2) * 1_000_000 + 500_000,
-    country: d % 2 === 0 ? 'DE' : 'FR', device: i % 2 === 0 ? 'mobile' : 'desktop',
-  })));
+  const rows = t.ads.flatMap((ad, i) =>
+    DAYS.map((day, d) =>
+      row(ad, `${day}T1${d}:30:00Z`, {
+        impressions: 100,
+        clicks: i % 3,
+        spend_micros: (i % 2) * 1_000_000 + 500_000,
+        country: d % 2 === 0 ? 'DE' : 'FR',
+        device: i % 2 === 0 ? 'mobile' : 'desktop',
+      }),
+    ),
+  );
   await insertRows(ch, rows);
   // External supply for the first four ads on the first two days.
-  await importExternalReport({ db: h.db, ch, database: database() }, `test-${t.organizationId.slice(0, 8)}`, t.ads.slice(0, 4).flatMap((ad) => DAYS.slice(0, 2).map((date) => ({
-    date, ad_id: ad.adId, impressions: 50, clicks: 5, spend_micros: 2_000_000n,
-  }))));
+  await importExternalReport(
+    { db: h.db, ch, database: database() },
+    `test-${t.organizationId.slice(0, 8)}`,
+    t.ads.slice(0, 4).flatMap((ad) =>
+      DAYS.slice(0, 2).map((date) => ({
+        date,
+        ad_id: ad.adId,
+        impressions: 50,
+        clicks: 5,
+        spend_micros: 2_000_000n,
+      })),
+    ),
+  );
 });
-afterAll(async () => { await ch.close(); await h.close(); });
+afterAll(async () => {
+  await ch.close();
+  await h.close();
+});
 
 const adLevel = (extra: Record<string, any> = {}) => t.get(accountPath, { aggregation_level: 'ad', 'time_ranges[]': [window], ...extra });
 
@@ -54,7 +74,10 @@ test('cursor paging forwards and backwards over tied rows: no row missed or repe
     forward.push(...page.body.data.map((r: any) => r.id));
     expect(page.body.first_id).toBe(page.body.data[0].id);
     expect(page.body.last_id).toBe(page.body.data[page.body.count - 1].id);
-    if (!page.body.has_more) { expect(pages).toBe(8); break; }
+    if (!page.body.has_more) {
+      expect(pages).toBe(8);
+      break;
+    }
     after = page.body.last_id;
   }
   expect(forward).toEqual(ids);
@@ -72,7 +95,13 @@ test('cursor paging forwards and backwards over tied rows: no row missed or repe
 });
 
 test('sort keys apply in order; the row id breaks the remaining ties', async () => {
-  const res = await adLevel({ 'sort[]': [{ field: 'clicks', direction: 'asc' }, { field: 'spend', direction: 'desc' }], limit: '2000' });
+  const res = await adLevel({
+    'sort[]': [
+      { field: 'clicks', direction: 'asc' },
+      { field: 'spend', direction: 'desc' },
+    ],
+    limit: '2000',
+  });
   const data = res.body.data;
   for (let i = 1; i < data.length; i++) {
     const [a, b] = [data[i - 1], data[i]];
@@ -92,15 +121,25 @@ test('metric filters on computed rows, combined with entity-id filters and sort'
 
   const campaign = t.ads[0].campaignId;
   const combined = await adLevel({
-    source: 'own', limit: '2000',
-    'filters[]': [{ field: 'campaign.id', operator: 'IN', value: [campaign] }, { field: 'spend', operator: 'LESS_THAN', value: 1 }],
+    source: 'own',
+    limit: '2000',
+    'filters[]': [
+      { field: 'campaign.id', operator: 'IN', value: [campaign] },
+      { field: 'spend', operator: 'LESS_THAN', value: 1 },
+    ],
     'sort[]': [{ field: 'clicks', direction: 'desc' }],
   });
   const campaignAds = t.ads.filter((a) => a.campaignId === campaign).map((a) => a.adId);
   expect(combined.body.count).toBe(15); // three of the campaign's six ads spend 0.5 a day
   expect(combined.body.data.every((r: any) => campaignAds.includes(r.ad_id) && r.spend === 0.5)).toBe(true);
 
-  const inList = await adLevel({ source: 'own', 'filters[]': [{ field: 'ad.clicks', operator: 'IN', value: [2] }, { field: 'ad_group_id', operator: 'IN', value: [t.ads[0].adGroupId] }] });
+  const inList = await adLevel({
+    source: 'own',
+    'filters[]': [
+      { field: 'ad.clicks', operator: 'IN', value: [2] },
+      { field: 'ad_group_id', operator: 'IN', value: [t.ads[0].adGroupId] },
+    ],
+  });
   expect(inList.body.data.map((r: any) => r.ad_id)).toEqual(DAYS.map(() => t.ads[2].adId));
 
   const ctr = await adLevel({ source: 'own', 'fields[]': ['ctr'], 'filters[]': [{ field: 'ctr', operator: 'GREATER_THAN', value: 0.015 }], limit: '2000' });
@@ -132,7 +171,11 @@ test('source: own, external, all; the source segment splits rows into sub-rows t
   const daily = await adLevel({ 'segments[]': 'source', limit: '2000' });
   expect(daily.body.data.filter((r: any) => r.source === 'external')).toHaveLength(8);
   // A combined hourly report silently reports own supply only.
-  const hourly = await t.get(accountPath, { time_granularity: 'hourly', 'segments[]': 'source', 'time_ranges[]': [{ type: 'hour_range', since: '2026-06-01T00', until: '2026-06-01T23' }] });
+  const hourly = await t.get(accountPath, {
+    time_granularity: 'hourly',
+    'segments[]': 'source',
+    'time_ranges[]': [{ type: 'hour_range', since: '2026-06-01T00', until: '2026-06-01T23' }],
+  });
   expect(hourly.status).toBe(200);
   expect(hourly.body.data.every((r: any) => r.source === 'own')).toBe(true);
   expect(hourly.body.data.reduce((s: number, r: any) => s + r.impressions, 0)).toBe(1200);
@@ -150,14 +193,29 @@ test('country and device segments (ad group and ad scope, own supply, daily or n
 
   const byDevice = await t.get(`/v1/ads/${ad.adId}/insights`, { 'segments[]': 'device', time_granularity: 'none', 'time_ranges[]': [window] });
   expect(byDevice.body.data).toEqual([expect.objectContaining({ device: 'desktop', impressions: 500, ad_id: ad.adId })]);
-  const adsByDevice = await t.get(`/v1/ad_groups/${ad.adGroupId}/insights`, { aggregation_level: 'ad', 'segments[]': 'device', time_granularity: 'none', 'time_ranges[]': [window] });
-  expect(adsByDevice.body.data.map((r: any) => [r.ad_id, r.device])).toEqual(expect.arrayContaining([[t.ads[0].adId, 'mobile'], [t.ads[1].adId, 'desktop'], [t.ads[2].adId, 'mobile']]));
+  const adsByDevice = await t.get(`/v1/ad_groups/${ad.adGroupId}/insights`, {
+    aggregation_level: 'ad',
+    'segments[]': 'device',
+    time_granularity: 'none',
+    'time_ranges[]': [window],
+  });
+  expect(adsByDevice.body.data.map((r: any) => [r.ad_id, r.device])).toEqual(
+    expect.arrayContaining([
+      [t.ads[0].adId, 'mobile'],
+      [t.ads[1].adId, 'desktop'],
+      [t.ads[2].adId, 'mobile'],
+    ]),
+  );
 });
 
 test('several windows at once; each row belongs to one', async () => {
   const res = await t.get(accountPath, {
-    time_granularity: 'none', source: 'own',
-    'time_ranges[]': [{ type: 'date_range', since: DAYS[0], until: DAYS[1] }, { type: 'date_range', since: DAYS[3], until: DAYS[4] }],
+    time_granularity: 'none',
+    source: 'own',
+    'time_ranges[]': [
+      { type: 'date_range', since: DAYS[0], until: DAYS[1] },
+      { type: 'date_range', since: DAYS[3], until: DAYS[4] },
+    ],
   });
   expect(res.body.data.map((r: any) => r.impressions)).toEqual([2400, 2400]);
 });

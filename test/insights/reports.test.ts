@@ -37,7 +37,10 @@ beforeAll(async () => {
     ...hourlyRows(b, '2026-04-30T20:00:00Z', '2026-05-01T04:00:00Z'),
   ]);
 });
-afterAll(async () => { await ch.close(); await h.close(); });
+afterAll(async () => {
+  await ch.close();
+  await h.close();
+});
 
 const berlinDay = (day: string) => ({ type: 'date_range', since: day, until: day, timezone: 'Europe/Berlin' });
 const sum = (rows: any[], field: string) => rows.reduce((total, r) => total + r[field], 0);
@@ -78,15 +81,22 @@ test('daily: UTC buckets cut at the edges of a Berlin window', async () => {
 
 test('hourly: a Berlin hour range over the fall-back day has 25 hourly rows', async () => {
   const res = await t.get('/v1/ad_account/insights', {
-    time_granularity: 'hourly', limit: '100',
+    time_granularity: 'hourly',
+    limit: '100',
     'time_ranges[]': [{ type: 'hour_range', since: '2026-10-25T00', until: '2026-10-25T23', timezone: 'Europe/Berlin' }],
   });
   expect(res.status).toBe(200);
   expect(res.body.count).toBe(25);
-  expect(res.body.data[0]).toMatchObject({ readable_time: '2026-10-24T22', start_time: unix('2026-10-24T22:00:00Z'), end_time: unix('2026-10-24T23:00:00Z'), impressions: 10 });
+  expect(res.body.data[0]).toMatchObject({
+    readable_time: '2026-10-24T22',
+    start_time: unix('2026-10-24T22:00:00Z'),
+    end_time: unix('2026-10-24T23:00:00Z'),
+    impressions: 10,
+  });
   expect(res.body.data[24]).toMatchObject({ readable_time: '2026-10-25T22' });
   const spring = await t.get('/v1/ad_account/insights', {
-    time_granularity: 'hourly', limit: '100',
+    time_granularity: 'hourly',
+    limit: '100',
     'time_ranges[]': [{ type: 'hour_range', since: '2026-03-29T00', until: '2026-03-29T23', timezone: 'Europe/Berlin' }],
   });
   expect(spring.body.count).toBe(23);
@@ -108,7 +118,8 @@ test('monthly: daily data rolled up by UTC calendar month, cut to the window', a
 
 test('aggregation_level below the scope lists the entities, with names from PostgreSQL', async () => {
   const res = await t.get('/v1/ad_account/insights', {
-    aggregation_level: 'ad', time_granularity: 'none',
+    aggregation_level: 'ad',
+    time_granularity: 'none',
     'time_ranges[]': [{ type: 'unix_range', start: unix('2026-03-01T00:00:00Z'), end: unix('2026-06-01T00:00:00Z') }],
   });
   expect(res.status).toBe(200);
@@ -122,12 +133,25 @@ test('aggregation_level below the scope lists the entities, with names from Post
 test('ctr, cpc and cpm on request; null when their denominator is zero', async () => {
   const fields = ['ctr', 'ad.cpc', 'cpm', 'spend'];
   const res = await t.get('/v1/ads/' + t.ads[0].adId + '/insights', {
-    time_granularity: 'hourly', 'fields[]': fields,
+    time_granularity: 'hourly',
+    'fields[]': fields,
     'time_ranges[]': [{ type: 'hour_range', since: '2026-03-29T00', until: '2026-03-29T02' }],
   });
   expect(res.status).toBe(200);
   expect(res.body.count).toBe(3);
-  expect(Object.keys(res.body.data[0])).toEqual(['id', 'start_time', 'end_time', 'readable_time', 'timezone', 'ad_id', 'ad_name', 'ctr', 'cpc', 'cpm', 'spend']);
+  expect(Object.keys(res.body.data[0])).toEqual([
+    'id',
+    'start_time',
+    'end_time',
+    'readable_time',
+    'timezone',
+    'ad_id',
+    'ad_name',
+    'ctr',
+    'cpc',
+    'cpm',
+    'spend',
+  ]);
   const withClick = res.body.data.find((r: any) => r.ctr !== 0);
   const clickless = res.body.data.find((r: any) => r.ctr === 0);
   expect(withClick).toMatchObject({ ctr: 0.1, cpc: 1.234567, cpm: 123.4567 });
@@ -162,6 +186,9 @@ test('a large retried batch (more ids than one lookup holds) is written once', a
   const batch = Array.from({ length: 9000 }, (_, i) => row(c, new Date(Date.UTC(2026, 6, 1) + i * 1000), { clicks: i % 2, spend_micros: 7 }));
   expect(await insertRows(ch, batch)).toBe(9000);
   expect(await insertRows(ch, batch)).toBe(0);
-  const res = await t.get(`/v1/ads/${c.adId}/insights`, { time_granularity: 'none', 'time_ranges[]': [{ type: 'date_range', since: '2026-07-01', until: '2026-07-01' }] });
+  const res = await t.get(`/v1/ads/${c.adId}/insights`, {
+    time_granularity: 'none',
+    'time_ranges[]': [{ type: 'date_range', since: '2026-07-01', until: '2026-07-01' }],
+  });
   expect(res.body.data[0]).toMatchObject({ impressions: 9000, clicks: 4500, spend: 0.063 });
 });

@@ -14,7 +14,13 @@ import { call, newOrg, type Harness } from '../support/harness';
 export const database = () => config.clickhouse.database;
 export const clickhouse = (): ClickHouseClient => createClickhouse();
 
-export interface SeededAd { organizationId: string; adAccountId: string; campaignId: string; adGroupId: string; adId: string }
+export interface SeededAd {
+  organizationId: string;
+  adAccountId: string;
+  campaignId: string;
+  adGroupId: string;
+  adId: string;
+}
 
 export interface Tenant {
   org: Awaited<ReturnType<typeof newOrg>>;
@@ -46,7 +52,10 @@ export async function newTenant(h: Harness, shape = { campaigns: 1, groups: 1, a
     adAccountId = (await h.db.adAccount.findFirstOrThrow({ where: { organizationId, isDefault: true } })).id;
   }
   return {
-    org, organizationId, adAccountId, ads,
+    org,
+    organizationId,
+    adAccountId,
+    ads,
     get: (path, query = {}) => call(h.url, 'GET', `${path}${queryString(query)}`, { token: org.api_key }),
   };
 }

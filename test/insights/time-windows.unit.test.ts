@@ -16,12 +16,18 @@ test('local wall times: a skipped hour moves forward, a repeated hour takes its 
 });
 
 test('date and hour ranges: until is inclusive; DST days are 23 and 25 hours', () => {
-  expect(range({ type: 'date_range', since: '2026-03-29', until: '2026-03-29', timezone: 'Europe/Berlin' }))
-    .toEqual({ start: unix('2026-03-28T23:00:00Z'), end: unix('2026-03-29T22:00:00Z') });
-  expect(range({ type: 'date_range', since: '2026-11-01', until: '2026-11-01', timezone: 'America/New_York' }))
-    .toEqual({ start: unix('2026-11-01T04:00:00Z'), end: unix('2026-11-02T05:00:00Z') });
-  expect(range({ type: 'hour_range', since: '2026-10-25T00', until: '2026-10-25T23', timezone: 'Europe/Berlin' }, true))
-    .toEqual({ start: unix('2026-10-24T22:00:00Z'), end: unix('2026-10-25T23:00:00Z') });
+  expect(range({ type: 'date_range', since: '2026-03-29', until: '2026-03-29', timezone: 'Europe/Berlin' })).toEqual({
+    start: unix('2026-03-28T23:00:00Z'),
+    end: unix('2026-03-29T22:00:00Z'),
+  });
+  expect(range({ type: 'date_range', since: '2026-11-01', until: '2026-11-01', timezone: 'America/New_York' })).toEqual({
+    start: unix('2026-11-01T04:00:00Z'),
+    end: unix('2026-11-02T05:00:00Z'),
+  });
+  expect(range({ type: 'hour_range', since: '2026-10-25T00', until: '2026-10-25T23', timezone: 'Europe/Berlin' }, true)).toEqual({
+    start: unix('2026-10-24T22:00:00Z'),
+    end: unix('2026-10-25T23:00:00Z'),
+  });
   // Years below 100 are years below 100 (Date.UTC would read 0099 as 1999).
   expect(range({ type: 'date_range', since: '0099-01-01', until: '0099-01-01' }).start).toBe(new Date('0099-01-01T00:00:00Z').getTime() / 1000);
 });
@@ -40,7 +46,14 @@ test('half-hour zones: each UTC hour counts in the window holding its midpoint, 
 });
 
 test('limits and errors', () => {
-  const code = (fn: () => unknown) => { try { fn(); return null; } catch (err) { return (err as DomainError).code; } };
+  const code = (fn: () => unknown) => {
+    try {
+      fn();
+      return null;
+    } catch (err) {
+      return (err as DomainError).code;
+    }
+  };
   expect(code(() => range({ type: 'date_range', since: '2024-01-01', until: '2024-12-31', timezone: 'Europe/Berlin' }))).toBeNull(); // 366 days
   expect(code(() => range({ type: 'date_range', since: '2024-01-01', until: '2025-01-01' }))).toBe('range_too_wide');
   expect(code(() => range({ type: 'unix_range', start: 0, end: 366 * 86_400 + 1 }))).toBe('range_too_wide');

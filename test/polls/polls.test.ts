@@ -42,8 +42,7 @@ async function pollAd(options = ['Red', 'Green', 'Blue']) {
 
 /** A delivery of the poll: what the auction mints for one auction. */
 const deliver = (adId: string, ttlSeconds = 3600) => mintPollTokens({ adId, auctionId: `auc_${randomUUID()}`, ttlSeconds });
-const vote = (token: string, option_id: unknown, base = h.url) =>
-  call(base, 'POST', `${VOTE}?token=${encodeURIComponent(token)}`, { body: { option_id } });
+const vote = (token: string, option_id: unknown, base = h.url) => call(base, 'POST', `${VOTE}?token=${encodeURIComponent(token)}`, { body: { option_id } });
 const results = (token: string) => call(h.url, 'GET', `${RESULTS}?token=${encodeURIComponent(token)}`);
 
 describe('poll tokens', () => {
@@ -59,12 +58,30 @@ describe('poll tokens', () => {
 
 describe('percentages (largest remainder)', () => {
   it.each([
-    [[1, 1, 1], [34, 33, 33]],
-    [[2, 1], [67, 33]],
-    [[1, 1, 1, 1], [25, 25, 25, 25]],
-    [[1, 2, 3, 1], [14, 29, 43, 14]],
-    [[0, 5], [0, 100]],
-    [[0, 0, 0], [0, 0, 0]],
+    [
+      [1, 1, 1],
+      [34, 33, 33],
+    ],
+    [
+      [2, 1],
+      [67, 33],
+    ],
+    [
+      [1, 1, 1, 1],
+      [25, 25, 25, 25],
+    ],
+    [
+      [1, 2, 3, 1],
+      [14, 29, 43, 14],
+    ],
+    [
+      [0, 5],
+      [0, 100],
+    ],
+    [
+      [0, 0, 0],
+      [0, 0, 0],
+    ],
   ])('%j -> %j', (votes, expected) => {
     expect(percentages(votes)).toEqual(expected);
   });
@@ -159,7 +176,11 @@ describe('POST vote', () => {
     const forged = Buffer.from(JSON.stringify({ t: 'poll', k: 'vote', ad: ad.id, au: 'auc_forged', exp: 9_999_999_999 })).toString('base64url');
     const { ad: card } = await insertTree(h.db, org); // a chat card, not a poll
     const badVoteTokens = [
-      'not-a-token', `${kid}.${body}`, `${kid}.${forged}.${sig}`, `${kid}.${body}.${sig.slice(0, -3)}AAA`, `zz.${body}.${sig}`,
+      'not-a-token',
+      `${kid}.${body}`,
+      `${kid}.${forged}.${sig}`,
+      `${kid}.${body}.${sig.slice(0, -3)}AAA`,
+      `zz.${body}.${sig}`,
       expired.voteToken,
       resultsToken, // a results token is not a vote token
       deliver(randomUUID()).voteToken, // no such ad
@@ -200,7 +221,10 @@ describe('POST vote', () => {
 
     const neither = await call(h.url, 'POST', VOTE, { body: {} });
     expect(neither.status).toBe(422);
-    expect(neither.body.detail.map((e: { loc: string[] }) => e.loc)).toEqual([['query', 'token'], ['body', 'option_id']]);
+    expect(neither.body.detail.map((e: { loc: string[] }) => e.loc)).toEqual([
+      ['query', 'token'],
+      ['body', 'option_id'],
+    ]);
 
     const wrongType = await call(h.url, 'POST', `${VOTE}?token=${voteToken}`, { body: { option_id: 1 } });
     expect(wrongType.status).toBe(422);
@@ -223,7 +247,9 @@ describe('POST vote', () => {
     const brokenDb = createDb('postgresql://adplatform:adplatform@127.0.0.1:1/none', 1);
     const temporal = createTemporalClient();
     const server: Server = await new Promise((resolve) => {
-      const s = createApp({ db: brokenDb, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(0, '127.0.0.1', () => resolve(s));
+      const s = createApp({ db: brokenDb, temporal, assets: createAssetStore(), creatives: createCreativeGenerator() }).listen(0, '127.0.0.1', () =>
+        resolve(s),
+      );
     });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
@@ -253,10 +279,12 @@ describe('pollVotesByAd (for insights)', () => {
     const start = new Date(Date.now() - 86_400_000);
     const end = new Date(Date.now() + 86_400_000);
     const rows = await pollVotesByAd(h.db, { adIds: [a.id, b.id], start, end, granularity: 'none' });
-    expect(rows).toEqual(expect.arrayContaining([
-      { ad_id: a.id, bucket_start: Math.floor(start.getTime() / 1000), votes: 2 },
-      { ad_id: b.id, bucket_start: Math.floor(start.getTime() / 1000), votes: 1 },
-    ]));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { ad_id: a.id, bucket_start: Math.floor(start.getTime() / 1000), votes: 2 },
+        { ad_id: b.id, bucket_start: Math.floor(start.getTime() / 1000), votes: 1 },
+      ]),
+    );
     expect(rows).toHaveLength(2);
     const daily = await pollVotesByAd(h.db, { adIds: [a.id], start, end, granularity: 'daily' });
     const today = Math.floor(Date.now() / 86_400_000) * 86_400;

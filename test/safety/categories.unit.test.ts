@@ -39,7 +39,7 @@ describe('IAB Content Taxonomy 3.0 ids', () => {
 });
 
 describe('policies', () => {
-  test('the issue\'s never categories are never; the others block by default', () => {
+  test("the issue's never categories are never; the others block by default", () => {
     const never = SENSITIVE_CATEGORIES.filter((c) => CATEGORY_TABLE[c].defaultPolicy === 'never');
     expect(never.sort()).toEqual(['mental_health_crisis', 'minors', 'self_harm', 'sexual']);
     for (const c of SENSITIVE_CATEGORIES) if (!never.includes(c)) expect(CATEGORY_TABLE[c].defaultPolicy).toBe('block');
@@ -52,9 +52,12 @@ describe('policies', () => {
     expect(policyOf('sexual', { sexual: 'block' })).toBe('never');
   });
 
-  test('the strictest policy decides, and site.cat holds each category\'s tier-1 ids once', () => {
+  test("the strictest policy decides, and site.cat holds each category's tier-1 ids once", () => {
     expect(safetyDecision([])).toEqual({ policy: 'allow', siteCat: [] });
-    expect(safetyDecision(['politics', 'gambling_problems'], { politics: 'allow', gambling_problems: 'allow' })).toEqual({ policy: 'allow', siteCat: ['386', '286'] });
+    expect(safetyDecision(['politics', 'gambling_problems'], { politics: 'allow', gambling_problems: 'allow' })).toEqual({
+      policy: 'allow',
+      siteCat: ['386', '286'],
+    });
     expect(safetyDecision(['illegal_drugs', 'politics'], { politics: 'allow' })).toEqual({ policy: 'block', siteCat: ['v9i3On', '286', '386'] });
     expect(safetyDecision(['violence_tragedy', 'self_harm'], { violence_tragedy: 'allow' }).policy).toBe('never');
   });

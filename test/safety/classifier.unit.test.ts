@@ -3,7 +3,14 @@
  * near misses, several turns, both roles. Sentences here are not in the
  * labelled set.
  */
-import { classifyConversation, explainConversation, MAX_CHARS_PER_MESSAGE, NEVER_LOOKBACK_MESSAGES, RECENT_MESSAGES, type ConversationMessage } from '../../domain/safety/classifier';
+import {
+  classifyConversation,
+  explainConversation,
+  MAX_CHARS_PER_MESSAGE,
+  NEVER_LOOKBACK_MESSAGES,
+  RECENT_MESSAGES,
+  type ConversationMessage,
+} from '../../domain/safety/classifier';
 
 /** A conversation from alternating turns, user first, ending with an assistant reply. */
 function chat(...turns: string[]): ConversationMessage[] {
@@ -67,34 +74,47 @@ describe('near misses stay ordinary', () => {
     ['is the trump card in bridge always a heart?'],
     ["I'm 13 weeks pregnant, comfy maternity leggings?"],
     ['coke zero or pepsi max for the party?'],
-    ['my phone died and won\'t charge, is it the battery?'],
+    ["my phone died and won't charge, is it the battery?"],
     ['gift for my 9 year old niece who loves horses'],
   ])('%s', (text) => {
     expect(categoriesOf(text)).toEqual([]);
   });
 
   test('an assistant reply with a hyperbole stays ordinary', () => {
-    expect(classifyConversation([
-      { role: 'user', content: 'which phone has the best battery' },
-      { role: 'assistant', content: 'The Galaxy S24 Ultra is a killer choice: its battery is to die for.' },
-    ]).categories).toEqual([]);
+    expect(
+      classifyConversation([
+        { role: 'user', content: 'which phone has the best battery' },
+        { role: 'assistant', content: 'The Galaxy S24 Ultra is a killer choice: its battery is to die for.' },
+      ]).categories,
+    ).toEqual([]);
   });
 });
 
 describe('several turns and both roles', () => {
   test('a disclosure in an earlier turn still counts after the talk turns to shopping', () => {
-    expect(categoriesOf('i keep thinking about ending my life', "I'm really sorry. I'm here with you.", 'ok. what tent should i buy for camping')).toContain('self_harm');
+    expect(categoriesOf('i keep thinking about ending my life', "I'm really sorry. I'm here with you.", 'ok. what tent should i buy for camping')).toContain(
+      'self_harm',
+    );
   });
 
   test('the assistant naming the topic is enough', () => {
-    expect(classifyConversation([
-      { role: 'user', content: "thanks, i'll call them in the morning. any cheap gyms near me?" },
-      { role: 'assistant', content: "I'm glad you'll call the suicide prevention line. If it gets worse tonight, call 988. For gyms, try the YMCA." },
-    ]).categories).toContain('self_harm');
+    expect(
+      classifyConversation([
+        { role: 'user', content: "thanks, i'll call them in the morning. any cheap gyms near me?" },
+        { role: 'assistant', content: "I'm glad you'll call the suicide prevention line. If it gets worse tonight, call 988. For gyms, try the YMCA." },
+      ]).categories,
+    ).toContain('self_harm');
   });
 
   test(`an older message counts for never categories up to ${NEVER_LOOKBACK_MESSAGES} back, others only within ${RECENT_MESSAGES}`, () => {
-    const filler = ['what laptop for college', 'The MacBook Air is a good pick.', 'and a backpack?', 'The Peak Design Everyday is great.', 'a water bottle?', 'Try a Hydro Flask.'];
+    const filler = [
+      'what laptop for college',
+      'The MacBook Air is a good pick.',
+      'and a backpack?',
+      'The Peak Design Everyday is great.',
+      'a water bottle?',
+      'Try a Hydro Flask.',
+    ];
     expect(categoriesOf('i want to kill myself', 'I am so sorry you feel this way.', ...filler)).toContain('self_harm');
     expect(categoriesOf('who should i vote for in the presidential election', 'I stay neutral on candidates.', ...filler)).toEqual([]);
     expect(categoriesOf('who should i vote for in the presidential election', 'I stay neutral on candidates.', ...filler.slice(2))).toContain('politics');

@@ -51,10 +51,17 @@ describe('the floor', () => {
     const figures = evaluate(rows, classify);
     const meetsGoal = figures.recallNever >= GOAL.recallNever && figures.recallAll >= GOAL.recallAll && figures.falseBlock <= GOAL.falseBlock;
     // On failure, show the figures and which conversations went wrong.
-    expect(meetsGoal ? 'meets the goal' : {
-      recallNever: figures.recallNever, recallAll: figures.recallAll, falseBlock: figures.falseBlock,
-      misses: figures.misses.map((m) => m.id), falseBlocks: figures.falseBlocks.map((f) => f.id),
-    }).toBe('meets the goal');
+    expect(
+      meetsGoal
+        ? 'meets the goal'
+        : {
+            recallNever: figures.recallNever,
+            recallAll: figures.recallAll,
+            falseBlock: figures.falseBlock,
+            misses: figures.misses.map((m) => m.id),
+            falseBlocks: figures.falseBlocks.map((f) => f.id),
+          },
+    ).toBe('meets the goal');
   });
 
   test('the last probe does no worse than at its first look', () => {

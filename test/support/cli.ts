@@ -3,7 +3,11 @@ import path from 'node:path';
 
 /** Command-line tools the tests run for real. */
 
-export interface AdctlRun { code: number | null; stdout: string; stderr: string }
+export interface AdctlRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 const ADCTL = path.resolve(__dirname, '../../bin/adctl');
 

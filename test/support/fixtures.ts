@@ -24,8 +24,7 @@ export type CampaignFixture = Partial<Omit<Prisma.CampaignUncheckedCreateInput, 
 /** A campaign of the organization (its default ad account unless `adAccountId` is given): paused and in review by default, as after create. */
 export async function insertCampaign(db: Db, org: string | { org_public_id: string }, overrides: CampaignFixture = {}) {
   const organizationId = await organizationIdOf(db, org);
-  const adAccountId = overrides.adAccountId
-    ?? (await db.adAccount.findFirstOrThrow({ where: { organizationId, isDefault: true }, select: { id: true } })).id;
+  const adAccountId = overrides.adAccountId ?? (await db.adAccount.findFirstOrThrow({ where: { organizationId, isDefault: true }, select: { id: true } })).id;
   return db.campaign.create({
     data: {
       name: unique('Campaign'),
@@ -60,7 +59,8 @@ export async function insertAd(db: Db, adGroupId: string, overrides: AdFixture =
 
 /** Campaign → ad group → ad, for tests about one of them. */
 export async function insertTree(
-  db: Db, org: string | { org_public_id: string },
+  db: Db,
+  org: string | { org_public_id: string },
   overrides: { campaign?: CampaignFixture; adGroup?: AdGroupFixture; ad?: AdFixture } = {},
 ) {
   const campaign = await insertCampaign(db, org, overrides.campaign);
@@ -76,7 +76,9 @@ export async function insertTree(
 export async function uniquePng(): Promise<{ bytes: Buffer; sha256: string }> {
   const bytes = await sharp({
     create: { width: randomInt(4, 64), height: randomInt(4, 64), channels: 3, background: { r: randomInt(256), g: randomInt(256), b: randomInt(256) } },
-  }).png().toBuffer();
+  })
+    .png()
+    .toBuffer();
   return { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
@@ -88,8 +90,14 @@ export async function insertUpload(db: Db, store: AssetStore, organizationId: st
   await store.put(fileId, bytes);
   await db.upload.create({
     data: {
-      fileId, organizationId, sha256: createHash('sha256').update(bytes).digest('hex'),
-      ext: 'png', mime: 'image/png', width: width, height: height, sizeBytes: bytes.length,
+      fileId,
+      organizationId,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      ext: 'png',
+      mime: 'image/png',
+      width: width,
+      height: height,
+      sizeBytes: bytes.length,
     },
   });
   return fileId;

@@ -45,7 +45,13 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
   const server: Server = await new Promise((resolve) => {
     // creativeReviews reaches the ad services through the deps object (see api/server.ts).
     const deps = {
-      db, temporal, assets: createAssetStore(), creatives: createCreativeGenerator(), creativeReviews: temporalCreativeReviews(temporal), deliveryLedger: ledger.ledger, metrics,
+      db,
+      temporal,
+      assets: createAssetStore(),
+      creatives: createCreativeGenerator(),
+      creativeReviews: temporalCreativeReviews(temporal),
+      deliveryLedger: ledger.ledger,
+      metrics,
     };
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -110,7 +116,11 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
   const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await res.text();
   let parsed: unknown = text;
-  try { parsed = text ? JSON.parse(text) : null; } catch { /* keep the text: the test will say so */ }
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* keep the text: the test will say so */
+  }
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
 

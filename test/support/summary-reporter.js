@@ -10,9 +10,7 @@
  * for a red run.
  */
 function failuresOutsideTests(results) {
-  return results.testResults.filter(
-    (file) => file.numFailingTests === 0 && (file.testExecError != null || Boolean(file.failureMessage)),
-  );
+  return results.testResults.filter((file) => file.numFailingTests === 0 && (file.testExecError != null || Boolean(file.failureMessage)));
 }
 
 function summaryLine(results) {

@@ -44,15 +44,25 @@ test('two auctions and two apis under concurrent load: spend reaches the limit e
   await h.db.adAccount.update({ where: { id: c.campaign.adAccountId }, data: { logoUrl: 'https://cdn.example/logo.png', url: 'https://shoes.example/' } });
   const { publisher_key } = await createPublisher(h.db, { name: `budget host ${topic}` });
 
-  const request = (i: number) => fetch(`${auctions[i % 2].url}/v1/ad_requests`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${publisher_key}` },
-    body: JSON.stringify({
-      userId: `u${i}`, chatId: `chat-${i}`, request_type: 'contextual', country_code: 'AQ', device: 'mobile', timezone: 'UTC',
-      messages: [{ role: 'user', content: `Tell me about ${topic}` }, { role: 'assistant', content: `Here is ${topic}.` }],
-    }),
-  }).then((r) => r.json() as Promise<{ ad: { view_url: string } | null }>);
-  const ours = (viewUrl: string | undefined) => viewUrl !== undefined && readDeliveryToken(new URL(viewUrl).searchParams.get('token'), 'view')?.claims.campaign_id === c.campaign.id;
+  const request = (i: number) =>
+    fetch(`${auctions[i % 2].url}/v1/ad_requests`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${publisher_key}` },
+      body: JSON.stringify({
+        userId: `u${i}`,
+        chatId: `chat-${i}`,
+        request_type: 'contextual',
+        country_code: 'AQ',
+        device: 'mobile',
+        timezone: 'UTC',
+        messages: [
+          { role: 'user', content: `Tell me about ${topic}` },
+          { role: 'assistant', content: `Here is ${topic}.` },
+        ],
+      }),
+    }).then((r) => r.json() as Promise<{ ad: { view_url: string } | null }>);
+  const ours = (viewUrl: string | undefined) =>
+    viewUrl !== undefined && readDeliveryToken(new URL(viewUrl).searchParams.get('token'), 'view')?.claims.campaign_id === c.campaign.id;
 
   // Both auctions must have the campaign in their index before the load starts.
   await until(async () => ours((await request(0)).ad?.view_url) && ours((await request(1)).ad?.view_url), 'both auctions serving the campaign', 30_000);
@@ -61,15 +71,19 @@ test('two auctions and two apis under concurrent load: spend reaches the limit e
   const limit = pLimit(16);
   const fired: string[] = [];
   let served = 0;
-  await Promise.all(Array.from({ length: 160 }, (_, i) => limit(async () => {
-    const ad = (await request(i)).ad;
-    if (!ad || !ours(ad.view_url)) return;
-    served += 1;
-    const view = new URL(ad.view_url);
-    const res = await fetch(`${apis[i % 2].url}${view.pathname}${view.search}`);
-    expect(res.status).toBe(200);
-    fired.push(ad.view_url);
-  })));
+  await Promise.all(
+    Array.from({ length: 160 }, (_, i) =>
+      limit(async () => {
+        const ad = (await request(i)).ad;
+        if (!ad || !ours(ad.view_url)) return;
+        served += 1;
+        const view = new URL(ad.view_url);
+        const res = await fetch(`${apis[i % 2].url}${view.pathname}${view.search}`);
+        expect(res.status).toBe(200);
+        fired.push(ad.view_url);
+      }),
+    ),
+  );
   expect(served).toBeGreaterThan(30);
 
   const spend = await spendOf(h.db, c.campaign.id);
@@ -89,7 +103,10 @@ test('two auctions and two apis under concurrent load: spend reaches the limit e
   expect(charged._sum.chargedMicros).toBe(spend.spent);
   const insights = await call(h.url, 'GET', `/v1/campaigns/${c.campaign.id}/insights`, { token: org.api_key });
   expect(insights.status).toBe(200);
-  const reported = insights.body.data.reduce((sum: { impressions: number; spend: number }, r: any) => ({ impressions: sum.impressions + r.impressions, spend: sum.spend + r.spend }), { impressions: 0, spend: 0 });
+  const reported = insights.body.data.reduce(
+    (sum: { impressions: number; spend: number }, r: any) => ({ impressions: sum.impressions + r.impressions, spend: sum.spend + r.spend }),
+    { impressions: 0, spend: 0 },
+  );
   expect(reported.impressions).toBe(Number(spend.impressions));
   expect(Math.round(reported.spend * 1_000_000)).toBe(Number(spend.spent));
 }, 180_000);

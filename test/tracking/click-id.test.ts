@@ -16,7 +16,10 @@ import { adRequest, contextualRequest, startAuction, until, type AuctionHarness 
 let api: Harness;
 let h: AuctionHarness;
 const live: string[] = [];
-beforeAll(async () => { api = await startHarness(); h = await startAuction(); });
+beforeAll(async () => {
+  api = await startHarness();
+  h = await startAuction();
+});
 afterAll(async () => {
   await api.db.campaign.updateMany({ where: { id: { in: live } }, data: { status: 'paused' } });
   await h.close();
@@ -45,7 +48,16 @@ test('ad request -> click -> landing page with ad_click_id -> event with that cl
   live.push(tree.campaign.id);
   await until(() => h.auction.deps.catalog.ads.some((a) => a.adId === tree.ad.id), 'the ad in the index');
 
-  const served = await adRequest(h, contextualRequest({ country_code: 'NR', messages: [{ role: 'user', content: `I need ${topic}` }, { role: 'assistant', content: `Here is ${topic}.` }] }));
+  const served = await adRequest(
+    h,
+    contextualRequest({
+      country_code: 'NR',
+      messages: [
+        { role: 'user', content: `I need ${topic}` },
+        { role: 'assistant', content: `Here is ${topic}.` },
+      ],
+    }),
+  );
   expect(served.status).toBe(200);
   expect(served.body.ad).toMatchObject({ format: 'sponsored_message' });
   const click = await fetch(onApi(served.body.ad.url), { redirect: 'manual' });

@@ -14,7 +14,9 @@ import { allExported, clickhouseTotals, deliverableCampaign, spendOf, trackerUrl
 
 let h: Harness;
 let api: ServiceProcess | undefined;
-beforeAll(async () => { h = await startHarness(); }, 60_000);
+beforeAll(async () => {
+  h = await startHarness();
+}, 60_000);
 afterAll(async () => {
   await api?.stop();
   await h?.close();
@@ -34,15 +36,21 @@ test('no answered impression is lost, none is counted twice', async () => {
   const first = api;
   const answered = new Set<string>();
   const limit = pLimit(32);
-  await Promise.all(views.map((v) => limit(async () => {
-    if (first.child.exitCode !== null || first.child.signalCode !== null) return;
-    try {
-      const res = await fetch(`${first.url}${v.path}`);
-      await res.arrayBuffer();
-      if (res.status === 200) answered.add(v.auctionId);
-      if (answered.size === 400) first.child.kill('SIGKILL');
-    } catch { /* the process died under this request: no answer */ }
-  })));
+  await Promise.all(
+    views.map((v) =>
+      limit(async () => {
+        if (first.child.exitCode !== null || first.child.signalCode !== null) return;
+        try {
+          const res = await fetch(`${first.url}${v.path}`);
+          await res.arrayBuffer();
+          if (res.status === 200) answered.add(v.auctionId);
+          if (answered.size === 400) first.child.kill('SIGKILL');
+        } catch {
+          /* the process died under this request: no answer */
+        }
+      }),
+    ),
+  );
   if (first.child.exitCode === null && first.child.signalCode === null) await once(first.child, 'exit');
   expect(first.child.signalCode).toBe('SIGKILL');
   expect(answered.size).toBeGreaterThanOrEqual(400);

@@ -21,14 +21,27 @@ import { clickhouseTotals, deliverableCampaign, spendOf, type Claims } from './s
 let db: Db;
 let pool: Pool;
 let ch: ClickHouseClient;
-beforeAll(() => { db = createDb(); pool = createPgPool(); ch = createClickhouse(); });
-afterAll(async () => { await pool.end(); await db.$disconnect(); await ch.close(); });
+beforeAll(() => {
+  db = createDb();
+  pool = createPgPool();
+  ch = createClickhouse();
+});
+afterAll(async () => {
+  await pool.end();
+  await db.$disconnect();
+  await ch.close();
+});
 
 /** Exports (or lets whichever exporter has the turn export) until the campaign's rows are all passed. */
-const exportAll = (campaignId: string) => until(async () => {
-  await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, exportOptions());
-  return (await awaitingExport(db, campaignId)) === 0;
-}, 'every delivery exported', 30_000);
+const exportAll = (campaignId: string) =>
+  until(
+    async () => {
+      await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, exportOptions());
+      return (await awaitingExport(db, campaignId)) === 0;
+    },
+    'every delivery exported',
+    30_000,
+  );
 
 const PRICE = 1_000_000; // CPM 1 USD: 1,000 micros an impression
 const at = (type: TrackedDelivery['type'], claims: Claims): TrackedDelivery => ({ type, claims: { ...claims, kind: 'view' } as never, time: new Date() });
@@ -39,14 +52,22 @@ test('a batch: repeats count nothing, the charge that reaches the limit is cut t
   const b = await deliverableCampaign(db, org, { limitMicros: 1_000_000n });
   const a1 = a.claims(PRICE);
   const batch = [
-    at('impression', a1), at('impression', b.claims(PRICE)), at('impression', a.claims(PRICE)), at('impression', a1),
-    at('impression', a.claims(PRICE)), at('impression', a.claims(PRICE)), at('click', a1), at('impression', b.claims(PRICE)),
+    at('impression', a1),
+    at('impression', b.claims(PRICE)),
+    at('impression', a.claims(PRICE)),
+    at('impression', a1),
+    at('impression', a.claims(PRICE)),
+    at('impression', a.claims(PRICE)),
+    at('click', a1),
+    at('impression', b.claims(PRICE)),
   ];
   const exhausted: string[][] = [];
   const outcomes = await recordDeliveries(pool, batch, { onBudgetExhausted: (ids) => exhausted.push(ids) });
 
   expect(outcomes).toEqual([
-    { recorded: true, chargedMicros: 1000 }, { recorded: true, chargedMicros: 1000 }, { recorded: true, chargedMicros: 1000 },
+    { recorded: true, chargedMicros: 1000 },
+    { recorded: true, chargedMicros: 1000 },
+    { recorded: true, chargedMicros: 1000 },
     { recorded: false, chargedMicros: 0 }, // the same auction's impression again, in the same batch
     { recorded: true, chargedMicros: 500 }, // spend was 2,000: charged the 500 left, and now exhausted
     { recorded: true, chargedMicros: 0 }, // recorded free once the budget is spent
@@ -72,11 +93,23 @@ test("DSP events are recorded uncharged; the first feedback of an auction queues
   const auctionId = randomUUID();
   const callbackUrl = `http://127.0.0.1:9/feedback/${auctionId}`;
   const dsp: Claims = {
-    auction_id: auctionId, publisher_id: randomUUID(), price_micros: 2_000_000, source: 'dsp', dsp_id: randomUUID(), bid_id: 'b1', dsp_feedback_url: callbackUrl,
+    auction_id: auctionId,
+    publisher_id: randomUUID(),
+    price_micros: 2_000_000,
+    source: 'dsp',
+    dsp_id: randomUUID(),
+    bid_id: 'b1',
+    dsp_feedback_url: callbackUrl,
   };
 
-  const outcomes = await recordDeliveries(pool, [at('impression', dsp), at('thumbs_up', dsp), at('thumbs_down', dsp)], { feedbackCallback: feedbackCallbackOf });
-  expect(outcomes).toEqual([{ recorded: true, chargedMicros: 0 }, { recorded: true, chargedMicros: 0 }, { recorded: false, chargedMicros: 0 }]);
+  const outcomes = await recordDeliveries(pool, [at('impression', dsp), at('thumbs_up', dsp), at('thumbs_down', dsp)], {
+    feedbackCallback: feedbackCallbackOf,
+  });
+  expect(outcomes).toEqual([
+    { recorded: true, chargedMicros: 0 },
+    { recorded: true, chargedMicros: 0 },
+    { recorded: false, chargedMicros: 0 },
+  ]);
   const rows = await db.deliveryLedger.findMany({ where: { auctionId }, orderBy: { eventType: 'asc' } });
   expect(rows.map((r) => [r.eventId, r.eventType, r.priceMicros, r.chargedMicros])).toEqual([
     [`${auctionId}:impression`, 'impression', 2000n, 0n],
@@ -111,7 +144,7 @@ test('pruning forgets exported deliveries no token can name any more (token TTL 
   expect(left.map((r) => r.auctionId).sort()).toEqual([batch[1].claims.auction_id, batch[2].claims.auction_id].sort());
 });
 
-test("the export never passes a row whose transaction may still commit: it waits, then sends each row once", async () => {
+test('the export never passes a row whose transaction may still commit: it waits, then sends each row once', async () => {
   const org = await newOrg(db);
   // Two campaigns: the open flush holds its campaign's spend row until it commits.
   const early = await deliverableCampaign(db, org);

@@ -15,7 +15,9 @@ import { deliverableCampaign, get, spendOf, trackerUrl } from './support';
 
 let h: Harness;
 const temporal = createTemporalClient();
-beforeAll(async () => { h = await startHarness(); });
+beforeAll(async () => {
+  h = await startHarness();
+});
 afterAll(async () => {
   await h.close();
   await temporal.connection.close();

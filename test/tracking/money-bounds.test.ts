@@ -24,14 +24,21 @@ import { deliverableCampaign, get, ledgerRows, spendOf, trackerUrl, type Claims 
 let h: Harness;
 let pool: Pool;
 const ch = createClickhouse();
-beforeAll(async () => { h = await startHarness(); pool = createPgPool(); });
-afterAll(async () => { await h.close(); await pool.end(); await ch.close(); });
+beforeAll(async () => {
+  h = await startHarness();
+  pool = createPgPool();
+});
+afterAll(async () => {
+  await h.close();
+  await pool.end();
+  await ch.close();
+});
 
 const view = (claims: Claims) => get(trackerUrl(h.url, 'view', claims));
 const at = (type: TrackedDelivery['type'], claims: Claims): TrackedDelivery => ({ type, claims: { ...claims, kind: 'view' } as never, time: new Date() });
 
 describe('a charge is bounded by what the database knows, not by the token', () => {
-  test('a price far above the ad group\'s max bid charges the max bid (a forged 1e12 CPM on a $5 campaign)', async () => {
+  test("a price far above the ad group's max bid charges the max bid (a forged 1e12 CPM on a $5 campaign)", async () => {
     const c = await deliverableCampaign(h.db, await newOrg(h.db), { limitMicros: 5_000_000n, maxBidMicros: 2_000_000n });
     expect((await view(c.claims(1e12))).status).toBe(200);
     expect(await spendOf(h.db, c.campaign.id)).toMatchObject({ spent: 2_000n, impressions: 1n }); // CPM 2 USD: 2,000 micros
@@ -44,7 +51,7 @@ describe('a charge is bounded by what the database knows, not by the token', () 
     expect((await spendOf(h.db, c.campaign.id)).spent).toBe(1_000n);
   });
 
-  test('a cpc campaign\'s click charges at most its max CPC; a cpm campaign pays for no click, whatever the token says', async () => {
+  test("a cpc campaign's click charges at most its max CPC; a cpm campaign pays for no click, whatever the token says", async () => {
     const org = await newOrg(h.db);
     const cpc = await deliverableCampaign(h.db, org, { pricingModel: 'cpc', maxBidMicros: 300_000n });
     const click = (claims: Claims) => get(trackerUrl(h.url, 'click', { ...claims, url: 'https://shoes.example/' }));
@@ -56,7 +63,7 @@ describe('a charge is bounded by what the database knows, not by the token', () 
     expect((await spendOf(h.db, cpm.campaign.id)).spent).toBe(0n);
   });
 
-  test('a token naming one campaign with another campaign\'s ad charges nothing', async () => {
+  test("a token naming one campaign with another campaign's ad charges nothing", async () => {
     const org = await newOrg(h.db);
     const rich = await deliverableCampaign(h.db, org, { limitMicros: 100_000_000n });
     const other = await deliverableCampaign(h.db, org);
@@ -66,7 +73,11 @@ describe('a charge is bounded by what the database knows, not by the token', () 
 
   test('a limit that is an exact multiple of the price: the third charge is 0', async () => {
     const c = await deliverableCampaign(h.db, await newOrg(h.db), { limitMicros: 2_000n });
-    const outcomes = await recordDeliveries(pool, [at('impression', c.claims(1_000_000)), at('impression', c.claims(1_000_000)), at('impression', c.claims(1_000_000))]);
+    const outcomes = await recordDeliveries(pool, [
+      at('impression', c.claims(1_000_000)),
+      at('impression', c.claims(1_000_000)),
+      at('impression', c.claims(1_000_000)),
+    ]);
     expect(outcomes.map((o) => o.chargedMicros)).toEqual([1_000, 1_000, 0]);
     expect((await spendOf(h.db, c.campaign.id)).spent).toBe(2_000n);
   });
@@ -142,15 +153,26 @@ describe('signatures and lifetimes', () => {
 
 describe("a DSP's revenue is never above the auction log's record", () => {
   const dspImpression = (auctionId: string, dspId: string, priceMicros: number): Claims => ({
-    auction_id: auctionId, publisher_id: randomUUID(), price_micros: priceMicros, source: 'dsp', dsp_id: dspId, bid_id: 'bid-1', country: 'US', device: 'mobile',
+    auction_id: auctionId,
+    publisher_id: randomUUID(),
+    price_micros: priceMicros,
+    source: 'dsp',
+    dsp_id: dspId,
+    bid_id: 'bid-1',
+    country: 'US',
+    device: 'mobile',
   });
   const revenueOf = async (auctionId: string) => {
-    const rows = await (await ch.query({ query: sql`SELECT revenue_micros FROM dsp_delivery_events FINAL WHERE auction_id = ${auctionId}`, format: 'JSONEachRow' })).json<{ revenue_micros: number }>();
+    const rows = await (
+      await ch.query({ query: sql`SELECT revenue_micros FROM dsp_delivery_events FINAL WHERE auction_id = ${auctionId}`, format: 'JSONEachRow' })
+    ).json<{ revenue_micros: number }>();
     return rows.map((r) => Number(r.revenue_micros));
   };
   const exportAll = async (opts: { revenueGraceSeconds: number }) => {
     const options = { viewTokenTtlSeconds: config.delivery.viewTokenTtlSeconds, ...opts };
-    while ((await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, options)) > 0) { /* until the cursor is through */ }
+    while ((await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, options)) > 0) {
+      /* until the cursor is through */
+    }
     await exportHeldImpressions(pool, ch, config.clickhouse.database, options);
   };
 
@@ -160,18 +182,35 @@ describe("a DSP's revenue is never above the auction log's record", () => {
     const unrecorded = randomUUID();
     // The auction log's row of the first auction: this DSP's bid won at CPM 1.00 USD.
     await ch.insert({
-      table: 'auctions', format: 'JSONEachRow',
-      values: [{ auction_id: recorded, event_time: Math.floor(Date.now() / 1000), publisher_id: 'p', winner_bidder: dspId, winner_bid_id: 'bid-1', price_micros: 1_000_000, filled: 1 }],
+      table: 'auctions',
+      format: 'JSONEachRow',
+      values: [
+        {
+          auction_id: recorded,
+          event_time: Math.floor(Date.now() / 1000),
+          publisher_id: 'p',
+          winner_bidder: dspId,
+          winner_bid_id: 'bid-1',
+          price_micros: 1_000_000,
+          filled: 1,
+        },
+      ],
     });
     await recordDeliveries(pool, [at('impression', dspImpression(recorded, dspId, 5_000_000)), at('impression', dspImpression(unrecorded, dspId, 5_000_000))]);
     expect((await ledgerRows(h.db, [recorded]))[0]).toMatchObject({ priceMicros: 5_000n }); // the ledger keeps what the token said
 
-    await until(async () => { await exportAll({ revenueGraceSeconds: 3_600 }); return (await revenueOf(recorded)).length === 1; }, 'the recorded impression exported');
+    await until(async () => {
+      await exportAll({ revenueGraceSeconds: 3_600 });
+      return (await revenueOf(recorded)).length === 1;
+    }, 'the recorded impression exported');
     expect(await revenueOf(recorded)).toEqual([1_000]);
     expect(await revenueOf(unrecorded)).toEqual([]); // held: its record may still arrive
     expect(await h.db.deliveryExportHeld.count({ where: { eventId: `${unrecorded}:impression` } })).toBe(1);
 
-    await until(async () => { await exportAll({ revenueGraceSeconds: 0 }); return (await revenueOf(unrecorded)).length === 1; }, 'the held impression released');
+    await until(async () => {
+      await exportAll({ revenueGraceSeconds: 0 });
+      return (await revenueOf(unrecorded)).length === 1;
+    }, 'the held impression released');
     expect(await revenueOf(unrecorded)).toEqual([0]);
     expect(await h.db.deliveryExportHeld.count({ where: { eventId: `${unrecorded}:impression` } })).toBe(0);
   });

@@ -17,21 +17,36 @@ import { deliveryExportJob } from '../../jobs/delivery-export';
 export type Claims = Omit<DeliveryClaims, 'kind'>;
 
 /** An approved, active campaign (CPM by default) with one ad; its claims as an in-house win. */
-export async function deliverableCampaign(db: Db, org: { org_public_id: string }, o: { limitMicros?: bigint; pricingModel?: 'cpm' | 'cpc'; maxBidMicros?: bigint } = {}) {
+export async function deliverableCampaign(
+  db: Db,
+  org: { org_public_id: string },
+  o: { limitMicros?: bigint; pricingModel?: 'cpm' | 'cpc'; maxBidMicros?: bigint } = {},
+) {
   const tree = await insertTree(db, org, {
     campaign: {
-      status: 'active', reviewStatus: 'approved', startTime: new Date(Date.now() - 60_000),
-      lifetimeSpendLimitMicros: o.limitMicros ?? 5_000_000n, pricingModel: o.pricingModel ?? 'cpm',
+      status: 'active',
+      reviewStatus: 'approved',
+      startTime: new Date(Date.now() - 60_000),
+      lifetimeSpendLimitMicros: o.limitMicros ?? 5_000_000n,
+      pricingModel: o.pricingModel ?? 'cpm',
     },
     adGroup: { maxBidMicros: o.maxBidMicros ?? 2_000_000n },
   });
   const claims = (price: number, extra: Partial<Claims> = {}): Claims => ({
-    auction_id: randomUUID(), publisher_id: randomUUID(), price_micros: price, source: 'inhouse',
-    ad_id: tree.ad.id, ad_group_id: tree.adGroup.id, campaign_id: tree.campaign.id,
-    organization_id: tree.campaign.organizationId, ad_account_id: tree.campaign.adAccountId,
+    auction_id: randomUUID(),
+    publisher_id: randomUUID(),
+    price_micros: price,
+    source: 'inhouse',
+    ad_id: tree.ad.id,
+    ad_group_id: tree.adGroup.id,
+    campaign_id: tree.campaign.id,
+    organization_id: tree.campaign.organizationId,
+    ad_account_id: tree.campaign.adAccountId,
     pricing_model: tree.campaign.pricingModel as 'cpm' | 'cpc',
     ...(tree.campaign.pricingModel === 'cpc' ? { cpc_micros: Number(tree.adGroup.maxBidMicros) } : {}),
-    country: 'DE', device: 'mobile', ...extra,
+    country: 'DE',
+    device: 'mobile',
+    ...extra,
   });
   return { ...tree, claims };
 }
@@ -91,8 +106,7 @@ export async function exportedToClickhouse(h: Harness, campaignId: string) {
 }
 
 /** Waits until the export (whichever process has the turn) has passed every ledger row of the campaign. */
-export const allExported = (db: Db, campaignId: string) =>
-  until(async () => (await awaitingExport(db, campaignId)) === 0, 'every delivery exported', 30_000);
+export const allExported = (db: Db, campaignId: string) => until(async () => (await awaitingExport(db, campaignId)) === 0, 'every delivery exported', 30_000);
 
 /**
  * As if an exporter had been killed after sending the campaign's rows and

@@ -13,12 +13,27 @@ import { withViewUrl } from '../../domain/delivery/tracking-token';
 import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
 import { until } from '../support/wait';
 import { adctl } from '../support/cli';
-import { clickhouseTotals, deliverableCampaign, exportedToClickhouse, get, ledgerRows, replayExport, spendOf, tampered, trackerUrl, type Claims } from './support';
+import {
+  clickhouseTotals,
+  deliverableCampaign,
+  exportedToClickhouse,
+  get,
+  ledgerRows,
+  replayExport,
+  spendOf,
+  tampered,
+  trackerUrl,
+  type Claims,
+} from './support';
 
 let h: Harness;
 const exhausted: string[] = [];
-beforeAll(async () => { h = await startHarness({ onBudgetExhausted: (ids) => exhausted.push(...ids) }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await startHarness({ onBudgetExhausted: (ids) => exhausted.push(...ids) });
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const PIXEL_TYPE = 'image/gif';
 
@@ -42,7 +57,13 @@ describe('impression pixel', () => {
     }
     expect((await get(trackerUrl(h.url, 'view', c.claims(1_500_000)), 'HEAD')).status).toBe(200);
     // A click token on the view path is not a view.
-    expect((await get(`${h.url}/api/v1/tracking/view?token=${new URL(trackerUrl(h.url, 'click', { ...claims, url: 'https://shoes.example/' })).searchParams.get('token')}`)).status).toBe(200);
+    expect(
+      (
+        await get(
+          `${h.url}/api/v1/tracking/view?token=${new URL(trackerUrl(h.url, 'click', { ...claims, url: 'https://shoes.example/' })).searchParams.get('token')}`,
+        )
+      ).status,
+    ).toBe(200);
     // No token at all: the pixel still answers.
     expect((await get(`${h.url}/api/v1/tracking/view`)).status).toBe(200);
 
@@ -50,8 +71,14 @@ describe('impression pixel', () => {
     const rows = await h.db.deliveryLedger.findMany({ where: { campaignId: c.campaign.id } });
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
-      eventId: `${claims.auction_id}:impression`, eventType: 'impression', source: 'inhouse', adId: c.ad.id, country: 'DE', device: 'mobile',
-      priceMicros: 1500n, chargedMicros: 1500n,
+      eventId: `${claims.auction_id}:impression`,
+      eventType: 'impression',
+      source: 'inhouse',
+      adId: c.ad.id,
+      country: 'DE',
+      device: 'mobile',
+      priceMicros: 1500n,
+      chargedMicros: 1500n,
     });
 
     await exportedToClickhouse(h, c.campaign.id);
@@ -64,8 +91,15 @@ describe('impression pixel', () => {
 
   test("a DSP's win: the first impression goes on to the DSP's own pixel; a repeat gets ours", async () => {
     const claims: Claims = {
-      auction_id: randomUUID(), publisher_id: randomUUID(), price_micros: 3_000_000, source: 'dsp', dsp_id: randomUUID(), bid_id: 'b-1',
-      country: 'US', device: 'desktop', dsp_view_url: 'https://dsp.example/pixel?imp=9',
+      auction_id: randomUUID(),
+      publisher_id: randomUUID(),
+      price_micros: 3_000_000,
+      source: 'dsp',
+      dsp_id: randomUUID(),
+      bid_id: 'b-1',
+      country: 'US',
+      device: 'desktop',
+      dsp_view_url: 'https://dsp.example/pixel?imp=9',
     };
     const view = trackerUrl(h.url, 'view', claims);
     const first = await get(view);
@@ -83,10 +117,13 @@ describe('impression pixel', () => {
 describe('impression pixel: its direct route and its Express route', () => {
   // The plain request (GET, one token parameter) is answered before Express sees it; any other form takes the route.
   const forms = (view: string) => ({ direct: view, routed: `${view}&utm=1` });
-  const headersOf = (res: Response) => Object.fromEntries(['cache-control', 'referrer-policy', 'content-type', 'content-length'].map((k) => [k, res.headers.get(k)]));
+  const headersOf = (res: Response) =>
+    Object.fromEntries(['cache-control', 'referrer-policy', 'content-type', 'content-length'].map((k) => [k, res.headers.get(k)]));
   const viewCount = async () => {
     const text = await (await fetch(h.metricsUrl)).text();
-    const line = text.split('\n').find((l) => l.startsWith('api_http_request_duration_ms_count') && l.includes('route="/api/v1/tracking/view"') && l.includes('status="200"'));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('api_http_request_duration_ms_count') && l.includes('route="/api/v1/tracking/view"') && l.includes('status="200"'));
     return Number(line?.split(' ').pop() ?? 0);
   };
 
@@ -100,10 +137,19 @@ describe('impression pixel: its direct route and its Express route', () => {
     const answers = [];
     for (const url of [a.direct, a.routed, b.routed, b.direct]) {
       const res = await get(url);
-      answers.push({ status: res.status, headers: headersOf(res), body: Buffer.from(await res.arrayBuffer()).toString('base64'), requestId: /^req_/.test(res.headers.get('request-id') ?? '') });
+      answers.push({
+        status: res.status,
+        headers: headersOf(res),
+        body: Buffer.from(await res.arrayBuffer()).toString('base64'),
+        requestId: /^req_/.test(res.headers.get('request-id') ?? ''),
+      });
     }
     expect(new Set(answers.map((x) => JSON.stringify(x))).size).toBe(1);
-    expect(answers[0]).toMatchObject({ status: 200, headers: { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-type': PIXEL_TYPE }, requestId: true });
+    expect(answers[0]).toMatchObject({
+      status: 200,
+      headers: { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-type': PIXEL_TYPE },
+      requestId: true,
+    });
     // Two auctions: one impression each, whichever form came first.
     expect(await spendOf(h.db, c.campaign.id)).toMatchObject({ spent: 2_000n, impressions: 2n });
     expect((await viewCount()) - timedBefore).toBe(4);
@@ -111,7 +157,7 @@ describe('impression pixel: its direct route and its Express route', () => {
 });
 
 describe('click redirect', () => {
-  test("CPC: the click is charged once per auction and redirects to the signed destination", async () => {
+  test('CPC: the click is charged once per auction and redirects to the signed destination', async () => {
     const org = await newOrg(h.db);
     const c = await deliverableCampaign(h.db, org, { pricingModel: 'cpc', maxBidMicros: 700_000n });
     const claims = c.claims(7_000, { url: 'https://shoes.example/landing?utm=chat' });
@@ -146,7 +192,11 @@ describe('click redirect', () => {
     expect(expired.status).toBe(302);
     expect(expired.headers.get('location')).toBe(`https://shoes.example/old?ad_click_id=${old.auction_id}`);
 
-    const forged = await call(h.url, 'GET', new URL(tampered(trackerUrl(h.url, 'click', claims))).pathname + new URL(tampered(trackerUrl(h.url, 'click', claims))).search);
+    const forged = await call(
+      h.url,
+      'GET',
+      new URL(tampered(trackerUrl(h.url, 'click', claims))).pathname + new URL(tampered(trackerUrl(h.url, 'click', claims))).search,
+    );
     expect(forged.status).toBe(404);
     expect(forged.body).toEqual(errorBody('not_found', 'invalid_request_error', 'token'));
     const viewToken = new URL(trackerUrl(h.url, 'view', claims)).searchParams.get('token');
@@ -162,7 +212,15 @@ describe('click redirect', () => {
 
   test("a DSP's click URL carries the DSP's view_url as a query parameter", async () => {
     const target = withViewUrl('https://dsp.example/click?c=1', 'https://dsp.example/pixel?imp=9');
-    const claims: Claims = { auction_id: randomUUID(), publisher_id: randomUUID(), price_micros: 2_000_000, source: 'dsp', dsp_id: randomUUID(), bid_id: 'b', url: target };
+    const claims: Claims = {
+      auction_id: randomUUID(),
+      publisher_id: randomUUID(),
+      price_micros: 2_000_000,
+      source: 'dsp',
+      dsp_id: randomUUID(),
+      bid_id: 'b',
+      url: target,
+    };
     const res = await get(trackerUrl(h.url, 'click', claims));
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get('location')!);
@@ -195,22 +253,41 @@ describe('feedback', () => {
   beforeAll(async () => {
     dspServer = http.createServer((req, res) => {
       let text = '';
-      req.on('data', (d) => { text += d; });
+      req.on('data', (d) => {
+        text += d;
+      });
       req.on('end', () => {
         // Auctions of other test files (same database) may call it as a DSP: only feedback counts here.
-        if (!req.url?.startsWith('/feedback')) { res.writeHead(204).end(); return; }
+        if (!req.url?.startsWith('/feedback')) {
+          res.writeHead(204).end();
+          return;
+        }
         received.push({ body: JSON.parse(text), at: Date.now() });
-        if (failuresLeft > 0) { failuresLeft -= 1; res.writeHead(500).end(); } else res.writeHead(204).end();
+        if (failuresLeft > 0) {
+          failuresLeft -= 1;
+          res.writeHead(500).end();
+        } else res.writeHead(204).end();
       });
     });
     await new Promise<void>((r) => dspServer.listen(0, '127.0.0.1', () => r()));
     dspBase = `http://127.0.0.1:${(dspServer.address() as AddressInfo).port}`;
   });
-  afterAll(async () => { dspServer.closeAllConnections(); await new Promise((r) => dspServer.close(r)); });
+  afterAll(async () => {
+    dspServer.closeAllConnections();
+    await new Promise((r) => dspServer.close(r));
+  });
 
   async function dspWin(feedbackUrl: string): Promise<Claims> {
     const { dsp_id } = await addDsp(h.db, { name: `feedback dsp ${randomUUID()}`, protocol: 'openrtb', bidUrl: `${dspBase}/bid`, key: 'k' });
-    return { auction_id: randomUUID(), publisher_id: randomUUID(), price_micros: 1_000_000, source: 'dsp', dsp_id, bid_id: 'bid-7', dsp_feedback_url: feedbackUrl };
+    return {
+      auction_id: randomUUID(),
+      publisher_id: randomUUID(),
+      price_micros: 1_000_000,
+      source: 'dsp',
+      dsp_id,
+      bid_id: 'bid-7',
+      dsp_feedback_url: feedbackUrl,
+    };
   }
   const sendFeedback = (claims: Claims, body: unknown) => {
     const url = new URL(trackerUrl(h.url, 'feedback', claims));
@@ -228,7 +305,9 @@ describe('feedback', () => {
     expect(await ledgerRows(h.db, [claims.auction_id])).toEqual([expect.objectContaining({ eventType: 'thumbs_down', source: 'dsp' })]);
 
     await until(() => received.length >= 3, 'the third attempt', 30_000);
-    expect(received.map((r) => r.body)).toEqual(Array(3).fill({ feedback: 'thumbs_down', auction_id: claims.auction_id, bid_id: 'bid-7', timestamp: expect.any(Number) }));
+    expect(received.map((r) => r.body)).toEqual(
+      Array(3).fill({ feedback: 'thumbs_down', auction_id: claims.auction_id, bid_id: 'bid-7', timestamp: expect.any(Number) }),
+    );
     // Backoff: the retries were spaced out, not fired back to back.
     expect(received[2].at - received[1].at).toBeGreaterThanOrEqual(1000);
     await until(async () => (await h.db.dspCallback.count({ where: { dspId: claims.dsp_id } })) === 0, 'the delivered callback removed');
@@ -253,10 +332,17 @@ describe('feedback', () => {
     const listed = await adctl('dsp', 'callbacks', '--dsp', claims.dsp_id!);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
     const { parked } = JSON.parse(listed.stdout);
-    expect(parked).toEqual([{
-      id: expect.stringMatching(/^[0-9]+$/), dsp_id: claims.dsp_id, url: 'http://127.0.0.2:9/steal', body: expect.stringContaining(claims.auction_id),
-      attempts: 1, last_error: expect.stringMatching(/not on a host configured/), created_at: expect.any(String),
-    }]);
+    expect(parked).toEqual([
+      {
+        id: expect.stringMatching(/^[0-9]+$/),
+        dsp_id: claims.dsp_id,
+        url: 'http://127.0.0.2:9/steal',
+        body: expect.stringContaining(claims.auction_id),
+        attempts: 1,
+        last_error: expect.stringMatching(/not on a host configured/),
+        created_at: expect.any(String),
+      },
+    ]);
 
     // A marker in place of its error: only a new attempt can replace it (no forwarder touches a parked call).
     const id = BigInt(parked[0].id);

@@ -25,7 +25,9 @@ const requestSpy = jest.spyOn(http, 'request');
 const httpsRequestSpy = jest.spyOn(https, 'request');
 
 beforeAll(async () => {
-  png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f80' } }).png().toBuffer();
+  png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f80' } })
+    .png()
+    .toBuffer();
   server = http.createServer((req, res) => {
     requests.push({ url: req.url ?? '', host: req.headers.host });
     switch (req.url) {
@@ -45,7 +47,10 @@ beforeAll(async () => {
         const state = { written: 0, closed: new Promise<void>((r) => res.on('close', r)) };
         slow = state;
         res.writeHead(200, { 'content-type': 'image/png' });
-        const timer = setInterval(() => { res.write('x'); state.written += 1; }, 20);
+        const timer = setInterval(() => {
+          res.write('x');
+          state.written += 1;
+        }, 20);
         res.on('close', () => clearInterval(timer));
         return;
       }
@@ -141,16 +146,12 @@ describe('fetchImageBytes: address guard', () => {
   });
 
   test('"localhost" via the system resolver is refused without the allowance', async () => {
-    await expectRefusedBeforeConnecting(
-      fetchImageBytes(`http://localhost:${port}/image.png`, { ...opts, allowLoopback: false }),
-    );
+    await expectRefusedBeforeConnecting(fetchImageBytes(`http://localhost:${port}/image.png`, { ...opts, allowLoopback: false }));
   });
 
   test('IPv6 literal [::1] is classified without DNS and refused', async () => {
     const resolve = jest.fn(async () => ['127.0.0.1']);
-    await expectRefusedBeforeConnecting(
-      fetchImageBytes(`http://[::1]:${port}/image.png`, { ...opts, allowLoopback: false, resolve }),
-    );
+    await expectRefusedBeforeConnecting(fetchImageBytes(`http://[::1]:${port}/image.png`, { ...opts, allowLoopback: false, resolve }));
     expect(resolve).not.toHaveBeenCalled();
   });
 
@@ -171,9 +172,7 @@ describe('fetchImageBytes: address guard', () => {
 
   test('a name that does not resolve is refused', async () => {
     const notFound = Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    await expectRefusedBeforeConnecting(
-      fetchImageBytes(`http://nowhere.test:${port}/`, { ...opts, resolve: async () => Promise.reject(notFound) }),
-    );
+    await expectRefusedBeforeConnecting(fetchImageBytes(`http://nowhere.test:${port}/`, { ...opts, resolve: async () => Promise.reject(notFound) }));
     await expectRefusedBeforeConnecting(fetchImageBytes(`http://nowhere.test:${port}/`, { ...opts, resolve: async () => [] }));
   });
 
@@ -260,7 +259,9 @@ describe('fetchImageBytes: size cap', () => {
 describe('fetchImageBytes: deadline and ports (issue 7, item 5)', () => {
   /** These tests resolve to a public address: should the guard fail, no socket may open there. */
   const noSockets = () => {
-    const refuse = () => { throw new Error('this test must not open a connection'); };
+    const refuse = () => {
+      throw new Error('this test must not open a connection');
+    };
     requestSpy.mockImplementationOnce(refuse);
     httpsRequestSpy.mockImplementationOnce(refuse);
   };
@@ -274,9 +275,16 @@ describe('fetchImageBytes: deadline and ports (issue 7, item 5)', () => {
   test('the deadline covers DNS: a slow resolver is given up on at timeoutMs', async () => {
     const events: string[] = [];
     let answer!: (addresses: string[]) => void;
-    const answered = new Promise<string[]>((resolve) => { answer = resolve; });
+    const answered = new Promise<string[]>((resolve) => {
+      answer = resolve;
+    });
     // A resolver that answers only when told to (the issue's 3 s resolver).
-    const resolve = jest.fn(() => answered.then((addresses) => { events.push('resolver answered'); return addresses; }));
+    const resolve = jest.fn(() =>
+      answered.then((addresses) => {
+        events.push('resolver answered');
+        return addresses;
+      }),
+    );
     const slowAnswer = setTimeout(() => answer(['127.0.0.1']), 3000);
     const err = await domainErrorOf(
       fetchImageBytes(`http://slow-dns.test:${port}/image.png`, { ...opts, timeoutMs: 200, resolve }).finally(() => events.push('fetch settled')),
@@ -295,12 +303,14 @@ describe('fetchImageBytes: deadline and ports (issue 7, item 5)', () => {
   });
 
   test.each(['http://img.test:8080/image.png', 'https://img.test:8443/image.png', 'http://img.test:22/'])(
-    '%s: a port other than 80/443 is refused before resolving', async (url) => {
+    '%s: a port other than 80/443 is refused before resolving',
+    async (url) => {
       noSockets();
       const resolve = jest.fn(async () => ['93.184.216.34']);
       await expectRefusedBeforeConnecting(fetchImageBytes(url, { ...opts, allowLoopback: false, resolve }));
       expect(resolve).not.toHaveBeenCalled();
-    });
+    },
+  );
 
   test('the loopback allowance keeps arbitrary ports for loopback only', async () => {
     // A loopback test server on its random port is reachable...
@@ -317,9 +327,7 @@ describe('fetchImageBytes: deadline and ports (issue 7, item 5)', () => {
   test('allowedPorts configures the ports', async () => {
     noSockets();
     const resolve = jest.fn(async () => ['93.184.216.34']);
-    await expectRefusedBeforeConnecting(
-      fetchImageBytes('http://img.test/image.png', { ...opts, allowLoopback: false, allowedPorts: [8080], resolve }),
-    );
+    await expectRefusedBeforeConnecting(fetchImageBytes('http://img.test/image.png', { ...opts, allowLoopback: false, allowedPorts: [8080], resolve }));
     expect(resolve).not.toHaveBeenCalled();
   });
 });

@@ -4,8 +4,7 @@ import { toErrorResponse } from '../../lib/http/errors';
 import { DomainError } from '../../domain/errors';
 import { inspectImage, MAX_UPLOAD_BYTES } from '../../domain/uploads/image-inspect';
 
-const solid = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, background: '#ff8800' } });
+const solid = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#ff8800' } });
 
 async function failure(bytes: Buffer): Promise<DomainError> {
   const err = await inspectImage(bytes).then(

@@ -115,7 +115,10 @@ describe('readFilePart over a loopback HTTP server', () => {
   let outcome: Promise<unknown>;
   /** Resolves when the server has a request and has started reading it. */
   let arrived: ((read: { outcome: Promise<unknown> }) => void) | null = null;
-  const nextArrival = () => new Promise<{ outcome: Promise<unknown> }>((resolve) => { arrived = resolve; });
+  const nextArrival = () =>
+    new Promise<{ outcome: Promise<unknown> }>((resolve) => {
+      arrived = resolve;
+    });
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -141,8 +144,7 @@ describe('readFilePart over a loopback HTTP server', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const post = () =>
-    http.request({ host: '127.0.0.1', port, method: 'POST', headers: { 'content-type': CONTENT_TYPE } });
+  const post = () => http.request({ host: '127.0.0.1', port, method: 'POST', headers: { 'content-type': CONTENT_TYPE } });
 
   test('reads a real request', async () => {
     const req = post();

@@ -15,10 +15,12 @@ export async function backfillCampaignLifecycles({ db, temporal }: UseCaseDeps, 
   let started = 0;
   // A few at a time: each is one round trip to Temporal.
   const queue = campaigns.map((c) => c.id);
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-      if ((await startCampaignLifecycle(temporal, id)).started) started += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        if ((await startCampaignLifecycle(temporal, id)).started) started += 1;
+      }
+    }),
+  );
   return { campaigns: campaigns.length, started };
 }

@@ -17,7 +17,8 @@ export async function reviewCampaign({ db, temporal }: UseCaseDeps, campaignId: 
     throw new DomainError('review_closed', `campaign ${campaign.id} was already reviewed: ${campaign.reviewStatus}`);
   }
   // A campaign written straight into the database has no review workflow: an operator must look at it.
-  if (!(await isReviewOpen(temporal, campaign.id))) throw new DomainError('review_closed', `campaign ${campaign.id} has no open review workflow; an operator must look at it`);
+  if (!(await isReviewOpen(temporal, campaign.id)))
+    throw new DomainError('review_closed', `campaign ${campaign.id} has no open review workflow; an operator must look at it`);
   await sendReviewVerdict(temporal, campaign.id, { decision, ...(reason ? { reason } : {}) });
   return db.campaign.findUniqueOrThrow({ where: { id: campaign.id } });
 }

@@ -14,13 +14,15 @@ const VERDICT_WAIT_MS = 30_000;
  * The same signal can come from the Temporal UI or CLI:
  * `temporal workflow signal --workflow-id creative-review-<ad id> --name review --input '{"decision":"approved","revision":2}'`.
  */
-export async function reviewCreative(
-  { db, temporal }: UseCaseDeps, adId: string, decision: 'approved' | 'rejected', reason?: string, revision?: number,
-) {
+export async function reviewCreative({ db, temporal }: UseCaseDeps, adId: string, decision: 'approved' | 'rejected', reason?: string, revision?: number) {
   const pending = isUuid(adId) ? await pendingCreativeReview(db, adId.toLowerCase()) : null;
   if (!pending) throw new DomainError('not_found', `ad ${adId} has no creative waiting for review`, 'ad_id');
   const reviewed = revision ?? pending.revision;
-  await sendCreativeVerdict(temporal, { adId: pending.ad_id, campaignId: pending.campaign_id }, { decision, revision: reviewed, ...(reason ? { reason } : {}) });
+  await sendCreativeVerdict(
+    temporal,
+    { adId: pending.ad_id, campaignId: pending.campaign_id },
+    { decision, revision: reviewed, ...(reason ? { reason } : {}) },
+  );
   // The workflow's activity records the verdict: wait for the row to show it.
   const deadline = Date.now() + VERDICT_WAIT_MS;
   for (;;) {

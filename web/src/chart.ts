@@ -5,14 +5,25 @@ Chart.register(LineController, LineElement, PointElement, BarController, BarElem
 
 export type Metric = 'impressions' | 'clicks' | 'spend' | 'ctr';
 export interface InsightRow {
-  start_time: number; readable_time?: string; impressions: number; clicks: number; spend: number;
-  source?: string; country?: string; device?: string;
+  start_time: number;
+  readable_time?: string;
+  impressions: number;
+  clicks: number;
+  spend: number;
+  source?: string;
+  country?: string;
+  device?: string;
 }
 
 /** High-contrast colours (distinguishable for common colour-vision deficiencies). */
 const COLOURS = ['#0b5cad', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#0f766e', '#a16207', '#334155'];
 
-export interface Totals { impressions: number; clicks: number; spend: number; ctr: number | null }
+export interface Totals {
+  impressions: number;
+  clicks: number;
+  spend: number;
+  ctr: number | null;
+}
 
 export function totalsOf(rows: InsightRow[]): Totals {
   const impressions = rows.reduce((sum, r) => sum + r.impressions, 0);
@@ -45,16 +56,18 @@ export function seriesOf(rows: InsightRow[], metric: Metric, segment: string | n
     byLabel.set(label, [...(byLabel.get(label) ?? []), row]);
     groups.set(key, byLabel);
   }
-  const datasets = [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, byLabel], i) => ({
-    label: key,
-    data: labels.map((label) => {
-      const t = totalsOf(byLabel.get(label) ?? []);
-      return metric === 'ctr' ? (t.ctr === null ? null : t.ctr * 100) : t[metric];
-    }),
-    borderColor: COLOURS[i % COLOURS.length],
-    backgroundColor: COLOURS[i % COLOURS.length],
-    spanGaps: true,
-  }));
+  const datasets = [...groups.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, byLabel], i) => ({
+      label: key,
+      data: labels.map((label) => {
+        const t = totalsOf(byLabel.get(label) ?? []);
+        return metric === 'ctr' ? (t.ctr === null ? null : t.ctr * 100) : t[metric];
+      }),
+      borderColor: COLOURS[i % COLOURS.length],
+      backgroundColor: COLOURS[i % COLOURS.length],
+      spanGaps: true,
+    }));
   return { labels, datasets };
 }
 

@@ -10,12 +10,7 @@ import { campaignCreation, type CampaignCreationInput, type CampaignCreationResu
  * the same Idempotency-Key has the same workflow id, so it attaches to the same
  * run and answers its real outcome (one campaign, one charge).
  */
-export async function runCreationSaga(
-  temporal: Client,
-  workflowId: string,
-  input: CampaignCreationInput,
-  timeoutMs: number,
-): Promise<CampaignCreationResult> {
+export async function runCreationSaga(temporal: Client, workflowId: string, input: CampaignCreationInput, timeoutMs: number): Promise<CampaignCreationResult> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
   try {

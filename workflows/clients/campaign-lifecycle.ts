@@ -2,7 +2,12 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNo
 import { temporalConfig } from '../../temporal.config';
 import type { CampaignRow } from '../../domain/campaigns/rows';
 import {
-  blockSignal, budgetExhaustedSignal, campaignArchivedSignal, campaignLifecycle, campaignLifecycleWorkflowId, scheduleChangedSignal,
+  blockSignal,
+  budgetExhaustedSignal,
+  campaignArchivedSignal,
+  campaignLifecycle,
+  campaignLifecycleWorkflowId,
+  scheduleChangedSignal,
 } from '../campaign-lifecycle';
 
 /**
@@ -40,8 +45,7 @@ async function signal(temporal: Client, campaignId: string, send: (handle: Workf
 }
 
 /** A charge spent the campaign's budget: the workflow re-checks the spend store and completes it. */
-export const signalBudgetExhausted = (temporal: Client, campaignId: string) =>
-  signal(temporal, campaignId, (handle) => handle.signal(budgetExhaustedSignal));
+export const signalBudgetExhausted = (temporal: Client, campaignId: string) => signal(temporal, campaignId, (handle) => handle.signal(budgetExhaustedSignal));
 
 /**
  * What the delivery ledger calls when a charge exhausts budgets (after its
@@ -60,14 +64,15 @@ export function budgetExhaustionSignaller(temporal: Client) {
 
 /** The campaign's start_time, end_time or budget changed: timers re-armed, budget re-checked. */
 export const signalScheduleChanged = (temporal: Client, campaign: Pick<CampaignRow, 'id' | 'startTime' | 'endTime'>) =>
-  signal(temporal, campaign.id, (handle) => handle.signal(scheduleChangedSignal, {
-    startTime: campaign.startTime.toISOString(),
-    endTime: campaign.endTime?.toISOString() ?? null,
-  }));
+  signal(temporal, campaign.id, (handle) =>
+    handle.signal(scheduleChangedSignal, {
+      startTime: campaign.startTime.toISOString(),
+      endTime: campaign.endTime?.toISOString() ?? null,
+    }),
+  );
 
 /** The advertiser archived the campaign: its workflow ends. */
-export const signalCampaignArchived = (temporal: Client, campaignId: string) =>
-  signal(temporal, campaignId, (handle) => handle.signal(campaignArchivedSignal));
+export const signalCampaignArchived = (temporal: Client, campaignId: string) => signal(temporal, campaignId, (handle) => handle.signal(campaignArchivedSignal));
 
 /** How long a request waits for a lifecycle signal before answering anyway. */
 const REQUEST_WAIT_MS = 2000;
@@ -82,7 +87,12 @@ export function campaignLifecycleNotifier(temporal: Client, waitMs = REQUEST_WAI
   const quietly = async (what: string, work: Promise<unknown>) => {
     let timer: NodeJS.Timeout | undefined;
     const logged = work.catch((err: Error) => console.error(`campaign lifecycle ${what} not signalled: ${err.message}`));
-    await Promise.race([logged, new Promise((resolve) => { timer = setTimeout(resolve, waitMs); })]);
+    await Promise.race([
+      logged,
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
+    ]);
     clearTimeout(timer);
   };
   return {

@@ -14,7 +14,9 @@ export function temporalCreativeReviews(temporal: Client): CreativeReviewQueue {
   return {
     async submit(change) {
       await temporal.workflow.signalWithStart(creativeReview, {
-        ...start(change), signal: creativeChangedSignal, signalArgs: [{ revision: change.revision }],
+        ...start(change),
+        signal: creativeChangedSignal,
+        signalArgs: [{ revision: change.revision }],
       });
     },
   };
@@ -22,7 +24,9 @@ export function temporalCreativeReviews(temporal: Client): CreativeReviewQueue {
 
 /** A reviewer's verdict on one revision of an ad's creative: signals (or starts) the ad's review workflow. */
 export async function sendCreativeVerdict(
-  temporal: Client, change: Pick<CreativeChange, 'adId' | 'campaignId'>, verdict: { decision: 'approved' | 'rejected'; revision: number; reason?: string },
+  temporal: Client,
+  change: Pick<CreativeChange, 'adId' | 'campaignId'>,
+  verdict: { decision: 'approved' | 'rejected'; revision: number; reason?: string },
 ): Promise<void> {
   await temporal.workflow.signalWithStart(creativeReview, { ...start(change), signal: creativeReviewSignal, signalArgs: [verdict] });
 }

@@ -12,7 +12,11 @@ export async function scheduleExternalImport(client: Client, input: { partner: s
   const scheduleId = externalImportScheduleId(input.partner);
   const args: [ExternalSupplyImportInput] = [{ partner: input.partner, url: input.url }];
   const action: ScheduleOptionsAction = {
-    type: 'startWorkflow', workflowType: 'externalSupplyImport', args, taskQueue: temporalConfig.taskQueues.main, workflowId: scheduleId,
+    type: 'startWorkflow',
+    workflowType: 'externalSupplyImport',
+    args,
+    taskQueue: temporalConfig.taskQueues.main,
+    workflowId: scheduleId,
   };
   const spec = { cronExpressions: [input.cron ?? '0 6 * * *'] };
   try {

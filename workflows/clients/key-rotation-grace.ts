@@ -18,22 +18,27 @@ const WAIT_MS = 2000;
  * secret, shown only once, would be lost to a client timeout. Failures are
  * logged, never thrown.
  */
-export async function settleKeyRotation(
-  temporal: Client, minted: Pick<MintedKey, 'rotatedOut' | 'retiredEarly'>, waitMs = WAIT_MS,
-): Promise<void> {
+export async function settleKeyRotation(temporal: Client, minted: Pick<MintedKey, 'rotatedOut' | 'retiredEarly'>, waitMs = WAIT_MS): Promise<void> {
   const work: Promise<unknown>[] = minted.retiredEarly.map((id) => endKeyRotationGrace(temporal, id));
   if (minted.rotatedOut) {
     const { id, expiresAt } = minted.rotatedOut;
-    work.push(temporal.workflow
-      .start(keyRotationGrace, {
-        taskQueue: temporalConfig.taskQueues.main,
-        workflowId: keyRotationGraceWorkflowId(id),
-        args: [{ apiKeyId: id, expiresAtMs: expiresAt.getTime() }],
-      })
-      .catch((err: Error) => console.error(`key rotation grace workflow not started: ${err.message}`)));
+    work.push(
+      temporal.workflow
+        .start(keyRotationGrace, {
+          taskQueue: temporalConfig.taskQueues.main,
+          workflowId: keyRotationGraceWorkflowId(id),
+          args: [{ apiKeyId: id, expiresAtMs: expiresAt.getTime() }],
+        })
+        .catch((err: Error) => console.error(`key rotation grace workflow not started: ${err.message}`)),
+    );
   }
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.all(work), new Promise((resolve) => { timer = setTimeout(resolve, waitMs); })]);
+  await Promise.race([
+    Promise.all(work),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+    }),
+  ]);
   clearTimeout(timer);
 }
 

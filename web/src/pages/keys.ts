@@ -2,8 +2,13 @@ import { api, describeError } from '../api';
 import { dateTime, h, notice, render } from '../dom';
 
 interface KeyRecord {
-  public_id: string; name: string; is_active: boolean; key_preview: string;
-  last_used: string | null; expires_at: string | null; created_at: string;
+  public_id: string;
+  name: string;
+  is_active: boolean;
+  key_preview: string;
+  last_used: string | null;
+  expires_at: string | null;
+  created_at: string;
 }
 
 const iso = (value: string | null) => (value ? dateTime(Date.parse(value) / 1000) : '–');
@@ -29,15 +34,20 @@ export async function keysPage(main: HTMLElement, flash?: HTMLElement): Promise<
   const create = async () => {
     status.replaceChildren();
     try {
-      const created = await api<{ api_key: KeyRecord & { secret: string }; previous_key_expires_at: string | null }>('POST', '/api-keys', { name: nameInput.value });
+      const created = await api<{ api_key: KeyRecord & { secret: string }; previous_key_expires_at: string | null }>('POST', '/api-keys', {
+        name: nameInput.value,
+      });
       // The secret exists only in this response: shown here once, gone on the next load.
-      const panel = h('section', { class: 'secret', 'aria-labelledby': 'secret-heading' },
+      const panel = h(
+        'section',
+        { class: 'secret', 'aria-labelledby': 'secret-heading' },
         h('h2', { id: 'secret-heading' }, 'Your new API key'),
         h('p', {}, 'Copy it now: it is shown only once.'),
         h('p', {}, h('code', { 'data-secret': 'true' }, created.api_key.secret)),
         created.previous_key_expires_at
           ? h('p', {}, `The previous key stays valid until ${iso(created.previous_key_expires_at)} (30-minute grace window).`)
-          : null);
+          : null,
+      );
       await keysPage(main, panel);
     } catch (err) {
       status.append(notice(describeError(err), 'alert'));
@@ -52,40 +62,58 @@ export async function keysPage(main: HTMLElement, flash?: HTMLElement): Promise<
       status.append(notice(describeError(err), 'alert'));
     }
   };
-  const form = h('form', {
-    class: 'create-key',
-    onsubmit: (event: Event) => {
-      event.preventDefault();
-      void create();
+  const form = h(
+    'form',
+    {
+      class: 'create-key',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void create();
+      },
     },
-  },
-  h('label', { for: 'key-name' }, 'Name (optional)'),
-  nameInput,
-  h('button', { type: 'submit', class: 'primary' }, keys.some((k) => k.is_active) ? 'Rotate key' : 'Create key'));
+    h('label', { for: 'key-name' }, 'Name (optional)'),
+    nameInput,
+    h('button', { type: 'submit', class: 'primary' }, keys.some((k) => k.is_active) ? 'Rotate key' : 'Create key'),
+  );
 
-  const rows = keys.map((key) => {
-    const live = key.is_active || (key.expires_at !== null && Date.parse(key.expires_at) > Date.now());
-    return h('tr', { 'data-key-id': key.public_id },
-      h('th', { scope: 'row' }, key.name || '(unnamed)'),
-      h('td', {}, h('code', {}, key.key_preview)),
-      h('td', {}, stateOf(key)),
-      h('td', {}, iso(key.last_used)),
-      h('td', {}, iso(key.created_at)),
-      h('td', {}, live
-        ? h('button', {
-          type: 'button', class: 'danger', 'aria-label': `Revoke key ${key.name || key.key_preview}`,
-          onclick: () => void revoke(key),
-        }, 'Revoke')
-        : ''));
-  });
-  render(main,
+  const rows = keys.map((key) => keyRow(key, revoke));
+  render(
+    main,
     h('h1', {}, 'API keys'),
     flash ?? null,
     h('p', {}, 'One key is active at a time. Creating a key rotates the active one out; it keeps working for 30 minutes. Revoking is immediate.'),
     form,
     status,
-    h('div', { class: 'scroll' }, h('table', { class: 'keys' },
-      h('caption', {}, 'Keys of your organization, newest first'),
-      h('thead', {}, h('tr', {}, ...['Name', 'Key', 'State', 'Last used', 'Created', 'Actions'].map((label) => h('th', { scope: 'col' }, label)))),
-      h('tbody', {}, ...rows))));
+    h(
+      'div',
+      { class: 'scroll' },
+      h(
+        'table',
+        { class: 'keys' },
+        h('caption', {}, 'Keys of your organization, newest first'),
+        h('thead', {}, h('tr', {}, ...['Name', 'Key', 'State', 'Last used', 'Created', 'Actions'].map((label) => h('th', { scope: 'col' }, label)))),
+        h('tbody', {}, ...rows),
+      ),
+    ),
+  );
+}
+
+/** One key's row, with Revoke while it still works. */
+function keyRow(key: KeyRecord, revoke: (key: KeyRecord) => Promise<void>): HTMLElement {
+  const live = key.is_active || (key.expires_at !== null && Date.parse(key.expires_at) > Date.now());
+  const revokeButton = h(
+    'button',
+    { type: 'button', class: 'danger', 'aria-label': `Revoke key ${key.name || key.key_preview}`, onclick: () => void revoke(key) },
+    'Revoke',
+  );
+  return h(
+    'tr',
+    { 'data-key-id': key.public_id },
+    h('th', { scope: 'row' }, key.name || '(unnamed)'),
+    h('td', {}, h('code', {}, key.key_preview)),
+    h('td', {}, stateOf(key)),
+    h('td', {}, iso(key.last_used)),
+    h('td', {}, iso(key.created_at)),
+    h('td', {}, live ? revokeButton : ''),
+  );
 }
