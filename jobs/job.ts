@@ -49,12 +49,16 @@ export interface Job {
 
 export const defineJob = (job: Job): Job => job;
 
-/** Runs a job until it reports no more work (tests, shutdown drains); returns the items handled. */
+/**
+ * Runs a job until it reports no more work or a run handles nothing (tests,
+ * shutdown drains); returns the items handled. A long-polling job (the event
+ * pipeline) always says `more`, so an empty run is what ends the drain.
+ */
 export async function runUntilIdle(job: Job, deps: JobDeps): Promise<number> {
   let items = 0;
   for (;;) {
     const run = await job.run(deps);
     items += run.items;
-    if (!run.more) return items;
+    if (!run.more || run.items === 0) return items;
   }
 }
