@@ -18,6 +18,7 @@
  */
 import { SENSITIVE_CATEGORIES, CATEGORY_TABLE, type SensitiveCategory } from './categories';
 import { FuzzyIndex } from './fuzzy';
+import { AGE_TOKEN, BROAD_CUES, BROAD_NEAR_MISSES } from './lexicon-broad';
 import { CHILD_CONTEXT, CUES, CUE_WEIGHTS, FUZZY_KEYS, FUZZY_STOP_WORDS, NEAR_MISSES, NUMBER_WORDS, ORDINAL_WORDS } from './lexicon';
 import {
   CLAUSE_BREAKERS,
@@ -187,9 +188,11 @@ function forEachCandidate(bucket: CueBucket, pos: number, end: number, visit: (c
 SENSITIVE_CATEGORIES.forEach((category, group) => {
   const cues = CUES[category];
   for (const tier of ['strong', 'medium', 'weak'] as const) for (const source of cues[tier] ?? []) addCue(source, group, CUE_WEIGHTS[tier]);
+  const broad = BROAD_CUES[category];
+  for (const tier of ['strong', 'medium', 'weak'] as const) for (const source of broad[tier] ?? []) addCue(source, group, CUE_WEIGHTS[tier]);
 });
 for (const source of CHILD_CONTEXT) addCue(source, CHILD_CONTEXT_GROUP, CUE_WEIGHTS.medium);
-for (const source of NEAR_MISSES) addCue(source, MASK_GROUP, 0);
+for (const source of [...NEAR_MISSES, ...BROAD_NEAR_MISSES]) addCue(source, MASK_GROUP, 0);
 
 const roleOfWord = new Map<number, WordRole>();
 for (const w of NEGATORS) roleOfWord.set(vocabulary.add(w), ROLE_NEGATOR);
@@ -257,6 +260,13 @@ function pushWord(word: string) {
       }
     if (allDigits) {
       push(vocabulary.idOfStem(word), CARDINAL, word.length <= 4 ? Number(word) : -1);
+      return;
+    }
+    // "12yo", "16yr": the age and its unit.
+    const age = AGE_TOKEN.exec(word);
+    if (age) {
+      push(vocabulary.idOfStem(age[1]), CARDINAL, Number(age[1]));
+      push(vocabulary.idOfStem('yo'), WORD, -1);
       return;
     }
     const ordinal = /^(\d{1,2})(st|nd|rd|th)$/.exec(word);
