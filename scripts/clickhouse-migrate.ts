@@ -6,6 +6,7 @@ import { deliveryTables, retireLegacyDeliveryEvents } from '../domain/delivery/c
 import { auctionTables } from '../auction/log/clickhouse-tables';
 import { eventTables } from '../domain/events/clickhouse-tables';
 import { servingTables } from '../domain/serving/traffic';
+import { publisherReportTables } from '../auction/reports/clickhouse-tables';
 
 /** Every table family; each module keeps its DDL beside its queries. */
 const families: TableFamily[] = [deliveryTables, auctionTables, eventTables, servingTables];
@@ -19,6 +20,8 @@ async function migrate() {
     await ch.close();
   }
   await applyClickhouseSchema(config.clickhouse.database, families);
+  // Their views read the auction log's added columns.
+  await applyClickhouseSchema(config.clickhouse.database, [publisherReportTables]);
 }
 
 migrate()

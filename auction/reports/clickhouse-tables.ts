@@ -1,0 +1,114 @@
+import { identifier } from '../../lib/clickhouse/sql';
+import { DELIVERY_TABLES } from '../../domain/delivery/clickhouse-tables';
+import { AUCTION_LOG_TABLES } from '../log/clickhouse-tables';
+
+/**
+ * The rollups behind publisher reports (GET /v1/reports, `adctl publisher
+ * report`; auction/reports/report.ts reads them). ClickHouse 18.16 syntax, every
+ * statement IF NOT EXISTS; applied by scripts/clickhouse-migrate.ts after the
+ * auction log has its `no_fill_reason` and `test` columns. Each table is fed by
+ * materialized views (`_mv`), which see only rows inserted after they exist:
+ * traffic from before a database gained them is not in any report.
+ *
+ *  - `publisher_auctions_hourly`: SummingMergeTree of the auction log per
+ *    (publisher, UTC hour, test, source, format, country, no-fill reason):
+ *    `requests` and `filled`. `source` is the winner (`inhouse` or the DSP's
+ *    id), `format` the served format; both '' on no fill, where
+ *    `no_fill_reason` says why ('' when filled).
+ *  - `publisher_delivery_hourly`: SummingMergeTree of the delivery rows per
+ *    (publisher, UTC hour, source, country): `impressions`, `clicks` and
+ *    `revenue_micros`; one view from `delivery_events` (in-house: source
+ *    `inhouse`, revenue = the spend charged to the advertiser) and one from
+ *    `dsp_delivery_events` (source = the DSP's id, revenue = what the DSP owes,
+ *    verified against the auction log by the exporter).
+ *  - `publisher_fill_formats`: one row per filled auction (publisher, UTC day,
+ *    auction id, format), so that deliveries, which carry no format, can be
+ *    reported by the format of their auction (group_by=format). Dropped with
+ *    the raw delivery rows by the retention job.
+ *
+ * Rollups are never dropped; rows of the same key are summed at merge time, so
+ * every read sums (GROUP BY) again.
+ */
+export const REPORT_TABLES = {
+  auctions: 'publisher_auctions_hourly',
+  delivery: 'publisher_delivery_hourly',
+  fillFormats: 'publisher_fill_formats',
+} as const;
+
+const HOUR_OF = "toStartOfHour(toDateTime(event_time, 'UTC'))";
+
+function auctionRollup(db: string): string[] {
+  const t = `${db}.${REPORT_TABLES.auctions}`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (
+       publisher_id String,
+       hour DateTime('UTC'),
+       test UInt8,
+       source String,
+       format String,
+       country String,
+       no_fill_reason String,
+       requests UInt64,
+       filled UInt64
+     ) ENGINE = SummingMergeTree((requests, filled))
+     PARTITION BY toYYYYMM(hour)
+     ORDER BY (publisher_id, hour, test, source, format, country, no_fill_reason)`,
+    // The auction log's no_fill_reason is '' on a fill (auction/log/writer.ts).
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_mv TO ${t} AS
+     SELECT publisher_id, ${HOUR_OF} AS hour, test, winner_bidder AS source, format, country, no_fill_reason, count() AS requests, sum(filled) AS filled
+     FROM ${db}.${AUCTION_LOG_TABLES.auctions}
+     GROUP BY publisher_id, hour, test, source, format, country, no_fill_reason`,
+  ];
+}
+
+function deliveryRollup(db: string): string[] {
+  const t = `${db}.${REPORT_TABLES.delivery}`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (
+       publisher_id String,
+       hour DateTime('UTC'),
+       source String,
+       country String,
+       impressions Int64,
+       clicks Int64,
+       revenue_micros Int64
+     ) ENGINE = SummingMergeTree((impressions, clicks, revenue_micros))
+     PARTITION BY toYYYYMM(hour)
+     ORDER BY (publisher_id, hour, source, country)`,
+    // Own supply only; ClickHouse resolves `source` in WHERE to the alias, so the filter is on the group (HAVING).
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_inhouse_mv TO ${t} AS
+     SELECT publisher_id, ${HOUR_OF} AS hour, if(source = 'own', 'inhouse', source) AS source, country,
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS revenue_micros
+     FROM ${db}.${DELIVERY_TABLES.rows}
+     GROUP BY publisher_id, hour, source, country
+     HAVING source = 'inhouse'`,
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_dsp_mv TO ${t} AS
+     SELECT publisher_id, ${HOUR_OF} AS hour, dsp_id AS source, country,
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(revenue_micros) AS revenue_micros
+     FROM ${db}.${DELIVERY_TABLES.dspRows}
+     GROUP BY publisher_id, hour, source, country`,
+  ];
+}
+
+function fillFormats(db: string): string[] {
+  const t = `${db}.${REPORT_TABLES.fillFormats}`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (
+       publisher_id String,
+       day Date,
+       auction_id String,
+       format String
+     ) ENGINE = MergeTree()
+     PARTITION BY toYYYYMM(day)
+     ORDER BY (publisher_id, day, auction_id)`,
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_mv TO ${t} AS
+     SELECT publisher_id, toDate(toDateTime(event_time, 'UTC')) AS day, auction_id, format
+     FROM ${db}.${AUCTION_LOG_TABLES.auctions}
+     WHERE filled = 1`,
+  ];
+}
+
+export function publisherReportTables(database: string): string[] {
+  const db = identifier(database);
+  return [...auctionRollup(db), ...deliveryRollup(db), ...fillFormats(db)];
+}
