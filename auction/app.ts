@@ -25,6 +25,8 @@ import { auctionSettings, type AuctionSettings } from './settings';
 import { authenticatePublisher, intake } from './stages/1-intake';
 import type { DspConfig } from '../domain/dsps';
 import type { PublisherRecord } from '../domain/publishers';
+import { config } from '../lib/config';
+import { reportsOperation } from './reports/operation';
 
 /**
  * The auction service as an Express app over injected dependencies, so tests
@@ -101,7 +103,7 @@ export function createAuction(input: AuctionDeps): Auction {
   tallyTimer.unref();
 
   return {
-    app: auctionApp(deps),
+    app: auctionApp(deps, { db: input.db, ch: input.clickhouse, database: config.clickhouse.database }),
     deps,
     start: async () => {
       await Promise.all([catalog.start(), controls.start()]);
@@ -145,8 +147,8 @@ function deliveryControls(input: AuctionDeps, settings: AuctionSettings) {
   };
 }
 
-/** The service's HTTP surface over the pipeline: the ad request (direct route first), health, the OpenAPI document. */
-function auctionApp(deps: PipelineDeps): express.Express {
+/** The service's HTTP surface over the pipeline: the ad request (direct route first), the publisher's report, health, the OpenAPI document. */
+function auctionApp(deps: PipelineDeps, stores: { db: Db; ch: ClickHouseClient; database: string }): express.Express {
   const { catalog, settings } = deps;
   const app = express();
   app.disable('x-powered-by');
@@ -154,6 +156,7 @@ function auctionApp(deps: PipelineDeps): express.Express {
   const run = (req: IncomingMessage, body: AdRequest, publisher: PublisherRecord) => runAuction(intake(req, body, publisher, settings.floorMicros), deps);
   const authenticate = (req: IncomingMessage) => authenticatePublisher(req.headers.authorization, catalog.publishers);
   const adRequest = adRequestOperation(async ({ body }, req) => run(req, body, publisherOf(req)));
+  const reports = reportsOperation({ authenticate, report: stores });
   // The hot route first, before Express handles the request at all: the ordinary
   // ad request never walks the generic chain below. What it hands over (anything
   // else, or its error) is handled by Express as usual, the error first.
@@ -164,14 +167,14 @@ function auctionApp(deps: PipelineDeps): express.Express {
   });
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => {
-    res.json((openApi ??= auctionOpenApi([adRequest])));
+    res.json((openApi ??= auctionOpenApi([adRequest, reports])));
   });
   // The publisher key is checked before the body is read: an unknown caller costs no parsing.
   app.use('/v1/ad_requests', (req, _res, next) => {
     (req as AuthedRequest).publisher = authenticate(req);
     next();
   });
-  app.use(mountOperations([adRequest]));
+  app.use(mountOperations([adRequest, reports]));
   app.use(unknownRoute);
   app.use(errorHandler);
   return app;
