@@ -11,7 +11,8 @@ type Options = (
   spec: Record<string, { type: 'string' | 'boolean' }>,
 ) => { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
-export async function runSupplyCommand(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
+/** adctl's publisher commands: create, list, its report. */
+async function runPublisherCommand(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
   const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
   switch (command) {
     case 'publisher create': {
@@ -22,6 +23,35 @@ export async function runSupplyCommand(db: Db, command: string, rest: string[], 
     case 'publisher list':
       options(rest, {});
       return { publishers: await listPublishers(db) };
+    case 'publisher report': {
+      const { values, positionals } = options(rest, {
+        'start-date': { type: 'string' },
+        'end-date': { type: 'string' },
+        granularity: { type: 'string' },
+        'group-by': { type: 'string' },
+      });
+      if (positionals.length !== 1) throw usage('exactly one PUBLISHER_ID is required');
+      if (!values['start-date'] || !values['end-date']) throw usage('--start-date and --end-date are required');
+      const { reportOfPublisher } = await import('../auction/reports/report');
+      return reportOfPublisher(db, positionals[0], {
+        start_date: str(values['start-date']),
+        end_date: str(values['end-date']),
+        granularity: str(values.granularity),
+        group_by: str(values['group-by']),
+      });
+    }
+    default:
+      throw usage(`unknown command: ${command}`);
+  }
+}
+
+export async function runSupplyCommand(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
+  const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+  switch (command) {
+    case 'publisher create':
+    case 'publisher list':
+    case 'publisher report':
+      return runPublisherCommand(db, command, rest, options, usage);
     case 'dsp add': {
       const { values } = options(rest, {
         name: { type: 'string' },

@@ -26,6 +26,7 @@ const USAGE = `usage:
   adctl campaign delivery CAMPAIGN_ID
   adctl publisher create --name N [--domain D] [--tmax MS]
   adctl publisher list
+  adctl publisher report PUBLISHER_ID --start-date YYYY-MM-DD --end-date YYYY-MM-DD [--granularity daily|hourly] [--group-by source|format|country]
   adctl dsp add --name N --protocol native|openrtb --bid-url U [--render-url U] [--key K] [--auth bearer|url] [--site-id ID] [--publisher-id ID]
   adctl dsp list
   adctl dsp disable DSP_ID
@@ -275,7 +276,10 @@ const supplyCommand: Command = async (db, args, command) => {
   );
 };
 const supplyCommands: Record<string, Command> = Object.fromEntries(
-  ['publisher create', 'publisher list', 'dsp add', 'dsp list', 'dsp disable', 'dsp check', 'dsp report', 'dsp callbacks'].map((name) => [name, supplyCommand]),
+  ['publisher create', 'publisher list', 'publisher report', 'dsp add', 'dsp list', 'dsp disable', 'dsp check', 'dsp report', 'dsp callbacks'].map((name) => [
+    name,
+    supplyCommand,
+  ]),
 );
 
 const externalSupplyCommands: Record<string, Command> = {
