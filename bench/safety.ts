@@ -6,8 +6,10 @@
  * Quality: recall_never (conversations with a `never` label that got a
  * `never` category), recall_all (sensitive conversations that got any
  * category), false_block (ordinary conversations that got one); per split:
- * tuning, holdout (never tuned on), probe (written after all tuning, never
- * tuned on). The last line is over the whole set.
+ * batch1 (tuned on), holdout (never tuned on), each probe (probes 1 to 3 and
+ * 4 tuned on after their first look; the last one written after all tuning
+ * and never tuned on), each beside the lexicon alone (without the learned
+ * scorer). The last line is over the whole set.
  * Latency: every conversation classified BENCH_ROUNDS times (default 40) after
  * BENCH_WARMUP rounds (default 20), each call timed alone; p50 and p99 in
  * microseconds.
@@ -16,8 +18,8 @@
  */
 import os from 'node:os';
 import { SENSITIVE_CATEGORIES } from '../domain/safety/categories';
-import { classifyConversation, NEVER_LOOKBACK_MESSAGES } from '../domain/safety/classifier';
-import { evaluate, readLabelledSet, splitLabelledSet, type Evaluation } from '../domain/safety/evaluation';
+import { classifyConversation, explainConversation, NEVER_LOOKBACK_MESSAGES } from '../domain/safety/classifier';
+import { evaluate, readLabelledSet, reportSplits, type Evaluation } from '../domain/safety/evaluation';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 40);
 const warmup = Number(process.env.BENCH_WARMUP ?? 20);
@@ -28,8 +30,10 @@ const fixed = (n: number) => n.toFixed(2);
 const headline = (e: Evaluation) =>
   `conversations=${e.conversations} sensitive=${e.sensitive} recall_never=${fixed(e.recallNever)} recall_all=${fixed(e.recallAll)} false_block=${fixed(e.falseBlock)}`;
 
-const splits = splitLabelledSet(set);
-for (const [name, rows] of Object.entries(splits)) console.log(`${name.padEnd(8)} ${headline(evaluate(rows, classify))}`);
+const lexiconAlone = (messages: Parameters<typeof classifyConversation>[0]) => explainConversation(messages).lexiconCategories;
+const brief = (e: Evaluation) => `recall_never=${fixed(e.recallNever)} recall_all=${fixed(e.recallAll)} false_block=${fixed(e.falseBlock)}`;
+for (const [name, rows] of [...Object.entries(reportSplits(set)), ['all', set] as const])
+  console.log(`${name.padEnd(8)} ${headline(evaluate(rows, classify))}   (lexicon alone: ${brief(evaluate(rows, lexiconAlone))})`);
 
 const all = evaluate(set, classify);
 console.log('\nper category (whole set): recall = found/support; extra = found where not labelled');

@@ -31,6 +31,8 @@ import {
   ROLE_TRANSPARENT,
   type WordRole,
 } from './negation';
+import { modelFeatures, modelScores, type ModelWeights } from './model';
+import MODEL_WEIGHTS from './model-weights.json';
 import { foldCase, foldRepeats, stem, undouble, unleet } from './normalize';
 import { compilePattern, Vocabulary, type PatternElement } from './patterns';
 
@@ -55,7 +57,12 @@ export interface CueMatch {
 }
 
 export interface Explanation extends Classification {
+  /** The lexicon's score per category (detected alone at DETECTION_THRESHOLD). */
   scores: Record<SensitiveCategory, number>;
+  /** The learned scorer's probability per category (model.ts); all 0 when MODEL_RULE.enabled is false. */
+  model: Record<SensitiveCategory, number>;
+  /** What the lexicon alone would have found. */
+  lexiconCategories: SensitiveCategory[];
   matches: CueMatch[];
 }
 
@@ -65,6 +72,12 @@ export const NEVER_LOOKBACK_MESSAGES = 24;
 /** Characters read per message: its first and last halves of this (a pasted document is rarely the point). */
 export const MAX_CHARS_PER_MESSAGE = 8000;
 export const DETECTION_THRESHOLD = 1;
+/**
+ * How the learned scorer joins the lexicon: a category is also detected when
+ * the lexicon has at least `minCueScore` for it and the model gives it at
+ * least `withCue`, or when the model alone gives it `alone`.
+ */
+export const MODEL_RULE = { enabled: true, minCueScore: 0.25, withCue: 0.5, alone: 0.8 } as const;
 
 const CATEGORY_COUNT = SENSITIVE_CATEGORIES.length;
 const CHILD_CONTEXT_GROUP = CATEGORY_COUNT;
@@ -222,6 +235,10 @@ let numbers = new Int16Array(capacity);
 let masked = new Uint8Array(capacity);
 let length = 0;
 const scores = new Float64Array(GROUP_COUNT);
+const probabilities = new Float64Array(CATEGORY_COUNT);
+const weights = MODEL_WEIGHTS as ModelWeights;
+if (weights.categories.join() !== SENSITIVE_CATEGORIES.join())
+  throw new Error('model-weights.json: categories differ from SENSITIVE_CATEGORIES; retrain (train-model.ts)');
 
 function push(id: number, kind: number, value: number) {
   if (length === capacity) {
@@ -476,8 +493,13 @@ function run(
     // A concern about minors (a secret kept with an adult, "too young") with a child present.
     else if (scores[MINORS] > 0) scores[MINORS] += 0.5;
   }
+  if (MODEL_RULE.enabled) modelScores(weights, modelFeatures(messages), probabilities);
   const categories: SensitiveCategory[] = [];
-  for (let g = 0; g < CATEGORY_COUNT; g += 1) if (scores[g] >= DETECTION_THRESHOLD - 1e-9) categories.push(SENSITIVE_CATEGORIES[g]);
+  for (let g = 0; g < CATEGORY_COUNT; g += 1) {
+    const byModel =
+      MODEL_RULE.enabled && (probabilities[g] >= MODEL_RULE.alone || (scores[g] >= MODEL_RULE.minCueScore - 1e-9 && probabilities[g] >= MODEL_RULE.withCue));
+    if (scores[g] >= DETECTION_THRESHOLD - 1e-9 || byModel) categories.push(SENSITIVE_CATEGORIES[g]);
+  }
   return categories;
 }
 
@@ -501,6 +523,12 @@ export function explainConversation(messages: readonly ConversationMessage[]): E
       negated,
     });
   });
-  const scoreRecord = Object.fromEntries(SENSITIVE_CATEGORIES.map((c, g) => [c, Math.round(scores[g] * 100) / 100])) as Record<SensitiveCategory, number>;
-  return { categories, scores: scoreRecord, matches };
+  const round = (n: number) => Math.round(n * 100) / 100;
+  const scoreRecord = Object.fromEntries(SENSITIVE_CATEGORIES.map((c, g) => [c, round(scores[g])])) as Record<SensitiveCategory, number>;
+  const model = Object.fromEntries(SENSITIVE_CATEGORIES.map((c, g) => [c, MODEL_RULE.enabled ? round(probabilities[g]) : 0])) as Record<
+    SensitiveCategory,
+    number
+  >;
+  const lexiconCategories = SENSITIVE_CATEGORIES.filter((_, g) => scores[g] >= DETECTION_THRESHOLD - 1e-9);
+  return { categories, scores: scoreRecord, model, lexiconCategories, matches };
 }

@@ -3,11 +3,13 @@
  * shared by the floor test and bench:safety.
  *
  * Splits (see domain/safety/README.md for how the set was built):
- *   tuning   what the lexicon was tuned on, probes 1 and 2 included
+ *   tuning   what the lexicon was tuned on (and the model trained on): the
+ *            first batch's tuned part and probes 1 to 3
  *   holdout  a quarter of the first batch, never tuned on (written by the
  *            lexicon's author at the same time, so an optimistic figure)
  *   probe    the last probe: written after all tuning, measured once, never
  *            tuned on: the honest figure for phrasing the lexicon has not seen
+ * reportSplits gives every probe on its own as well (probe1, probe2...).
  *
  *   recall_never  sensitive conversations with a `never` label for which a
  *                 `never` category was found (the auction is skipped entirely)
@@ -28,7 +30,7 @@ export interface LabelledConversation {
   messages: ConversationMessage[];
   labels: SensitiveCategory[];
   note?: string;
-  /** Never tuned on. */
+  /** Never tuned on (nor trained on). */
   holdout?: boolean;
   /** Written after a lexicon version to measure it on unseen phrasing (1, 2, 3...). */
   probe?: number;
@@ -49,6 +51,22 @@ export function splitLabelledSet(set: readonly LabelledConversation[]): Labelled
     holdout: set.filter((r) => r.holdout && r.probe === undefined),
     probe: set.filter((r) => r.holdout && r.probe !== undefined && r.probe === lastProbe),
   };
+}
+
+/** Every split for the bench: the first batch's tuned part, its holdout, then each probe. */
+export function reportSplits(set: readonly LabelledConversation[]): Record<string, LabelledConversation[]> {
+  const splits: Record<string, LabelledConversation[]> = {
+    batch1: set.filter((r) => r.probe === undefined && !r.holdout),
+    holdout: set.filter((r) => r.probe === undefined && r.holdout),
+  };
+  const probes = [...new Set(set.filter((r) => r.probe !== undefined).map((r) => r.probe as number))].sort((a, b) => a - b);
+  for (const p of probes) splits[`probe${p}`] = set.filter((r) => r.probe === p);
+  return splits;
+}
+
+/** What the model may be trained on: everything tuned on, never a held-out row. */
+export function trainingRows(set: readonly LabelledConversation[]): LabelledConversation[] {
+  return set.filter((r) => !r.holdout);
 }
 
 export const LABELLED_SET_PATH = path.join(__dirname, '../../test/fixtures/safety/conversations.jsonl');
