@@ -6,6 +6,7 @@ import { COLLECTED_EVENTS_TABLE } from '../domain/events/clickhouse-tables';
 import { pruneCollectedEventIds } from '../domain/events/event-ids';
 import { DELIVERY_TABLES } from '../domain/delivery/clickhouse-tables';
 import { AUCTION_LOG_TABLES } from '../auction/log/clickhouse-tables';
+import { REPORT_TABLES } from '../auction/reports/clickhouse-tables';
 import { INHOUSE_STATS_TABLE } from '../domain/serving/traffic';
 import { pruneLedger } from '../domain/delivery/exporter';
 import { pruneDeadLetters } from '../domain/dead-letters/store';
@@ -25,6 +26,8 @@ export function rawTableRetention(): { table: string; days: number }[] {
     { table: COLLECTED_EVENTS_TABLE, days: r.eventsDays },
     { table: DELIVERY_TABLES.rows, days: r.deliveriesDays },
     { table: DELIVERY_TABLES.dspRows, days: r.deliveriesDays },
+    // Each fill's format, for the deliveries above by format (publisher reports): kept as long as they are.
+    { table: REPORT_TABLES.fillFormats, days: r.deliveriesDays },
     { table: AUCTION_LOG_TABLES.auctions, days: r.auctionLogDays },
     { table: AUCTION_LOG_TABLES.bids, days: r.auctionLogDays },
     { table: INHOUSE_STATS_TABLE, days: r.auctionLogDays },
