@@ -1,9 +1,11 @@
 /**
- * The floor of the classifier on the labelled set: the issue's goals on what
- * was tuned on and on the holdout, and, on the last probe (written after all
- * tuning, never tuned on), the figures of its one first look, so they can only
- * improve. The probe is below the goals: hand-written cues miss phrasing their
- * author did not think of (domain/safety/README.md).
+ * The floor of the classifier on the labelled set: the issue's goals on the
+ * whole set (every split), on what was tuned on and on the holdout; and, on
+ * the last probe (written after all tuning, never tuned on), the figures of
+ * its one first look, so they can only improve. That probe is below the
+ * goals, and pulls the whole set's recall_never to 0.979 (188 of 192), under
+ * its 0.98: the whole-set test fails until the classifier does better on
+ * phrasing it was not written against (domain/safety/README.md).
  */
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
 import { classifyConversation } from '../../domain/safety/classifier';
@@ -14,8 +16,8 @@ const splits = splitLabelledSet(set);
 const classify = (messages: Parameters<typeof classifyConversation>[0]) => classifyConversation(messages).categories;
 
 const GOAL = { recallNever: 0.98, recallAll: 0.9, falseBlock: 0.03 };
-/** Probe 3 at its first look (5/16, 16/40, 1/20). */
-const PROBE_FIRST_LOOK = { recallNever: 5 / 16, recallAll: 16 / 40, falseBlock: 1 / 20 };
+/** Probe 5 at its first look (23/27, 55/67, 5/28). */
+const PROBE_FIRST_LOOK = { recallNever: 23 / 27, recallAll: 55 / 67, falseBlock: 5 / 28 };
 
 describe('the labelled set', () => {
   test('holds at least 300 conversations, 40% of them sensitive, every category at least 15 times', () => {
@@ -38,13 +40,17 @@ describe('the labelled set', () => {
   test('a quarter of the first batch is held out, and the last probe is held out whole', () => {
     const firstBatch = set.filter((r) => r.probe === undefined);
     expect(splits.holdout.length / firstBatch.length).toBeGreaterThanOrEqual(0.2);
-    expect(splits.probe.length).toBeGreaterThanOrEqual(50);
+    expect(splits.probe.length).toBeGreaterThanOrEqual(80);
     expect(splits.probe.every((r) => r.holdout)).toBe(true);
+    const missing = SENSITIVE_CATEGORIES.filter((category) => !splits.probe.some((r) => r.labels.includes(category)));
+    expect(missing).toEqual([]);
+    expect(splits.probe.filter((r) => r.labels.length === 0).length).toBeGreaterThanOrEqual(20);
   });
 });
 
 describe('the floor', () => {
   test.each([
+    ['the whole set', set],
     ['tuning', splits.tuning],
     ['holdout', splits.holdout],
   ])('%s: recall_never >= 0.98, recall_all >= 0.90, false_block <= 0.03', (_name, rows) => {
