@@ -31,7 +31,8 @@ import {
   ROLE_TRANSPARENT,
   type WordRole,
 } from './negation';
-import { modelFeatures, modelScores, type ModelWeights } from './model';
+import { MessageCache } from './message-cache';
+import { clearModelFeatureCache, modelFeatures, modelScores, type ModelWeights } from './model';
 import MODEL_WEIGHTS from './model-weights.json';
 import { foldCase, foldRepeats, stem, undouble, unleet } from './normalize';
 import { compilePattern, Vocabulary, type PatternElement } from './patterns';
@@ -433,19 +434,15 @@ function anchorSeen(anchor: readonly number[]): boolean {
 
 type Collector = (cue: CompiledCue, start: number, stop: number, negated: boolean) => void;
 
-function scoreCues(end: number, onlyNever: boolean, collect: Collector | null) {
+/** Every cue the tokenized message matches, negated or not, with where it matched. */
+function matchCues(end: number, onlyNever: boolean, visit: Collector) {
   const tryCue = (cue: CompiledCue, pos: number) => {
     if (onlyNever && !NEVER_GROUPS[cue.group]) return;
-    if (entryStamp[cue.entry] === generation && !collect) return;
     if (cue.anchor !== null && !anchorSeen(cue.anchor)) return;
     const stop = matchFrom(cue.elements, 0, pos, end);
     if (stop <= pos) return;
     for (let i = pos + 1; i < stop; i += 1) if (masked[i]) return;
-    const negated = isNegatedAt(pos, roleAt, clauseEndAt);
-    if (collect) collect(cue, pos, stop, negated);
-    if (negated || entryStamp[cue.entry] === generation) return;
-    entryStamp[cue.entry] = generation;
-    scores[cue.group] += cue.weight;
+    visit(cue, pos, stop, isNegatedAt(pos, roleAt, clauseEndAt));
   };
   for (let pos = 0; pos < end; pos += 1) {
     if (masked[pos]) continue;
@@ -464,6 +461,50 @@ function scoreCues(end: number, onlyNever: boolean, collect: Collector | null) {
   }
 }
 
+/** A matched cue adds its weight once per conversation (per lexicon line). */
+function addHit(cue: CompiledCue) {
+  if (entryStamp[cue.entry] === generation) return;
+  entryStamp[cue.entry] = generation;
+  scores[cue.group] += cue.weight;
+}
+
+/** Tokenizes one message into the buffers and masks its near misses. */
+function prepareMessage(content: string) {
+  length = 0;
+  messageGeneration += 1;
+  if (messageGeneration === 0xffffffff) {
+    wordSeen.fill(0);
+    messageGeneration = 1;
+  }
+  tokenize(content);
+  applyMasks(length);
+}
+
+/**
+ * The cues a message's text matches, not negated: all a message contributes
+ * to the scores, whatever its role or place in the window, so it is cached by
+ * its text (a long chat resends its history with every ad request).
+ */
+const cueHitCache = new MessageCache<readonly CompiledCue[]>(4096, 2_000_000, MAX_CHARS_PER_MESSAGE);
+
+function cueHitsOf(content: string): readonly CompiledCue[] {
+  const cached = cueHitCache.get(content);
+  if (cached !== undefined) return cached;
+  prepareMessage(content);
+  const hits: CompiledCue[] = [];
+  matchCues(length, false, (cue, _start, _stop, negated) => {
+    if (!negated && !hits.includes(cue)) hits.push(cue);
+  });
+  cueHitCache.set(content, hits);
+  return hits;
+}
+
+/** Empties the per-message caches (cue hits and model features): for benches that time cold classifications. */
+export function clearMessageCaches(): void {
+  cueHitCache.clear();
+  clearModelFeatureCache();
+}
+
 function run(
   messages: readonly ConversationMessage[],
   collect: ((cue: CompiledCue, message: number, start: number, stop: number, negated: boolean) => void) | null,
@@ -477,15 +518,14 @@ function run(
   const first = Math.max(0, messages.length - NEVER_LOOKBACK_MESSAGES);
   const recentFrom = messages.length - RECENT_MESSAGES;
   for (let m = messages.length - 1; m >= first; m -= 1) {
-    length = 0;
-    messageGeneration += 1;
-    if (messageGeneration === 0xffffffff) {
-      wordSeen.fill(0);
-      messageGeneration = 1;
-    }
-    tokenize(messages[m].content);
-    applyMasks(length);
-    scoreCues(length, m < recentFrom, collect ? (cue, start, stop, negated) => collect(cue, m, start, stop, negated) : null);
+    const onlyNever = m < recentFrom;
+    if (collect) {
+      prepareMessage(messages[m].content);
+      matchCues(length, onlyNever, (cue, start, stop, negated) => {
+        collect(cue, m, start, stop, negated);
+        if (!negated) addHit(cue);
+      });
+    } else for (const cue of cueHitsOf(messages[m].content)) if (!onlyNever || NEVER_GROUPS[cue.group]) addHit(cue);
   }
   const child = scores[CHILD_CONTEXT_GROUP];
   if (child >= 0.5 - 1e-9) {

@@ -13,6 +13,7 @@
  */
 import { SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories';
 import { CLAUSE_BREAKERS, NEGATORS } from './negation';
+import { MessageCache } from './message-cache';
 import { foldCase, foldRepeats, stem, unleet } from './normalize';
 
 export interface ModelMessage {
@@ -52,40 +53,60 @@ function normalWord(raw: string): string {
   return out;
 }
 
+/** The feature keys of one message (with duplicates); see the header for their kinds. */
+function messageFeatures(role: ModelMessage['role'], content: string): string[] {
+  const out: string[] = [];
+  const text = foldCase(content.length > MAX_CHARS ? content.slice(0, MAX_CHARS / 2) + '\n' + content.slice(-MAX_CHARS / 2) : content);
+  const user = role === 'user';
+  let previous = '';
+  let negation = 0;
+  for (const token of text.match(/[a-z0-9@$']+|[.,;:!?\n()"]/g) ?? []) {
+    if (token.length === 1 && !/[a-z0-9]/.test(token)) {
+      previous = '';
+      negation = 0;
+      continue;
+    }
+    const w = normalWord(token);
+    if (w === '') continue;
+    if (NEGATOR_SET.has(w) || NEGATOR_SET.has(token.replace(/'/g, ''))) {
+      negation = NEGATION_SPAN;
+      previous = w;
+      continue;
+    }
+    if (BREAKER_SET.has(w)) negation = 0;
+    if (!user) {
+      if (!STOP.has(w)) out.push(`a:${w}`);
+      continue;
+    }
+    if (negation > 0) {
+      negation -= 1;
+      out.push(`n:${w}`);
+    } else if (!STOP.has(w)) out.push(`w:${w}`);
+    if (previous !== '' && !(STOP.has(previous) && STOP.has(w))) out.push(`b:${previous}_${w}`);
+    previous = w;
+  }
+  return out;
+}
+
+/** Per message text and role: a long chat resends its history with every ad request. */
+const featureCache = new MessageCache<readonly string[]>(4096, 2_000_000, 8000);
+
+export function clearModelFeatureCache(): void {
+  featureCache.clear();
+}
+
 /** The feature keys of a conversation, deduplicated, in no particular order. */
 export function modelFeatures(messages: readonly ModelMessage[]): Set<string> {
   const out = new Set<string>();
   for (let m = Math.max(0, messages.length - MODEL_MESSAGES); m < messages.length; m += 1) {
     const { role, content } = messages[m];
-    const text = foldCase(content.length > MAX_CHARS ? content.slice(0, MAX_CHARS / 2) + '\n' + content.slice(-MAX_CHARS / 2) : content);
-    const user = role === 'user';
-    let previous = '';
-    let negation = 0;
-    for (const token of text.match(/[a-z0-9@$']+|[.,;:!?\n()"]/g) ?? []) {
-      if (token.length === 1 && !/[a-z0-9]/.test(token)) {
-        previous = '';
-        negation = 0;
-        continue;
-      }
-      const w = normalWord(token);
-      if (w === '') continue;
-      if (NEGATOR_SET.has(w) || NEGATOR_SET.has(token.replace(/'/g, ''))) {
-        negation = NEGATION_SPAN;
-        previous = w;
-        continue;
-      }
-      if (BREAKER_SET.has(w)) negation = 0;
-      if (!user) {
-        if (!STOP.has(w)) out.add(`a:${w}`);
-        continue;
-      }
-      if (negation > 0) {
-        negation -= 1;
-        out.add(`n:${w}`);
-      } else if (!STOP.has(w)) out.add(`w:${w}`);
-      if (previous !== '' && !(STOP.has(previous) && STOP.has(w))) out.add(`b:${previous}_${w}`);
-      previous = w;
+    const key = role === 'user' ? `u${content}` : `a${content}`;
+    let features = featureCache.get(key);
+    if (features === undefined) {
+      features = messageFeatures(role, content);
+      featureCache.set(key, features);
     }
+    for (const f of features) out.add(f);
   }
   return out;
 }

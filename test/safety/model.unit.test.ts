@@ -1,9 +1,10 @@
 /**
- * The learned scorer (domain/safety/model.ts) and how the classifier joins it
- * to the lexicon. Sentences here are not in the labelled set.
+ * The learned scorer (domain/safety/model.ts), how the classifier joins it
+ * to the lexicon, and the per-message caches. Sentences here are not in the labelled set.
  */
 import { SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
-import { classifyConversation, explainConversation, MODEL_RULE, type ConversationMessage } from '../../domain/safety/classifier';
+import { classifyConversation, clearMessageCaches, explainConversation, MODEL_RULE, type ConversationMessage } from '../../domain/safety/classifier';
+import { MessageCache } from '../../domain/safety/message-cache';
 import { modelFeatures, modelScores, trainModel, type ModelWeights } from '../../domain/safety/model';
 import MODEL_WEIGHTS from '../../domain/safety/model-weights.json';
 
@@ -82,5 +83,36 @@ describe('joined to the lexicon', () => {
 
   test('ages written as 12yo count as ages', () => {
     expect(classifyConversation(user('my 12yo was asked by an adult stranger online to send photos of himself')).categories).toContain('minors');
+  });
+});
+
+describe('per-message caches', () => {
+  test('a message seen before gives the same categories, whatever its place in the window', () => {
+    const filler = ['what laptop for college', 'The MacBook Air is a good pick.', 'and a backpack?', 'Try the Peak Design.', 'a bottle?', 'A Hydro Flask.'];
+    const vote = (...rest: string[]): ConversationMessage[] =>
+      ['who should i vote for in the senate race', 'I stay neutral.', ...rest].map((content, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content }));
+    clearMessageCaches();
+    expect(classifyConversation(vote(...filler)).categories).toEqual([]);
+    expect(classifyConversation(vote()).categories).toContain('politics');
+    clearMessageCaches();
+    expect(classifyConversation(vote()).categories).toContain('politics');
+    expect(explainConversation(vote()).categories).toEqual(classifyConversation(vote()).categories);
+  });
+
+  test('the cache is bounded by entries and by characters, least recently used first out', () => {
+    const cache = new MessageCache<number>(2, 10, 6);
+    cache.set('aaa', 1);
+    cache.set('bbb', 2);
+    expect(cache.get('aaa')).toBe(1);
+    cache.set('ccc', 3);
+    expect([cache.get('aaa'), cache.get('bbb'), cache.get('ccc')]).toEqual([1, undefined, 3]);
+    cache.set('toolong', 4);
+    expect(cache.get('toolong')).toBeUndefined();
+    // Order now: aaa, ccc. Three entries and 12 characters: aaa goes.
+    cache.set('dddddd', 5);
+    expect([cache.size, cache.get('aaa'), cache.get('dddddd')]).toEqual([2, undefined, 5]);
+    // ccc and dddddd hold 9 characters; 2 more would make 11: ccc goes, though 2 entries are allowed.
+    cache.set('ee', 6);
+    expect([cache.size, cache.get('ccc'), cache.get('ee')]).toEqual([2, undefined, 6]);
   });
 });
