@@ -5,6 +5,8 @@
  */
 import { createClickhouse } from '../lib/clickhouse/client';
 import { literal, sql, type SqlValue } from '../lib/clickhouse/sql';
+import { config } from '../lib/config';
+import { reportSql, reportWindow, type ReportQuery } from '../auction/reports/report';
 
 const clickhouse = createClickhouse('default');
 afterAll(() => clickhouse.close());
@@ -66,5 +68,22 @@ describe('sql tag on ClickHouse', () => {
     for (const value of values) {
       expect(await rows(sql`SELECT ${value} AS v, 1 AS after`)).toEqual([{ v: value, after: 1 }]);
     }
+  });
+});
+
+describe("the publisher report's SQL (auction/reports/report.ts) on ClickHouse", () => {
+  const groupings = [undefined, 'source', 'format', 'country'] as const;
+  const cases = (['daily', 'hourly'] as const).flatMap((granularity) => groupings.map((group_by) => ({ granularity, group_by })));
+  test.each(cases)('%j runs, and a hostile publisher id stays a value', async ({ granularity, group_by }) => {
+    const query: ReportQuery = { start_date: '2026-01-01', end_date: '2026-01-31', granularity, group_by };
+    const text = reportSql(config.clickhouse.database, "p' OR 1=1 --", query, reportWindow(query));
+    for (const statement of [text.auctions, text.delivery]) expect(await rows(statement)).toEqual([]);
+  });
+
+  test('a window outside DateTime (before 1970) is cut to it, not wrapped around', async () => {
+    const query: ReportQuery = { start_date: '1969-12-01', end_date: '1970-01-01', granularity: 'daily' };
+    const text = reportSql(config.clickhouse.database, 'p', query, reportWindow(query));
+    expect(text.auctions).not.toContain('toDateTime(-');
+    for (const statement of [text.auctions, text.delivery]) expect(await rows(statement)).toEqual([]);
   });
 });
