@@ -4,6 +4,7 @@
  */
 import type { Db } from '../lib/db';
 import { createPublisher, listPublishers } from '../domain/publishers';
+import { showPublisher, updatePublisherSettings, type PublisherSettingsInput } from '../domain/publishers/settings';
 import { addDsp, disableDsp, listDsps } from '../domain/dsps';
 
 type Options = (
@@ -11,18 +12,72 @@ type Options = (
   spec: Record<string, { type: 'string' | 'boolean' }>,
 ) => { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
-/** adctl's publisher commands: create, list, its report. */
+const PUBLISHER_SETTING_OPTIONS = {
+  'floor-cpm': { type: 'string' },
+  tmax: { type: 'string' },
+  'max-ads-per-conversation': { type: 'string' },
+  'min-turns-between-ads': { type: 'string' },
+  'block-categories': { type: 'string' },
+  'allow-categories': { type: 'string' },
+  'block-advertisers': { type: 'string' },
+} as const;
+
+/** `adctl publisher update`'s flags as settings: numbers checked by the domain, `none` clears a limit, lists comma-separated (empty clears). */
+function publisherSettingsOf(values: Record<string, string | boolean | undefined>, usage: (m: string) => Error): PublisherSettingsInput {
+  const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+  const number = (name: string) => {
+    const v = text(name);
+    if (v === undefined) return undefined;
+    if (v.trim() === '' || !Number.isFinite(Number(v))) throw usage(`--${name} must be a number`);
+    return Number(v);
+  };
+  const limit = (name: string) => (text(name) === 'none' ? null : number(name));
+  const list = (name: string) => text(name)?.split(',');
+  const settings: PublisherSettingsInput = {
+    floorUsd: number('floor-cpm'),
+    tmaxMs: number('tmax'),
+    maxAdsPerConversation: limit('max-ads-per-conversation'),
+    minTurnsBetweenAds: limit('min-turns-between-ads'),
+    blockCategories: list('block-categories'),
+    allowCategories: list('allow-categories'),
+    blockAdvertisers: list('block-advertisers'),
+  };
+  if (Object.values(settings).every((v) => v === undefined))
+    throw usage(
+      `give at least one of ${Object.keys(PUBLISHER_SETTING_OPTIONS)
+        .map((o) => `--${o}`)
+        .join(' ')}`,
+    );
+  return settings;
+}
+
+/** adctl's publisher commands: create (a sandbox with --test), list, show, update its settings, its report. */
 async function runPublisherCommand(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
   const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
   switch (command) {
     case 'publisher create': {
-      const { values } = options(rest, { name: { type: 'string' }, domain: { type: 'string' }, tmax: { type: 'string' } });
+      const { values } = options(rest, { name: { type: 'string' }, domain: { type: 'string' }, tmax: { type: 'string' }, test: { type: 'boolean' } });
       if (!values.name) throw usage('--name is required');
-      return createPublisher(db, { name: str(values.name)!, domain: str(values.domain), tmaxMs: values.tmax === undefined ? undefined : Number(values.tmax) });
+      return createPublisher(db, {
+        name: str(values.name)!,
+        domain: str(values.domain),
+        tmaxMs: values.tmax === undefined ? undefined : Number(values.tmax),
+        test: values.test === true,
+      });
     }
     case 'publisher list':
       options(rest, {});
       return { publishers: await listPublishers(db) };
+    case 'publisher show': {
+      const { positionals } = options(rest, {});
+      if (positionals.length !== 1) throw usage('exactly one PUBLISHER_ID is required');
+      return showPublisher(db, positionals[0]);
+    }
+    case 'publisher update': {
+      const { values, positionals } = options(rest, PUBLISHER_SETTING_OPTIONS);
+      if (positionals.length !== 1) throw usage('exactly one PUBLISHER_ID is required');
+      return updatePublisherSettings(db, positionals[0], publisherSettingsOf(values, usage));
+    }
     case 'publisher report': {
       const { values, positionals } = options(rest, {
         'start-date': { type: 'string' },
@@ -50,6 +105,8 @@ export async function runSupplyCommand(db: Db, command: string, rest: string[], 
   switch (command) {
     case 'publisher create':
     case 'publisher list':
+    case 'publisher show':
+    case 'publisher update':
     case 'publisher report':
       return runPublisherCommand(db, command, rest, options, usage);
     case 'dsp add': {

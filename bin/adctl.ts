@@ -24,8 +24,11 @@ const USAGE = `usage:
   adctl review block CAMPAIGN_ID --reason R
   adctl lifecycle backfill [--org ORG]
   adctl campaign delivery CAMPAIGN_ID
-  adctl publisher create --name N [--domain D] [--tmax MS]
+  adctl publisher create --name N [--domain D] [--tmax MS] [--test]
   adctl publisher list
+  adctl publisher show PUBLISHER_ID
+  adctl publisher update PUBLISHER_ID [--floor-cpm USD] [--tmax MS] [--max-ads-per-conversation N|none]
+        [--min-turns-between-ads N|none] [--block-categories ID,...] [--allow-categories CAT,...] [--block-advertisers DOMAIN,...]
   adctl publisher report PUBLISHER_ID --start-date YYYY-MM-DD --end-date YYYY-MM-DD [--granularity daily|hourly] [--group-by source|format|country]
   adctl dsp add --name N --protocol native|openrtb --bid-url U [--render-url U] [--key K] [--auth bearer|url] [--site-id ID] [--publisher-id ID]
   adctl dsp list
@@ -276,10 +279,19 @@ const supplyCommand: Command = async (db, args, command) => {
   );
 };
 const supplyCommands: Record<string, Command> = Object.fromEntries(
-  ['publisher create', 'publisher list', 'publisher report', 'dsp add', 'dsp list', 'dsp disable', 'dsp check', 'dsp report', 'dsp callbacks'].map((name) => [
-    name,
-    supplyCommand,
-  ]),
+  [
+    'publisher create',
+    'publisher list',
+    'publisher show',
+    'publisher update',
+    'publisher report',
+    'dsp add',
+    'dsp list',
+    'dsp disable',
+    'dsp check',
+    'dsp report',
+    'dsp callbacks',
+  ].map((name) => [name, supplyCommand]),
 );
 
 const externalSupplyCommands: Record<string, Command> = {

@@ -1,9 +1,9 @@
 /** Applies the ClickHouse schema (idempotent: every statement is IF NOT EXISTS). */
 import { config } from '../lib/config';
-import { applyClickhouseSchema, type TableFamily } from '../lib/clickhouse/schema';
+import { addMissingColumns, applyClickhouseSchema, type TableFamily } from '../lib/clickhouse/schema';
 import { createClickhouse } from '../lib/clickhouse/client';
 import { deliveryTables, retireLegacyDeliveryEvents } from '../domain/delivery/clickhouse-tables';
-import { auctionTables } from '../auction/log/clickhouse-tables';
+import { AUCTION_LOG_ADDED_COLUMNS, auctionTables } from '../auction/log/clickhouse-tables';
 import { eventTables } from '../domain/events/clickhouse-tables';
 import { servingTables } from '../domain/serving/traffic';
 import { publisherReportTables } from '../auction/reports/clickhouse-tables';
@@ -20,6 +20,7 @@ async function migrate() {
     await ch.close();
   }
   await applyClickhouseSchema(config.clickhouse.database, families);
+  await addMissingColumns(config.clickhouse.database, AUCTION_LOG_ADDED_COLUMNS);
   // Their views read the auction log's added columns.
   await applyClickhouseSchema(config.clickhouse.database, [publisherReportTables]);
 }

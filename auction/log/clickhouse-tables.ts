@@ -1,4 +1,5 @@
 import { identifier } from '../../lib/clickhouse/sql';
+import type { AddedColumn } from '../../lib/clickhouse/schema';
 
 /**
  * ClickHouse tables of the auction log (ClickHouse 18.16 syntax): one row per
@@ -7,6 +8,12 @@ import { identifier } from '../../lib/clickhouse/sql';
  */
 /** The auction log's tables (domain/delivery/dsp-revenue.ts reads `auctions` by the same name). */
 export const AUCTION_LOG_TABLES = { auctions: 'auctions', bids: 'auction_bids' } as const;
+
+/** Columns the auctions table gained after it was first created (scripts/clickhouse-migrate.ts adds them). */
+export const AUCTION_LOG_ADDED_COLUMNS: AddedColumn[] = [
+  { table: AUCTION_LOG_TABLES.auctions, column: 'no_fill_reason', type: "String DEFAULT ''" },
+  { table: AUCTION_LOG_TABLES.auctions, column: 'test', type: 'UInt8 DEFAULT 0' },
+];
 
 export function auctionTables(database: string): string[] {
   const db = identifier(database);
@@ -29,7 +36,9 @@ export function auctionTables(database: string): string[] {
        winner_campaign_id String,
        format String,
        price_micros Int64,
-       latency_ms Float64
+       latency_ms Float64,
+       no_fill_reason String DEFAULT '',
+       test UInt8 DEFAULT 0
      ) ENGINE = MergeTree()
      PARTITION BY toYYYYMM(event_time)
      ORDER BY (event_time, auction_id)`,

@@ -1,4 +1,6 @@
-import type { Db } from '../../lib/db';
+import type { Db, Prisma } from '../../lib/db';
+import { MICROS_PER_DOLLAR } from '../money';
+import type { PublisherSafetyOverrides } from '../safety/policy';
 import { hashSecret, newSecret } from '../../lib/secrets';
 import { invalidValue, required } from '../errors';
 
@@ -16,6 +18,8 @@ export interface NewPublisher {
   name: string;
   domain?: string;
   tmaxMs?: number;
+  /** A sandbox publisher: its auctions run whole, DSPs get test: 1, nothing is billed or counted. */
+  test?: boolean;
 }
 
 export async function createPublisher(db: Db, input: NewPublisher) {
@@ -24,7 +28,7 @@ export async function createPublisher(db: Db, input: NewPublisher) {
   if (!Number.isInteger(tmaxMs) || tmaxMs < 50 || tmaxMs > MAX_TMAX_MS) throw invalidValue('tmax', `tmax must be an integer between 50 and ${MAX_TMAX_MS}`);
   const key = newSecret(PUBLISHER_KEY_PREFIX);
   const publisher = await db.publisher.create({
-    data: { name: input.name.trim(), domain: input.domain?.trim().toLowerCase() || null, keyHash: hashSecret(key), tmaxMs },
+    data: { name: input.name.trim(), domain: input.domain?.trim().toLowerCase() || null, keyHash: hashSecret(key), tmaxMs, test: input.test ?? false },
   });
   return { publisher_id: publisher.publicId, publisher_key: key };
 }
@@ -34,11 +38,20 @@ export async function listPublishers(db: Db) {
   return rows.map(presentPublisher);
 }
 
-export const presentPublisher = (p: { publicId: string; name: string; domain: string | null; tmaxMs: number; enabled: boolean; createdAt: Date }) => ({
+type PublisherRow = Prisma.PublisherGetPayload<object>;
+
+export const presentPublisher = (p: PublisherRow) => ({
   publisher_id: p.publicId,
   name: p.name,
   domain: p.domain,
   tmax: p.tmaxMs,
+  floor_cpm: Number(p.floorMicros) / MICROS_PER_DOLLAR,
+  max_ads_per_conversation: p.maxAdsPerConversation,
+  min_turns_between_ads: p.minTurnsBetweenAds,
+  block_categories: p.blockedCategories,
+  allow_categories: p.allowedCategories,
+  block_advertisers: p.blockedAdvertisers,
+  test: p.test,
   enabled: p.enabled,
   created_at: p.createdAt.toISOString(),
 });
@@ -50,9 +63,34 @@ export interface PublisherRecord {
   name: string;
   domain: string | null;
   tmaxMs: number;
+  floorMicros: number;
+  maxAdsPerConversation: number | null;
+  minTurnsBetweenAds: number;
+  /** OpenRTB bcat: ad categories the publisher refuses. */
+  blockedCategories: readonly string[];
+  /** OpenRTB badv: advertiser domains the publisher refuses. */
+  blockedAdvertisers: ReadonlySet<string>;
+  /** Sensitive conversation categories the publisher allows (their `block` default relaxed). */
+  safetyOverrides: PublisherSafetyOverrides;
+  test: boolean;
 }
+
+export const publisherRecord = (p: PublisherRow): PublisherRecord => ({
+  id: p.id,
+  publicId: p.publicId,
+  name: p.name,
+  domain: p.domain,
+  tmaxMs: p.tmaxMs,
+  floorMicros: Number(p.floorMicros),
+  maxAdsPerConversation: p.maxAdsPerConversation,
+  minTurnsBetweenAds: p.minTurnsBetweenAds ?? 0,
+  blockedCategories: p.blockedCategories,
+  blockedAdvertisers: new Set(p.blockedAdvertisers),
+  safetyOverrides: Object.fromEntries(p.allowedCategories.map((c) => [c, 'allow'])),
+  test: p.test,
+});
 
 export async function loadEnabledPublishers(db: Db): Promise<Map<string, PublisherRecord>> {
   const rows = await db.publisher.findMany({ where: { enabled: true } });
-  return new Map(rows.map((p) => [p.keyHash, { id: p.id, publicId: p.publicId, name: p.name, domain: p.domain, tmaxMs: p.tmaxMs }]));
+  return new Map(rows.map((p) => [p.keyHash, publisherRecord(p)]));
 }

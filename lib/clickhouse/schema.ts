@@ -1,5 +1,5 @@
 import { createClickhouse } from './client';
-import { identifier } from './sql';
+import { identifier, sql } from './sql';
 
 /**
  * Applies ClickHouse DDL. Each table family's DDL lives beside the code that
@@ -15,6 +15,33 @@ export async function applyClickhouseSchema(database: string, families: TableFam
     await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${identifier(database)}` });
     for (const family of families) {
       for (const statement of family(database)) await client.command({ query: statement });
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** A column a table gained after it was first created (its CREATE TABLE has it too, for new databases). */
+export interface AddedColumn {
+  table: string;
+  column: string;
+  /** Its type and default, as in `ALTER TABLE ... ADD COLUMN name <type>`. */
+  type: string;
+}
+
+/** Adds each column its table lacks (ClickHouse 18.16 has no `ADD COLUMN IF NOT EXISTS`): run after the tables exist. */
+export async function addMissingColumns(database: string, columns: AddedColumn[]): Promise<void> {
+  const client = createClickhouse('default');
+  try {
+    for (const { table, column, type } of columns) {
+      const existing = await (
+        await client.query({
+          query: `SELECT name FROM system.columns WHERE ${sql`database = ${database} AND table = ${table} AND name = ${column}`}`,
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string }>();
+      if (existing.length === 0)
+        await client.command({ query: `ALTER TABLE ${identifier(database)}.${identifier(table)} ADD COLUMN ${identifier(column)} ${type}` });
     }
   } finally {
     await client.close();

@@ -39,7 +39,21 @@ describe('publishers', () => {
     expect(row).toMatchObject({ name, domain: 'chat.example', keyHash: hashSecret(created.publisher_key), tmaxMs: 2000 });
     const listed = output(await adctl('publisher', 'list'));
     const mine = listed.publishers.find((p: any) => p.publisher_id === created.publisher_id);
-    expect(mine).toEqual({ publisher_id: created.publisher_id, name, domain: 'chat.example', tmax: 2000, enabled: true, created_at: expect.any(String) });
+    expect(mine).toEqual({
+      publisher_id: created.publisher_id,
+      name,
+      domain: 'chat.example',
+      tmax: 2000,
+      floor_cpm: 0,
+      max_ads_per_conversation: null,
+      min_turns_between_ads: null,
+      block_categories: [],
+      allow_categories: [],
+      block_advertisers: [],
+      test: false,
+      enabled: true,
+      created_at: expect.any(String),
+    });
     expect(JSON.stringify(listed)).not.toContain(created.publisher_key);
   });
 

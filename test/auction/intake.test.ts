@@ -47,7 +47,7 @@ describe('publisher auth', () => {
   test('the key is stored hashed, and a disabled publisher is refused once the cache refreshes', async () => {
     const row = await h.db.publisher.findUniqueOrThrow({ where: { publicId: h.publisherId } });
     expect(row.keyHash).toBe(hashSecret(h.publisherKey));
-    expect(JSON.stringify(row)).not.toContain(h.publisherKey);
+    expect(JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))).not.toContain(h.publisherKey);
     expect((await adRequest(h, contextualRequest())).status).toBe(200);
     await h.db.publisher.update({ where: { id: row.id }, data: { enabled: false } });
     await until(() => !h.auction.deps.catalog.publishers.has(row.keyHash), 'the publisher cache to drop the key');
@@ -206,7 +206,7 @@ describe('request validation', () => {
     for (const body of [contextualRequest({ country_code: 'aq' }), { ...opener, country_code: 'AQ' }]) {
       const res = await adRequest(h, body);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ auction_id: expect.stringMatching(/^[0-9a-f-]{36}$/), ad: null });
+      expect(res.body).toEqual({ auction_id: expect.stringMatching(/^[0-9a-f-]{36}$/), ad: null, no_fill_reason: 'no_bids' });
     }
   });
 
