@@ -54,10 +54,25 @@ function context(variant: { opener: boolean; imageEnabled: boolean; formats: str
     deadlineAt: now + TIMEOUT_MS + 1000,
     tmaxMs: 2000,
     request,
-    publisher: { id: randomUUID(), publicId: randomUUID(), name: 'adctl dsp check', domain: 'check.example', tmaxMs: 2000 },
+    publisher: {
+      id: randomUUID(),
+      publicId: randomUUID(),
+      name: 'adctl dsp check',
+      domain: 'check.example',
+      tmaxMs: 2000,
+      floorMicros: 0,
+      maxAdsPerConversation: null,
+      minTurnsBetweenAds: 0,
+      blockedCategories: [],
+      blockedAdvertisers: new Set(),
+      safetyOverrides: {},
+      test: false,
+    },
     userIp: '203.0.113.7',
     userAgent: 'Mozilla/5.0 (adctl dsp check)',
     floorMicros: 0,
+    blocks: { advertisers: new Set(), categories: [] },
+    audience: undefined,
   };
 }
 

@@ -30,6 +30,8 @@ export function createAuctionMetrics(index: { size(): number; loadedAt(): number
   return {
     registry,
     auctions: counter('auction_requests_total', 'Auctions run, by result (filled, no_fill)', ['result']),
+    noFills: counter('auction_no_fills_total', 'Auctions answered without an ad, by no_fill_reason', ['reason']),
+    sandbox: counter('auction_sandbox_requests_total', 'Auctions of sandbox (test) publishers: billed and counted nowhere'),
     duration: histogram('auction_duration_ms', 'End-to-end auction time inside the service (ms)'),
     overhead: histogram('auction_overhead_ms', 'Auction time minus the slowest bidder call (ms): our own overhead'),
     dspLatency: histogram('auction_dsp_latency_ms', 'DSP bid call latency (ms)', ['dsp']),

@@ -38,8 +38,16 @@ export const NON_BID_REASONS = {
   format_not_supported: 202,
   /** Not called: the DSP keeps failing and is backed off for a while. */
   dsp_backed_off: 203,
-  /** Price below the floor. */
+  /** Price below the floor (the higher of the platform's and the publisher's). */
   below_floor: 301,
+  /**
+   * The publisher blocks the bid's advertiser domain (badv: adomain, the
+   * creative's domain or its landing page's host, subdomains included); for our
+   * own ads, the in-house bidder skips them. Code 300: response rejected, general.
+   */
+  blocked_advertiser: 300,
+  /** The publisher blocks one of the bid's IAB categories (bcat, OpenRTB `cat`). */
+  blocked_category: 300,
   /** ad_data or render creative: unknown fields, wrong types, missing required fields (spec name). */
   invalid_ad_data: 350,
   /** OpenRTB: asset 1, 2, 3 or 6 missing. */

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { defineOperation, type Operation } from '../lib/http/operations';
 import { buildOpenApiDocument } from '../lib/http/openapi';
 import { adRequestSchema, type AdRequest } from './request-schema';
+import { NO_FILL_REASONS } from './publisher/no-fill';
+import { SENSITIVE_CATEGORIES } from '../domain/safety/categories';
 
 /**
  * The auction's one HTTP operation, declared once with the shared mechanism
@@ -20,6 +22,12 @@ const adSchema = z.looseObject({
 export const adResponseSchema = z.object({
   auction_id: z.uuid(),
   ad: adSchema.nullable(),
+  /** Present exactly when `ad` is null (auction/publisher/no-fill.ts). */
+  no_fill_reason: z.enum(NO_FILL_REASONS).optional(),
+  /** With sensitive_conversation: the categories (domain/safety) that ruled the ad out. */
+  sensitive_categories: z.array(z.enum(SENSITIVE_CATEGORIES)).optional(),
+  /** A sandbox publisher's answer (`adctl publisher create --test`): nothing is billed or counted. */
+  test: z.literal(true).optional(),
 });
 
 export function adRequestOperation(handle: Operation<undefined, AdRequest>['handle']): Operation {

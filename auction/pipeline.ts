@@ -14,12 +14,17 @@ import { validateBids } from './stages/4-validate-bids';
 import { rankBids } from './stages/5-auction';
 import { renderWinner } from './stages/6-render';
 import { presentAd } from './stages/7-response';
-import type { AuctionContext, BidRecord, ValidBid } from './types';
+import type { AuctionContext, BidRecord, Creative, ValidBid } from './types';
+import { audienceKeysOf } from './inhouse/frequency-caps';
+import { noFillFields, noFillFromBids, type NoFill } from './publisher/no-fill';
+import { sandboxBid } from './publisher/sandbox';
+import { screenRequest, turnMarkOf } from './publisher/screen';
 
 /**
  * One auction, stage by stage (as Prebid Server's exchange does), over every
  * bidder alike (auction/bidders/: in-house, native, OpenRTB):
- *   1 intake (route)  2 plan bidder calls  3 call bidders with a deadline
+ *   1 intake (route)  1b the publisher's screen: sensitive conversation, density
+ *   2 plan bidder calls  3 call bidders with a deadline
  *   4 validate bids   5 rank (first price) 6 render (with fallback)  7 response
  * then metrics and the ClickHouse log, both off the answer's path.
  */
@@ -36,6 +41,13 @@ export interface PipelineDeps {
 }
 
 export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
+  const screened = screenRequest(ctx, deps.inhouse.caps);
+  if (screened.noFill) {
+    // No auction: no bidder is called.
+    const noFill: NoFill = { reason: screened.noFill, ...(screened.noFill === 'sensitive_conversation' ? { categories: screened.categories } : {}) };
+    observe(ctx, deps, [], [], performance.now() - ctx.startedAt, 0, null, null, noFill);
+    return answer(ctx, null, noFill);
+  }
   const { calls, skipped } = planBidders(ctx, deps.bidders(), deps.health, deps.settings);
   const answers = await callBidders(ctx, calls, deps.settings.fanOutConcurrency);
   const checked = validateBids(ctx, answers, deps.cache);
@@ -60,8 +72,12 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
     );
   }
 
-  for (const answer of answers) answer.bidder.settle?.(ctx, winner);
-  const ad = winner ? presentAd(ctx, winner) : null;
+  for (const a of answers) a.bidder.settle?.(ctx, winner);
+  // A sandbox publisher's answer always has an ad: the test creative when nothing won.
+  const shown = winner ?? (ctx.publisher.test ? sandboxBid(ctx) : null);
+  if (shown) recordShowing(ctx, deps, shown);
+  const ad = shown ? presentAd(ctx, shown) : null;
+  const noFill = ad ? null : noFillFromBids(records);
   const elapsed = performance.now() - ctx.startedAt;
   // Our own overhead is the auction's time minus the slowest call over the network (and the render).
   const remote = answers.filter((a) => !a.bidder.local);
@@ -73,10 +89,27 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
     remote.map((a) => ({ dsp: a.bidder.id, ms: a.latencyMs })),
     elapsed,
     slowestCallMs + rendered.renderMs,
-    winner,
+    shown,
     ad?.format ?? null,
+    noFill,
   );
-  return { auction_id: ctx.auctionId, ad };
+  return answer(ctx, ad, noFill);
+}
+
+/** DESIGN's response: `ad`, or null and why; a sandbox publisher's answers say `test`. */
+function answer(ctx: AuctionContext, ad: ReturnType<typeof presentAd> | null, noFill: NoFill | null) {
+  return { auction_id: ctx.auctionId, ad, ...noFillFields(noFill), ...(ctx.publisher.test ? { test: true } : {}) };
+}
+
+/**
+ * An ad shown in the conversation counts at once toward the frequency caps (ours)
+ * and the conversation's density (any), provisionally until its pixel fires.
+ * A sandbox publisher's ads count nowhere.
+ */
+function recordShowing(ctx: AuctionContext, deps: PipelineDeps, shown: ValidBid & { creative: Creative }): void {
+  const caps = deps.inhouse.caps;
+  if (!caps || ctx.publisher.test) return;
+  caps.recordWin(audienceKeysOf(ctx), shown.inhouse?.campaignId ?? null, ctx.auctionId, turnMarkOf(ctx.request.messages));
 }
 
 function observe(
@@ -88,9 +121,12 @@ function observe(
   waitedMs: number,
   winner: ValidBid | null,
   format: string | null,
+  noFill: NoFill | null,
 ) {
   const m = deps.metrics;
-  m.auctions.inc({ result: winner ? 'filled' : 'no_fill' });
+  m.auctions.inc({ result: noFill ? 'no_fill' : 'filled' });
+  if (noFill) m.noFills.inc({ reason: noFill.reason });
+  if (ctx.publisher.test) m.sandbox.inc();
   m.duration.observe(elapsed);
   m.overhead.observe(Math.max(0, elapsed - waitedMs));
   for (const c of calls) m.dspLatency.observe({ dsp: c.dsp }, c.ms);
@@ -105,5 +141,5 @@ function observe(
     }
     m.bids.inc({ bidder: r.bidderId, outcome: r.outcome });
   }
-  deps.log.record(ctx, winner, records, elapsed, format);
+  deps.log.record(ctx, winner, records, elapsed, format, noFill?.reason ?? '');
 }

@@ -20,6 +20,9 @@ export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' |
     price_micros: bid.priceMicros,
     country: ctx.request.country_code,
     device: ctx.request.device,
+    // The showing's keys: its impression counts toward the caps (ours) and the conversation's density (any).
+    ...(ctx.audience ? { user_key: ctx.audience.user, ...(ctx.audience.chat ? { chat_key: ctx.audience.chat } : {}) } : {}),
+    ...(ctx.publisher.test ? { test: true as const } : {}),
   };
   if (bid.inhouse) {
     const ad = bid.inhouse;
@@ -33,8 +36,6 @@ export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' |
       ad_account_id: ad.adAccountId,
       pricing_model: ad.pricingModel as 'cpm' | 'cpc',
       ...(ad.cpcMicros !== undefined ? { cpc_micros: ad.cpcMicros } : {}),
-      // With frequency caps on, the win's keys: the pixel's impression then counts toward them.
-      ...(ctx.audience ? { user_key: ctx.audience.user, ...(ctx.audience.chat ? { chat_key: ctx.audience.chat } : {}) } : {}),
     };
   }
   return { ...common, source: 'dsp', dsp_id: bid.bidderId, bid_id: bid.bidId };

@@ -1,4 +1,5 @@
 import type { PublisherRecord } from '../domain/publishers';
+import type { SensitiveCategory } from '../domain/safety/categories';
 import type { NonBidReason } from './non-bid';
 import type { AdRequest } from './request-schema';
 
@@ -42,6 +43,11 @@ export interface PollCreative {
 }
 export type Creative = MessageCreative | CarouselCreative | PollCreative;
 
+export interface Blocks {
+  advertisers: ReadonlySet<string>;
+  categories: readonly string[];
+}
+
 /** Everything one auction knows about its request. */
 export interface AuctionContext {
   auctionId: string;
@@ -56,10 +62,14 @@ export interface AuctionContext {
   userAgent: string;
   /** Request Accept-Language, the fallback for device.language. */
   headerLanguage?: string;
-  /** Floor (CPM micros) the bids must reach. */
+  /** Floor (CPM micros) the bids must reach: the higher of the platform's and the publisher's. */
   floorMicros: number;
+  /** Blocked advertiser domains (badv) and IAB categories (bcat): the publisher's and the request's own (auction/publisher/blocks.ts). */
+  blocks: Blocks;
   /** The user's and conversation's hashed keys (frequency caps), once computed (auction/inhouse/frequency-caps.ts). */
   audience?: { publisherId: string; user: string; chat: string };
+  /** The sensitive categories the conversation touches (domain/safety) and their tier-1 ids for site.cat / app.cat; set by the screen. */
+  safety?: { categories: SensitiveCategory[]; siteCat: string[] };
 }
 
 export type BidderKind = 'inhouse' | 'native' | 'openrtb';
@@ -73,6 +83,9 @@ export interface ValidBid {
   priceMicros: number;
   /** Null when the native DSP sent no ad_data: the creative comes from the render call. */
   creative: Creative | null;
+  /** OpenRTB: the bid's advertiser domains and IAB categories (checked against the publisher's badv / bcat). */
+  adomain?: string[];
+  cat?: string[];
   /** In-house: which ad it is (delivery tracking needs it). */
   inhouse?: { adId: string; adGroupId: string; campaignId: string; organizationId: string; adAccountId: string; pricingModel: string; cpcMicros?: number };
 }

@@ -67,6 +67,7 @@ function opener(): AuctionContext {
     deadlineAt: Infinity,
     tmaxMs: 2000,
     floorMicros: 0,
+    blocks: { advertisers: new Set(), categories: [] },
     userIp: '',
     userAgent: '',
     audience: undefined,

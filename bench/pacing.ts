@@ -150,6 +150,7 @@ function requestContext(): AuctionContext {
     deadlineAt: Infinity,
     tmaxMs: 2000,
     floorMicros: 0,
+    blocks: { advertisers: new Set(), categories: [] },
     userIp: '',
     userAgent: '',
     audience: undefined,

@@ -1,5 +1,4 @@
 import type { IndexedAd } from '../inhouse/ad-index';
-import { audienceKeysOf } from '../inhouse/frequency-caps';
 import { INHOUSE_BIDDER, inhouseBid, tallyOutcome, type InhouseDeps } from '../inhouse/bidder';
 import type { AuctionContext, ValidBid } from '../types';
 import type { Bidder, BidderAnswer } from './bidder';
@@ -26,9 +25,7 @@ export function inhouseBidder(ads: () => readonly IndexedAd[], deps: InhouseDeps
     },
     settle(ctx, winner) {
       const eligible = eligibleIn.get(ctx);
-      if (eligible) tallyOutcome(eligible, winner);
-      // Our win counts toward the user's and the conversation's caps at once (provisionally, until its pixel fires).
-      if (winner?.inhouse && deps.caps?.enabled) deps.caps.recordWin(audienceKeysOf(ctx), winner.inhouse.campaignId, ctx.auctionId);
+      if (eligible && !ctx.publisher.test) tallyOutcome(eligible, winner);
     },
     validate: (_ctx, bid) => bid,
     named: (bid) => ({ bidId: bid.bidId, priceMicros: bid.priceMicros }),

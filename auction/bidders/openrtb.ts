@@ -34,7 +34,7 @@ export function openrtbBidder(dsp: DspConfig): Bidder<OpenRtbBid> {
     validate(ctx: AuctionContext, bid: OpenRtbBid): ValidBid {
       const priceMicros = bidPriceMicros(bid.price);
       const creative = validateNativeAdm(bid.adm, tagIdFor(ctx), headlineLimit(ctx.request, 'openrtb'), bid.adomain);
-      return { bidderId: dsp.id, bidderName: dsp.name, kind: 'openrtb', bidId: bid.bidId, priceMicros, creative };
+      return { bidderId: dsp.id, bidderName: dsp.name, kind: 'openrtb', bidId: bid.bidId, priceMicros, creative, adomain: bid.adomain, cat: bid.cat };
     },
 
     named: (bid) => ({ bidId: bid.bidId, priceMicros: namedPriceMicros(bid.price) }),

@@ -8,7 +8,8 @@ import { bidIdOf, creativeDomain, creativeText, creativeUrl } from './dsp-conten
  * OpenRTB 2.6 as written) and Native 1.2 response validation.
  * No-bid forms: HTTP 204, an empty body, `{}`, no or empty `seatbid`, `nbr`.
  */
-export type ParsedOpenRtb = { kind: 'no_bid'; detail: string } | { kind: 'bid'; bidId: string; price: unknown; adm: unknown; adomain?: string[] };
+export type ParsedOpenRtb =
+  { kind: 'no_bid'; detail: string } | { kind: 'bid'; bidId: string; price: unknown; adm: unknown; adomain?: string[]; cat?: string[] };
 
 const reject = (reason: NonBidReason, detail: string): never => {
   throw new BidRejection(reason, detail);
@@ -34,8 +35,8 @@ export function parseBidResponse(body: unknown, auctionId: string): ParsedOpenRt
   // One impression: the DSP's highest bid for it is its bid.
   const best = ours.reduce((a, b) => (Number(b.price) > Number(a.price) ? b : a));
   const bidId = bidIdOf(best.id, 'bid.id');
-  const adomain = Array.isArray(best.adomain) ? best.adomain.filter((d): d is string => typeof d === 'string') : undefined;
-  return { kind: 'bid', bidId, price: best.price, adm: best.adm, adomain };
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((d): d is string => typeof d === 'string').slice(0, 100) : undefined);
+  return { kind: 'bid', bidId, price: best.price, adm: best.adm, adomain: strings(best.adomain), cat: strings(best.cat) };
 }
 
 interface NativeAsset {

@@ -1,3 +1,4 @@
+import { CONTENT_TAXONOMY_CATTAX } from '../../domain/safety/iab-content-taxonomy';
 import { isIP } from 'node:net';
 import type { DspConfig } from '../../domain/dsps';
 import { ALPHA3, GDPR_COUNTRIES } from '../../domain/countries-iso3';
@@ -71,8 +72,7 @@ export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteI
     id: dsp.siteIdOverride ?? inventory?.id ?? ctx.publisher.id,
     privacypolicy: 1,
     publisher,
-    cat: inventory?.cat?.length ? inventory.cat : undefined,
-    cattax: inventory?.cat?.length ? 7 : undefined,
+    ...contentCategories(inventory?.cat, ctx.safety?.siteCat),
     search: inventory?.search,
     keywords: inventory?.keywords,
   });
@@ -85,7 +85,7 @@ export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteI
     at: 1,
     tmax: 2000,
     cur: ['USD'],
-    test: auctionSettings.openrtbTest,
+    test: ctx.publisher.test ? 1 : auctionSettings.openrtbTest,
     imp: [
       {
         id: '1',
@@ -121,9 +121,21 @@ export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteI
       tid: ctx.auctionId,
       schain: { complete: 1, ver: '1.0', nodes: [{ asi: auctionSettings.schainAsi, sid: ctx.publisher.publicId, hp: 1, rid: ctx.auctionId }] },
     },
-    bcat: req.bcat?.length ? req.bcat : undefined,
-    badv: req.badv?.length ? req.badv : undefined,
+    bcat: union(ctx.blocks.categories, []),
+    badv: union([...ctx.blocks.advertisers], []),
   });
+}
+
+/** Both lists without repeats, or undefined when both are empty (the spec: only when set). */
+function union(a: readonly string[] | undefined, b: Iterable<string>): string[] | undefined {
+  const all = [...new Set([...(a ?? []), ...b])];
+  return all.length ? all : undefined;
+}
+
+/** site.cat / app.cat: the host's own categories and those the safety screen found in the conversation (Content Taxonomy 3.0 tier 1, cattax 7). */
+function contentCategories(own: readonly string[] | undefined, detected: readonly string[] | undefined) {
+  const cat = union(own, detected ?? []);
+  return cat ? { cat, cattax: CONTENT_TAXONOMY_CATTAX } : {};
 }
 
 export type BidRequest = ReturnType<typeof buildBidRequest>;

@@ -9,6 +9,7 @@ import { count, countOutbid } from './tally';
 import { audienceKeysOf, type FrequencyCaps } from './frequency-caps';
 import { admits, type PacingGate } from './pacing-gate';
 import { conversationTerms, relevance, RELEVANCE_THRESHOLD } from './relevance';
+import { hostOf, isBlockedDomain } from '../publisher/blocks';
 
 /**
  * The in-house bidder: our advertisers' best eligible ad for this request, from
@@ -23,7 +24,7 @@ export interface InhouseDeps {
   /** Even pacing (pacing-gate.ts: each ad carries its campaign's plan); absent: every campaign bids on every eligible request. */
   pacing?: Pick<PacingGate, 'participationOf'>;
   /** Frequency caps (frequency-caps.ts); absent: none. */
-  caps?: Pick<FrequencyCaps, 'checkFor' | 'recordWin' | 'enabled'>;
+  caps?: Pick<FrequencyCaps, 'checkFor' | 'recordWin' | 'enabled' | 'conversationAds'>;
 }
 
 /** Cut to `max` characters at a word boundary when one is near, with an ellipsis. */
@@ -74,6 +75,7 @@ export const INHOUSE_BIDDER = { id: 'inhouse', name: 'inhouse' } as const;
 const SKIP_ORDER = [
   'budget_exhausted',
   'not_targeted',
+  'blocked_advertiser',
   'not_relevant',
   'no_landing_url',
   'format_not_offered',
@@ -93,12 +95,17 @@ export interface InhouseResult {
 
 export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps: InhouseDeps, now = Date.now()): InhouseResult {
   const req = ctx.request;
-  const offer = { formats: req.ad_formats, imageEnabled: req.config.image_enabled };
+  // A sandbox publisher gets no sponsored poll: its votes would count for our advertiser.
+  const formats = ctx.publisher.test ? req.ad_formats.filter((f) => f !== 'poll') : req.ad_formats;
+  const offer = { formats, imageEnabled: req.config.image_enabled };
   // The conversation's terms, computed once and only when an ad gets as far as relevance.
   let conversation: Map<string, number> | undefined;
   const terms = () => (conversation ??= conversationTerms(req.messages ?? []));
   const capped = cappedFor(ctx, deps, now);
   const paced = deps.pacing ? (ad: IndexedAd) => !admits(ad.pacing) : () => false;
+  const blocked = blockedFor(ctx);
+  // A sandbox publisher's auctions count nothing toward our advertisers' diagnostics.
+  const tally = ctx.publisher.test ? () => {} : count;
   let best: IndexedAd | null = null;
   let bestPrice = 0;
   let ties = 0;
@@ -111,15 +118,17 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
       ? 'budget_exhausted'
       : ad.countries && !ad.countries.has(req.country_code)
         ? 'not_targeted'
-        : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD
-          ? 'not_relevant'
-          : (creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad) ? 'paced' : null));
+        : blocked(ad)
+          ? 'blocked_advertiser'
+          : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD
+            ? 'not_relevant'
+            : (creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad) ? 'paced' : null));
     if (skip) {
-      count(ad.tally, skip);
+      tally(ad.tally, skip);
       furthest = Math.max(furthest, SKIP_ORDER.indexOf(skip));
       continue;
     }
-    count(ad.tally, 'eligible');
+    tally(ad.tally, 'eligible');
     eligible.push(ad);
     const price = bidCpmMicros(ad.pricingModel, ad.maxBidMicros, deps.ctr.ctr(ad.adGroupId));
     if (best && price < bestPrice) continue;
@@ -163,6 +172,13 @@ function cappedFor(ctx: AuctionContext, deps: InhouseDeps, now: number): (campai
     if (check === undefined) check = caps.checkFor(audienceKeysOf(ctx), now);
     return check !== null && check(campaignId);
   };
+}
+
+/** The publisher's advertiser-domain blocks over our ads: the ad's website and its landing page's host. */
+function blockedFor(ctx: AuctionContext): (ad: IndexedAd) => boolean {
+  const blocked = ctx.blocks.advertisers;
+  if (blocked.size === 0) return () => false;
+  return (ad) => isBlockedDomain(blocked, ad.domain) || isBlockedDomain(blocked, hostOf(ad.clickUrl));
 }
 
 /** Tallies an auction's outcome for the eligible ads: the winner won, the others were outbid by the winning price. */

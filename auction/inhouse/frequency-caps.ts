@@ -11,6 +11,10 @@ import { audienceKey, frequencyEventsSince, insertFrequencyEvents, type Frequenc
  * won auction whose pixel has not fired counts provisionally for
  * `provisionalMs`, so a burst of prefetches cannot get past a cap.
  *
+ * The same replica counts every ad shown in a conversation, a DSP's too, for
+ * the publisher's conversation density (auction/publisher/screen.ts): how many
+ * and at which turn the last one was shown.
+ *
  * Worst case across processes (docs/api-behaviour.md): another process learns
  * of a win after at most two sync periods plus a query, so a user whose
  * requests reach P processes within that time can be shown up to P - 1
@@ -42,6 +46,15 @@ export function audienceKeysOf(ctx: AuctionContext): AudienceKeys {
 
 /** Per key, per campaign: when each auction's count expires (an auction counts once, win and impression alike). */
 type Shown = Map<string, Map<string, number>>;
+/** Per conversation, per auction: when its count expires, when it was shown and at which turn. */
+type Showing = { expires: number; atMs: number; turnMark: number };
+type Conversation = Map<string, Showing>;
+
+/** A conversation's ads in the window: how many, and the turn mark of the latest (0 when none). */
+export interface ConversationAds {
+  ads: number;
+  lastTurnMark: number;
+}
 
 const DAY_MS = 86_400_000;
 /** Rows read again on every sync: a row committed late (its recorded_at earlier than what was already read) is still seen. */
@@ -52,6 +65,7 @@ const READ_LIMIT = 20_000;
 export class FrequencyCaps {
   private readonly users = new Map<string, Shown>();
   private readonly chats = new Map<string, Shown>();
+  private readonly conversations = new Map<string, Conversation>();
   private pending: FrequencyEvent[] = [];
   private readFromMs = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -70,9 +84,8 @@ export class FrequencyCaps {
     return this.settings.perUserDay > 0 || this.settings.perConversation > 0;
   }
 
-  /** Loads the window's events, then syncs every syncMs. */
+  /** Loads the window's events, then syncs every syncMs (caps off, the replica still counts conversations' ads). */
   async start(now = Date.now()): Promise<void> {
-    if (!this.enabled) return;
     this.readFromMs = now - this.windowMs;
     await this.sync(now);
     this.timer = setInterval(() => {
@@ -94,10 +107,34 @@ export class FrequencyCaps {
     return (campaignId) => countOf(user, campaignId, now) >= perUserDay || (chat !== undefined && countOf(chat, campaignId, now) >= perConversation);
   }
 
-  /** A won auction: counted here at once, and written for the other processes with the next sync. */
-  recordWin(keys: AudienceKeys, campaignId: string, auctionId: string, now = Date.now()): void {
-    if (!this.enabled) return;
-    const event: FrequencyEvent = { kind: 'win', publisherId: keys.publisherId, userKey: keys.user, chatKey: keys.chat, campaignId, auctionId, atMs: now };
+  /** The conversation's ads in the window (publisher density); none for a request without a chatId. */
+  conversationAds(keys: AudienceKeys, now: number): ConversationAds {
+    const shown = keys.chat === '' ? undefined : this.conversations.get(`${keys.publisherId}\u0000${keys.chat}`);
+    let ads = 0;
+    let latest = { atMs: -1, turnMark: 0 };
+    for (const entry of shown?.values() ?? []) {
+      if (entry.expires <= now) continue;
+      ads += 1;
+      if (entry.atMs > latest.atMs) latest = entry;
+    }
+    return { ads, lastTurnMark: latest.turnMark };
+  }
+
+  /**
+   * A won auction (ours: its campaign; a DSP's: null), at the conversation's
+   * turn: counted here at once, and written for the other processes with the next sync.
+   */
+  recordWin(keys: AudienceKeys, campaignId: string | null, auctionId: string, turnMark: number, now = Date.now()): void {
+    const event: FrequencyEvent = {
+      kind: 'win',
+      publisherId: keys.publisherId,
+      userKey: keys.user,
+      chatKey: keys.chat,
+      campaignId,
+      auctionId,
+      atMs: now,
+      turnMark,
+    };
     this.apply(event);
     this.pending.push(event);
   }
@@ -134,8 +171,11 @@ export class FrequencyCaps {
 
   private apply(e: FrequencyEvent): void {
     const expires = e.atMs + (e.kind === 'impression' ? this.windowMs : this.settings.provisionalMs);
-    add(this.users, `${e.publisherId}\u0000${e.userKey}`, e.campaignId, e.auctionId, expires);
-    if (e.chatKey) add(this.chats, `${e.publisherId}\u0000${e.chatKey}`, e.campaignId, e.auctionId, expires);
+    if (e.campaignId !== null) {
+      add(this.users, `${e.publisherId}\u0000${e.userKey}`, e.campaignId, e.auctionId, expires);
+      if (e.chatKey) add(this.chats, `${e.publisherId}\u0000${e.chatKey}`, e.campaignId, e.auctionId, expires);
+    }
+    if (e.chatKey) addShowing(this.conversations, `${e.publisherId}\u0000${e.chatKey}`, e, expires);
   }
 
   /** Drops what has expired: nothing outlives its window. */
@@ -150,11 +190,15 @@ export class FrequencyCaps {
         if (shown.size === 0) map.delete(key);
       }
     }
+    for (const [key, conversation] of this.conversations) {
+      for (const [auctionId, entry] of conversation) if (entry.expires <= now) conversation.delete(auctionId);
+      if (conversation.size === 0) this.conversations.delete(key);
+    }
   }
 
   /** Keys held (users and conversations): the replica's size, for metrics and tests. */
   get size(): number {
-    return this.users.size + this.chats.size;
+    return this.users.size + this.chats.size + this.conversations.size;
   }
 
   async close(): Promise<void> {
@@ -170,6 +214,18 @@ function add(map: Map<string, Shown>, key: string, campaignId: string, auctionId
   if (!auctions) shown.set(campaignId, (auctions = new Map<string, number>()));
   // A win and its impression are one showing: the later expiry wins.
   auctions.set(auctionId, Math.max(auctions.get(auctionId) ?? 0, expires));
+}
+
+/** A win and its impression are one showing: the later expiry wins, the win's turn mark stays (the ledger's impression row has none). */
+function addShowing(map: Map<string, Conversation>, key: string, e: FrequencyEvent, expires: number): void {
+  let conversation = map.get(key);
+  if (!conversation) map.set(key, (conversation = new Map<string, Showing>()));
+  const known = conversation.get(e.auctionId);
+  conversation.set(e.auctionId, {
+    expires: Math.max(known?.expires ?? 0, expires),
+    atMs: Math.min(known?.atMs ?? e.atMs, e.atMs),
+    turnMark: known?.turnMark || e.turnMark,
+  });
 }
 
 function countOf(shown: Shown | undefined, campaignId: string, now: number): number {

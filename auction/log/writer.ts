@@ -111,7 +111,7 @@ export class AuctionLog {
     this.timer.unref();
   }
 
-  record(ctx: AuctionContext, winner: ValidBid | null, records: BidRecord[], latencyMs: number, format: string | null) {
+  record(ctx: AuctionContext, winner: ValidBid | null, records: BidRecord[], latencyMs: number, format: string | null, noFillReason = '') {
     const time = nowDateTime();
     this.auctions.push(
       JSON.stringify({
@@ -133,6 +133,8 @@ export class AuctionLog {
         format: format ?? '',
         price_micros: winner?.priceMicros ?? 0,
         latency_ms: latencyMs,
+        no_fill_reason: noFillReason,
+        test: ctx.publisher.test ? 1 : 0,
       }),
     );
     for (const r of records) {

@@ -6,12 +6,14 @@ import { PUBLISHER_KEY_PATTERN } from '../../domain/publishers';
 import { hashSecret } from '../../lib/secrets';
 import type { AdRequest } from '../request-schema';
 import type { AuctionContext } from '../types';
+import { blocksOf } from '../publisher/blocks';
 
 /**
  * Stage 1, intake: authenticate the publisher (its key's SHA-256 looked up in
  * the in-memory map: an exact-match lookup of a digest of a 256-bit secret, so
  * no timing side channel worth a DB query); the body arrives validated (the
- * operation's schema, lib/http/operations.ts); fix the auction's deadline: min(publisher's tmax, body tmax), 2000 ms at most.
+ * operation's schema, lib/http/operations.ts); fix the auction's deadline: min(publisher's tmax, body tmax), 2000 ms at most;
+ * its floor (the higher of the platform's and the publisher's) and its blocks (the publisher's and the request's bcat / badv).
  */
 export function authenticatePublisher(authorization: string | undefined, publishers: ReadonlyMap<string, PublisherRecord>): PublisherRecord {
   if (!authorization) throw new DomainError('auth_required', 'Authorization header with a publisher key is required');
@@ -22,7 +24,7 @@ export function authenticatePublisher(authorization: string | undefined, publish
   return publisher;
 }
 
-export function intake(req: IncomingMessage, request: AdRequest, publisher: PublisherRecord, floorMicros: number): AuctionContext {
+export function intake(req: IncomingMessage, request: AdRequest, publisher: PublisherRecord, platformFloorMicros: number): AuctionContext {
   const tmaxMs = Math.min(publisher.tmaxMs, request.tmax ?? 2000, 2000);
   const startedAt = performance.now();
   return {
@@ -35,7 +37,9 @@ export function intake(req: IncomingMessage, request: AdRequest, publisher: Publ
     userIp: request.ip ?? (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
     userAgent: request.user_agent ?? req.headers['user-agent'] ?? '',
     headerLanguage: req.headers['accept-language'] ?? undefined,
-    floorMicros,
+    floorMicros: Math.max(platformFloorMicros, publisher.floorMicros),
+    blocks: blocksOf(publisher, request),
     audience: undefined,
+    safety: undefined,
   };
 }

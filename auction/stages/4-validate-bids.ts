@@ -1,12 +1,14 @@
 import type { BidCache } from '../bid-cache';
 import { bidRecord } from '../bidders/bidder';
 import { BidRejection } from '../non-bid';
+import { assertNotBlocked } from '../publisher/blocks';
 import type { AuctionContext, BidRecord, ValidBid } from '../types';
 import type { Answer } from './3-call-bidders';
 
 /**
  * Stage 4, validate bids: each bidder checks its own answer (price: >= 0,
- * banker's rounding to cents; the creative by its protocol), then the floor.
+ * banker's rounding to cents; the creative by its protocol), then the
+ * publisher's blocks (auction/publisher/blocks.ts) and the floor.
  * Bids without a creative are cached for render. Every answer that is not a
  * valid bid becomes a record with one reason.
  */
@@ -22,6 +24,7 @@ export function validateBids(ctx: AuctionContext, answers: readonly Answer[], ca
     }
     try {
       const bid = bidder.validate(ctx, answer.raw);
+      assertNotBlocked(ctx.blocks, bid);
       if (bid.priceMicros < ctx.floorMicros) {
         records.push(
           bidRecord(bidder, 'rejected', {

@@ -2,6 +2,7 @@ import type { BidCache } from '../bid-cache';
 import { bidRecord, type Bidder } from '../bidders/bidder';
 import { CallFailure } from '../dsp/http';
 import { BidRejection, type NonBidReason } from '../non-bid';
+import { assertNotBlocked } from '../publisher/blocks';
 import type { AuctionSettings } from '../settings';
 import type { AuctionContext, BidRecord, Creative, ValidBid } from '../types';
 
@@ -44,9 +45,10 @@ export async function renderWinner(
     }
     const started = performance.now();
     try {
-      const creative = await bidder.render(ctx, cached, timeoutMs);
+      const winner = { ...cached, creative: await bidder.render(ctx, cached, timeoutMs) };
+      assertNotBlocked(ctx.blocks, winner);
       renderMs += performance.now() - started;
-      return { winner: { ...cached, creative }, failed, renderMs };
+      return { winner, failed, renderMs };
     } catch (err) {
       const latencyMs = performance.now() - started;
       renderMs += latencyMs;

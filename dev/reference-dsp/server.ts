@@ -40,6 +40,8 @@ export interface ReferenceDspOptions {
   /** Render-cache lifetime for bids (ms). */
   bidTtlMs: number;
   brand: string;
+  /** OpenRTB: the bid's IAB categories (`cat`), if any (tests of the publisher's bcat). */
+  categories?: string[];
   /** Scripted answer (tests of the SSP's validation): when it returns something, that is the answer, verbatim. */
   respond?: (path: string, body: any) => { status: number; body?: unknown } | undefined;
   /** Called once each answer is written, with how long this DSP held the request (the bench subtracts it). */
@@ -193,7 +195,16 @@ function openrtbBid(o: ReferenceDspOptions, body: any) {
     seatbid: [
       {
         seat: 'reference',
-        bid: [{ id: randomUUID(), impid: '1', price: o.price, adm: nativeAdm(o, imp?.tagid ?? '', titleLen), adomain: ['reference-shoes.example'] }],
+        bid: [
+          {
+            id: randomUUID(),
+            impid: '1',
+            price: o.price,
+            adm: nativeAdm(o, imp?.tagid ?? '', titleLen),
+            adomain: ['reference-shoes.example'],
+            ...(o.categories ? { cat: o.categories } : {}),
+          },
+        ],
       },
     ],
   };

@@ -71,7 +71,11 @@ export function createDeliveryLedger(pool: Pool, options: LedgerOptions = {}) {
     // One flush at a time: flushes of a hot campaign would only queue on its spend row anyway.
     { maxBatch: options.maxBatch ?? 500, maxConcurrentFlushes: options.maxConcurrentFlushes ?? 1, minSpacingMs: options.minFlushSpacingMs },
   );
-  return { record: (delivery: TrackedDelivery) => writer.submit(delivery) };
+  return {
+    // A sandbox publisher's ads record nothing: nothing billed, counted in insights or caps, or forwarded to a DSP.
+    record: (delivery: TrackedDelivery): Promise<DeliveryOutcome> =>
+      delivery.claims.test ? Promise.resolve({ recorded: false, chargedMicros: 0 }) : writer.submit(delivery),
+  };
 }
 export type DeliveryLedgerWriter = ReturnType<typeof createDeliveryLedger>;
 

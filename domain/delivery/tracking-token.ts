@@ -48,6 +48,8 @@ export const deliveryClaimsSchema = z.object({
   /** Hashed user and conversation (frequency caps: the impression counts toward them). */
   user_key: text(32).optional(),
   chat_key: text(32).optional(),
+  /** A sandbox publisher's ad (auction/publisher/sandbox.ts): the trackers record nothing. */
+  test: z.literal(true).optional(),
   // per kind
   dsp_view_url: text(2048).optional(),
   dsp_feedback_url: text(2048).optional(),

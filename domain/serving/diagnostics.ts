@@ -269,6 +269,7 @@ function summarize(t: AdTraffic | undefined): TrafficSummary {
   for (const reason of [
     'budget_exhausted',
     'not_targeted',
+    'blocked_advertiser',
     'not_relevant',
     'no_landing_url',
     'format_not_offered',

@@ -107,6 +107,7 @@ export function landingUrlOf(
 export const INHOUSE_OUTCOMES = [
   'budget_exhausted',
   'not_targeted',
+  'blocked_advertiser',
   'not_relevant',
   'no_landing_url',
   'format_not_offered',

@@ -14,9 +14,12 @@ export interface FrequencyEvent {
   publisherId: string;
   userKey: string;
   chatKey: string;
-  campaignId: string;
+  /** Null for an ad a DSP won: it counts toward the conversation's density only. */
+  campaignId: string | null;
   auctionId: string;
   atMs: number;
+  /** The turn the ad was shown at (a hash of the conversation's last user message; 0: none). */
+  turnMark: number;
 }
 
 /**
@@ -31,8 +34,8 @@ export function audienceKey(kind: 'user' | 'chat', publisherId: string, id: stri
 export async function insertFrequencyEvents(pool: Pool, events: readonly FrequencyEvent[]): Promise<void> {
   if (events.length === 0) return;
   await pool.query(
-    `INSERT INTO frequency_events (kind, publisher_id, user_key, chat_key, campaign_id, auction_id, at)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::timestamp[])`,
+    `INSERT INTO frequency_events (kind, publisher_id, user_key, chat_key, campaign_id, auction_id, at, turn_mark)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::timestamp[], $8::int[])`,
     [
       events.map((e) => e.kind),
       events.map((e) => e.publisherId),
@@ -41,6 +44,7 @@ export async function insertFrequencyEvents(pool: Pool, events: readonly Frequen
       events.map((e) => e.campaignId),
       events.map((e) => e.auctionId),
       events.map((e) => new Date(e.atMs).toISOString().replace('Z', '')),
+      events.map((e) => e.turnMark),
     ],
   );
 }
@@ -51,8 +55,9 @@ type Row = {
   publisher_id: string;
   user_key: string;
   chat_key: string;
-  campaign_id: string;
+  campaign_id: string | null;
   auction_id: string;
+  turn_mark: number;
   at_ms: string;
   recorded_ms: string;
 };
@@ -60,7 +65,7 @@ type Row = {
 /** Events recorded at or after `sinceMs` (oldest first, at most `limit`), with when each was recorded. */
 export async function frequencyEventsSince(pool: Pool, sinceMs: number, limit: number): Promise<{ event: FrequencyEvent; recordedMs: number }[]> {
   const { rows } = await pool.query<Row>(
-    `SELECT id::text, kind, publisher_id, user_key, chat_key, campaign_id::text, auction_id,
+    `SELECT id::text, kind, publisher_id, user_key, chat_key, campaign_id::text, auction_id, turn_mark,
             (extract(epoch FROM at) * 1000)::bigint::text AS at_ms, (extract(epoch FROM recorded_at) * 1000)::bigint::text AS recorded_ms
        FROM frequency_events WHERE recorded_at >= $1::timestamp ORDER BY recorded_at, id LIMIT $2`,
     [new Date(sinceMs).toISOString().replace('Z', ''), limit],
@@ -75,6 +80,7 @@ export async function frequencyEventsSince(pool: Pool, sinceMs: number, limit: n
       campaignId: r.campaign_id,
       auctionId: r.auction_id,
       atMs: Number(r.at_ms),
+      turnMark: r.turn_mark,
     },
     recordedMs: Number(r.recorded_ms),
   }));

@@ -121,11 +121,12 @@ BEGIN
         INSERT INTO dsp_callbacks (dsp_id, url, body)
         SELECT callback_dsp_id, callback_url, callback_body FROM done WHERE callback_url IS NOT NULL
     ), shown AS (
-        -- An impression of our ad counts toward its user's and conversation's frequency caps
-        -- (auction/inhouse/frequency-caps.ts), charged or not: the user saw it.
+        -- An impression counts toward its user's and conversation's frequency caps (our ads) and the
+        -- conversation's density (any ad: a DSP's has no campaign), charged or not: the user saw it
+        -- (auction/inhouse/frequency-caps.ts).
         INSERT INTO frequency_events (kind, publisher_id, user_key, chat_key, campaign_id, auction_id, at)
-        SELECT 'impression', publisher_id, user_key, coalesce(chat_key, ''), campaign_id::uuid, auction_id, event_time
-          FROM done WHERE event_type = 'impression' AND source = 'inhouse' AND coalesce(user_key, '') <> '' AND campaign_id <> ''
+        SELECT 'impression', publisher_id, user_key, coalesce(chat_key, ''), nullif(campaign_id, '')::uuid, auction_id, event_time
+          FROM done WHERE event_type = 'impression' AND coalesce(user_key, '') <> ''
     )
     SELECT array_agg(d.ord IS NOT NULL ORDER BY i.ord), array_agg(coalesce(d.charge, 0) ORDER BY i.ord),
            (SELECT array_agg(campaign_id::text ORDER BY campaign_id) FROM spent WHERE exhausted_now)

@@ -34,7 +34,7 @@ export interface AuctionHarness {
 /** `publisher.reusePublisherKey` + `publisherId`: a second auction of the same publisher (as two copies of the service would be). */
 export async function startAuction(
   overrides: Partial<AuctionDeps> = {},
-  publisher: { tmaxMs?: number; reusePublisherKey?: string; publisherId?: string } = {},
+  publisher: { tmaxMs?: number; test?: boolean; reusePublisherKey?: string; publisherId?: string } = {},
 ): Promise<AuctionHarness> {
   const db = createDb(undefined, 3);
   const clickhouse = createClickhouse();

@@ -44,6 +44,9 @@ describe('signed tracking URLs', () => {
       bid_id: expect.any(String),
       country: 'AQ',
       device: 'mobile',
+      // The showing's hashed keys: its impression counts toward the conversation's density.
+      user_key: expect.any(String),
+      chat_key: expect.any(String),
       exp: expect.any(Number),
     };
     expect(new URL(ad.view_url).pathname).toBe('/api/v1/tracking/view');
