@@ -75,8 +75,8 @@ export const INHOUSE_BIDDER = { id: 'inhouse', name: 'inhouse' } as const;
 const SKIP_ORDER = [
   'budget_exhausted',
   'not_targeted',
-  'blocked_advertiser',
   'not_relevant',
+  'blocked_advertiser',
   'no_landing_url',
   'format_not_offered',
   'no_image_or_logo',
@@ -118,10 +118,10 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
       ? 'budget_exhausted'
       : ad.countries && !ad.countries.has(req.country_code)
         ? 'not_targeted'
-        : blocked(ad)
-          ? 'blocked_advertiser'
-          : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD
-            ? 'not_relevant'
+        : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD
+          ? 'not_relevant'
+          : blocked(ad)
+            ? 'blocked_advertiser'
             : (creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad) ? 'paced' : null));
     if (skip) {
       tally(ad.tally, skip);

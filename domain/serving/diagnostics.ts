@@ -269,8 +269,8 @@ function summarize(t: AdTraffic | undefined): TrafficSummary {
   for (const reason of [
     'budget_exhausted',
     'not_targeted',
-    'blocked_advertiser',
     'not_relevant',
+    'blocked_advertiser',
     'no_landing_url',
     'format_not_offered',
     'no_image_or_logo',

@@ -107,8 +107,8 @@ export function landingUrlOf(
 export const INHOUSE_OUTCOMES = [
   'budget_exhausted',
   'not_targeted',
-  'blocked_advertiser',
   'not_relevant',
+  'blocked_advertiser',
   'no_landing_url',
   'format_not_offered',
   'no_image_or_logo',

@@ -5,7 +5,10 @@
  * and enforced, conversation density) apply without a restart, and every
  * no-fill says why. DSP-only: the in-house bidder's budget gate is closed here.
  */
+import { randomBytes } from 'node:crypto';
 import { updatePublisherSettings, type PublisherSettingsInput } from '../../domain/publishers/settings';
+import { insertTree } from '../support/fixtures';
+import { newOrg } from '../support/harness';
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 import { addReferenceDsp, adRequest, contextualRequest, loggedBids, removeDsp, startAuction, until, type AuctionHarness } from './support';
 
@@ -186,5 +189,45 @@ describe('conversation density', () => {
     expect((await adRequest(h, turn(chat, ['shoes?']))).body).toMatchObject({ no_fill_reason: 'conversation_limit' });
     expect((await adRequest(h, turn(chat, ['shoes?', 'trail?']))).body).toMatchObject({ no_fill_reason: 'conversation_limit' });
     expect((await adRequest(h, turn(chat, ['shoes?', 'trail?', 'socks?']))).body.ad).not.toBeNull();
+  });
+});
+
+describe('our own ads and the publisher blocks', () => {
+  let ours: AuctionHarness;
+  beforeAll(async () => {
+    ours = await startAuction();
+  });
+  afterAll(async () => {
+    await ours.close();
+  });
+
+  test('an ad of a blocked advertiser domain (its website or its landing page) is skipped: blocked_advertiser', async () => {
+    const topic = `zb${randomBytes(4).toString('hex')}`;
+    const org = await newOrg(ours.db);
+    await ours.db.adAccount.updateMany({
+      where: { organization: { publicId: org.org_public_id } },
+      data: { logoUrl: 'https://cdn.example/logo.png', url: 'https://www.blocked-shop.example' },
+    });
+    const tree = await insertTree(ours.db, org, {
+      campaign: { status: 'active', reviewStatus: 'approved', startTime: new Date(Date.now() - 3_600_000), targetCountries: ['TV'] },
+      adGroup: { contextHints: [topic], maxBidMicros: 2_000_000n },
+      ad: { targetUrl: 'https://landing.example/offer' },
+    });
+    try {
+      await until(() => ours.auction.deps.catalog.ads.some((a) => a.adId === tree.ad.id), 'the ad in the index');
+      const request = () => conversation(`I need ${topic}`, { country_code: 'TV' });
+      expect((await adRequest(ours, request())).body.ad).toMatchObject({ url: expect.any(String) });
+      for (const blocked of ['blocked-shop.example', 'landing.example']) {
+        await updatePublisherSettings(ours.db, ours.publisherId, { blockAdvertisers: [blocked] });
+        await until(
+          () => [...ours.auction.deps.catalog.publishers.values()].some((p) => p.publicId === ours.publisherId && p.blockedAdvertisers.has(blocked)),
+          'the block in the auction',
+        );
+        const res = await adRequest(ours, request());
+        expect(res.body).toMatchObject({ ad: null, no_fill_reason: 'blocked_advertiser' });
+      }
+    } finally {
+      await ours.db.campaign.update({ where: { id: tree.campaign.id }, data: { status: 'paused' } });
+    }
   });
 });
