@@ -41,7 +41,7 @@ function listOf(param: string, values: string[] | undefined, valid: (v: string) 
   const cleaned = [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))];
   if (cleaned.length > MAX_LIST) throw invalidValue(param, `${param} takes at most ${MAX_LIST} entries`);
   const bad = cleaned.find((v) => !valid(v));
-  if (bad !== undefined) throw invalidValue(param, `${JSON.stringify(bad.slice(0, 64))} is not ${what}`);
+  if (bad !== undefined) throw invalidValue(param, `${param}: ${JSON.stringify(bad.slice(0, 64))} is not ${what}`);
   return cleaned;
 }
 

@@ -68,6 +68,68 @@ describe('publishers', () => {
   });
 });
 
+describe('publisher settings', () => {
+  test('create --test makes a sandbox; update sets every setting; show prints them; none and an empty list clear', async () => {
+    const created = output(await adctl('publisher', 'create', '--name', `Sandbox ${unique()}`, '--test'));
+    expect(output(await adctl('publisher', 'show', created.publisher_id))).toMatchObject({ test: true, floor_cpm: 0, block_advertisers: [] });
+    const updated = output(
+      await adctl(
+        'publisher',
+        'update',
+        created.publisher_id,
+        '--floor-cpm',
+        '1.25',
+        '--tmax',
+        '800',
+        '--max-ads-per-conversation',
+        '3',
+        '--min-turns-between-ads',
+        '2',
+        '--block-categories',
+        'IAB7,596',
+        '--allow-categories',
+        'politics',
+        '--block-advertisers',
+        'Rival.example, other.example',
+      ),
+    );
+    expect(updated).toMatchObject({
+      tmax: 800,
+      floor_cpm: 1.25,
+      max_ads_per_conversation: 3,
+      min_turns_between_ads: 2,
+      block_categories: ['IAB7', '596'],
+      allow_categories: ['politics'],
+      block_advertisers: ['rival.example', 'other.example'],
+    });
+    const row = await db.publisher.findUniqueOrThrow({ where: { publicId: created.publisher_id } });
+    expect(row.floorMicros).toBe(1_250_000n);
+    const cleared = output(await adctl('publisher', 'update', created.publisher_id, '--max-ads-per-conversation', 'none', '--block-advertisers', ''));
+    expect(cleared).toMatchObject({ max_ads_per_conversation: null, block_advertisers: [], block_categories: ['IAB7', '596'] });
+    expect(output(await adctl('publisher', 'show', created.publisher_id))).toEqual(cleared);
+  });
+
+  test('bad settings: the domain error and nothing changed; no flag, an unknown publisher', async () => {
+    const { publisher_id } = output(await adctl('publisher', 'create', '--name', `Host ${unique()}`));
+    for (const [flag, value, param] of [
+      ['--allow-categories', 'self_harm', 'allow_categories'],
+      ['--block-advertisers', 'not a domain', 'block_advertisers'],
+      ['--block-categories', 'IAB 7', 'block_categories'],
+      ['--floor-cpm', '2000', 'floor_cpm'],
+      ['--min-turns-between-ads', '1.5', 'min_turns_between_ads'],
+    ]) {
+      const run = await adctl('publisher', 'update', publisher_id, '--tmax', '900', flag, value);
+      expect([flag, run.code, run.stdout]).toEqual([flag, 1, '']);
+      expect(run.stderr).toContain(param);
+    }
+    expect(output(await adctl('publisher', 'show', publisher_id))).toMatchObject({ tmax: 2000, allow_categories: [], block_advertisers: [] });
+    expect((await adctl('publisher', 'update', publisher_id)).code).toBe(2);
+    const unknown = await adctl('publisher', 'show', '00000000-0000-4000-8000-000000000000');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/publisher/);
+  });
+});
+
 describe('dsp add, list, disable', () => {
   test('add (native and openrtb with URL auth), list without keys, disable', async () => {
     const native = output(
