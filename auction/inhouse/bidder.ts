@@ -3,7 +3,7 @@ import { pollOptionsOf } from '../../domain/polls/service';
 import { headlineLimit } from '../request-schema';
 import type { AuctionContext, Creative, ValidBid } from '../types';
 import type { IndexedAd } from './ad-index';
-import { creativeBlock, servingBlock } from '../../domain/serving/eligibility';
+import { creativeBlock, INHOUSE_SKIPS, servingBlock, type InhouseSkip } from '../../domain/serving/eligibility';
 import { bidCpmMicros, DEFAULT_CPC_MICROS, type BudgetGate, type CtrEstimator } from './eligibility';
 import { count, countOutbid } from './tally';
 import { audienceKeysOf, type FrequencyCaps } from './frequency-caps';
@@ -71,20 +71,6 @@ export function creativeFor(ad: IndexedAd, ctx: AuctionContext): Creative {
 
 export const INHOUSE_BIDDER = { id: 'inhouse', name: 'inhouse' } as const;
 
-/** The request-dependent reasons, in the order they are checked: the furthest an ad got is the bidder's no-bid reason. */
-const SKIP_ORDER = [
-  'budget_exhausted',
-  'not_targeted',
-  'not_relevant',
-  'blocked_advertiser',
-  'no_landing_url',
-  'format_not_offered',
-  'no_image_or_logo',
-  'frequency_capped',
-  'paced',
-] as const;
-export type InhouseSkip = (typeof SKIP_ORDER)[number];
-
 export interface InhouseResult {
   bid: ValidBid | null;
   /** Every eligible ad (for the tally of who won and who was outbid); empty when none. */
@@ -125,7 +111,7 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
             : (creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad) ? 'paced' : null));
     if (skip) {
       tally(ad.tally, skip);
-      furthest = Math.max(furthest, SKIP_ORDER.indexOf(skip));
+      furthest = Math.max(furthest, INHOUSE_SKIPS.indexOf(skip));
       continue;
     }
     tally(ad.tally, 'eligible');
@@ -140,7 +126,7 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
     best = ad;
     bestPrice = price;
   }
-  return { bid: best && bidOf(ctx, best, bestPrice), eligible, skip: furthest >= 0 ? SKIP_ORDER[furthest] : null };
+  return { bid: best && bidOf(ctx, best, bestPrice), eligible, skip: furthest >= 0 ? INHOUSE_SKIPS[furthest] : null };
 }
 
 function bidOf(ctx: AuctionContext, ad: IndexedAd, priceMicros: number): ValidBid {

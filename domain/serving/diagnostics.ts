@@ -4,7 +4,7 @@ import { assetUrl } from '../assets/ad-images';
 import { servableCreative } from '../creatives/review';
 import { notFound } from '../errors';
 import { normalizeId } from '../ids';
-import { creativeBlock, landingUrlOf, servingBlocks, type ServableFacts, type ServingBlock } from './eligibility';
+import { creativeBlock, INHOUSE_SKIPS, landingUrlOf, servingBlocks, type ServableFacts, type ServingBlock } from './eligibility';
 import { campaignTraffic, emptyCounts, type AdTraffic } from './traffic';
 import { freshPacingOf } from './pacing-store';
 import { issueText, type IssueCode } from './issue-texts';
@@ -266,17 +266,7 @@ function creativeIssues(tree: CampaignTree, ad: Ad, issue: MakeIssue): DeliveryI
 function summarize(t: AdTraffic | undefined): TrafficSummary {
   const c = t?.counts ?? emptyCounts();
   const skipped: Record<string, number> = {};
-  for (const reason of [
-    'budget_exhausted',
-    'not_targeted',
-    'not_relevant',
-    'blocked_advertiser',
-    'no_landing_url',
-    'format_not_offered',
-    'no_image_or_logo',
-    'paced',
-    'frequency_capped',
-  ] as const) {
+  for (const reason of INHOUSE_SKIPS) {
     if (c[reason] > 0) skipped[reason] = c[reason];
   }
   const skips = Object.values(skipped).reduce((a, b) => a + b, 0);

@@ -103,8 +103,10 @@ export function landingUrlOf(
  * auction/inhouse/skip-tally.ts): the serving and creative rules, then the
  * request-dependent ones, and `outbid` for an eligible ad that did not win.
  * `eligible` and `won` are counted beside them so shares can be computed.
+ * The skips are in the order the in-house bidder checks them: the furthest an
+ * ad got is its no-bid reason.
  */
-export const INHOUSE_OUTCOMES = [
+export const INHOUSE_SKIPS = [
   'budget_exhausted',
   'not_targeted',
   'not_relevant',
@@ -112,12 +114,11 @@ export const INHOUSE_OUTCOMES = [
   'no_landing_url',
   'format_not_offered',
   'no_image_or_logo',
-  'paced',
   'frequency_capped',
-  'eligible',
-  'won',
-  'outbid',
+  'paced',
 ] as const;
+export type InhouseSkip = (typeof INHOUSE_SKIPS)[number];
+export const INHOUSE_OUTCOMES = [...INHOUSE_SKIPS, 'eligible', 'won', 'outbid'] as const;
 export type InhouseOutcome = (typeof INHOUSE_OUTCOMES)[number];
 /** An outcome's slot in a tally (a Uint32Array per ad). */
 export const OUTCOME_SLOT = Object.fromEntries(INHOUSE_OUTCOMES.map((o, i) => [o, i])) as Record<InhouseOutcome, number>;
