@@ -21,7 +21,7 @@
  * controls_cpu_p50_ms=... (what pacing and frequency caps add to the in-house bidder per auction: bench/controls-cost.ts)
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { cpSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { build } from 'esbuild';
@@ -65,12 +65,13 @@ const round = (n: number) => Math.round(n * 100) / 100;
  * them under tsx instead), so neither side pays for a loader the other does not.
  */
 async function compileChildren() {
-  const sources = ['auction', 'bench', 'dev', 'domain', 'generated', 'lib'].flatMap((dir) =>
-    (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[])
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
-      .map((f) => path.join(ROOT, dir, f)),
+  const files = ['auction', 'bench', 'dev', 'domain', 'generated', 'lib'].flatMap((dir) =>
+    (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).map((f) => path.join(ROOT, dir, f)),
   );
+  const sources = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'));
   await build({ entryPoints: sources, outdir: BUILD_DIR, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' });
+  // JSON the modules import (the safety model's weights) is read as it is, beside them.
+  for (const json of files.filter((f) => f.endsWith('.json'))) cpSync(json, path.join(BUILD_DIR, path.relative(ROOT, json)));
 }
 
 interface Child {
