@@ -104,12 +104,17 @@ function answer(ctx: AuctionContext, ad: ReturnType<typeof presentAd> | null, no
 /**
  * An ad shown in the conversation counts at once toward the frequency caps (ours)
  * and the conversation's density (any), provisionally until its pixel fires.
- * A sandbox publisher's ads count nowhere.
+ * A sandbox publisher's ads count nowhere; a DSP's ad counts only for a
+ * publisher with density settings (from when they are set).
  */
 function recordShowing(ctx: AuctionContext, deps: PipelineDeps, shown: ValidBid & { creative: Creative }): void {
   const caps = deps.inhouse.caps;
   if (!caps || ctx.publisher.test) return;
-  caps.recordWin(audienceKeysOf(ctx), shown.inhouse?.campaignId ?? null, ctx.auctionId, turnMarkOf(ctx.request.messages));
+  const campaignId = shown.inhouse?.campaignId ?? null;
+  // Counted only where something reads it: our ads with caps on, any ad of a publisher with density settings.
+  const density = ctx.publisher.maxAdsPerConversation !== null || ctx.publisher.minTurnsBetweenAds > 0;
+  if (!density && !(campaignId !== null && caps.enabled)) return;
+  caps.recordWin(audienceKeysOf(ctx), campaignId, ctx.auctionId, turnMarkOf(ctx.request.messages));
 }
 
 function observe(
