@@ -6,10 +6,13 @@ import { pacingStep, type PacingState, type PacingStep } from './pacing';
  * every campaign that paces now (active, approved, live, in its flight, with an
  * end time), from the shared spend store; rows of campaigns that stopped or
  * ended are removed. `nowMs` is injected so tests and bench:pacing drive a
- * simulated clock; `campaignIds` narrows the step to those campaigns.
+ * simulated clock; `campaignIds` narrows the step to those campaigns. A plan
+ * observed after `nowMs` is left as it is: a step never goes back in time (a
+ * worker whose clock lags another's, or the real clock beside a simulated one).
  */
 export async function stepPacing(db: Db, nowMs: number, scope: { campaignIds?: string[] } = {}): Promise<number> {
   const now = new Date(nowMs);
+  const readAt = new Date();
   const only = scope.campaignIds ? { id: { in: scope.campaignIds } } : {};
   const campaigns = await db.campaign.findMany({
     where: { ...only, status: 'active', reviewStatus: 'approved', lifecycleState: null, startTime: { lte: now }, endTime: { gt: now } },
@@ -17,21 +20,26 @@ export async function stepPacing(db: Db, nowMs: number, scope: { campaignIds?: s
   });
   const ids = campaigns.map((c) => c.id);
   const states = new Map((await db.campaignPacing.findMany({ where: { campaignId: { in: ids } } })).map((p) => [p.campaignId, stateOf(p)]));
-  const steps = campaigns.map((c) => ({
-    campaignId: c.id,
-    step: pacingStep(
-      {
-        startMs: c.startTime.getTime(),
-        endMs: c.endTime!.getTime(),
-        limitMicros: Number(c.lifetimeSpendLimitMicros),
-        spentMicros: Number(c.spend?.spentMicros ?? 0n),
-      },
-      states.get(c.id) ?? null,
-      nowMs,
-    ),
-  }));
+  const steps = campaigns
+    .filter((c) => (states.get(c.id)?.observedAtMs ?? -Infinity) <= nowMs)
+    .map((c) => ({
+      campaignId: c.id,
+      step: pacingStep(
+        {
+          startMs: c.startTime.getTime(),
+          endMs: c.endTime!.getTime(),
+          limitMicros: Number(c.lifetimeSpendLimitMicros),
+          spentMicros: Number(c.spend?.spentMicros ?? 0n),
+        },
+        states.get(c.id) ?? null,
+        nowMs,
+      ),
+    }));
   await db.$transaction([
-    db.campaignPacing.deleteMany({ where: { campaignId: { notIn: ids } } }),
+    // Narrowed, the step removes only its own campaigns' plans; a plan written since the read is a concurrent step's (its campaign went live since).
+    db.campaignPacing.deleteMany({
+      where: { campaignId: { notIn: ids, ...(scope.campaignIds ? { in: scope.campaignIds } : {}) }, updatedAt: { lt: readAt } },
+    }),
     ...steps.map(({ campaignId, step }) => upsert(db, campaignId, step)),
   ]);
   return steps.length;
