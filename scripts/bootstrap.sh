@@ -141,12 +141,16 @@ if [[ -z "${TEMPORAL_ADDRESS:-}" ]]; then
       --log-level warn >>"$LOG_DIR/temporal.log" 2>&1 < /dev/null
   fi
   wait_for Temporal 60 "$TEMPORAL" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
-  # The review workflow's search attributes (operators find a campaign's review by name or
-  # organization in the Temporal UI). Registering one that exists already is a no-op here.
+  # Every workflow of a campaign carries these (operators find them by campaign name, campaign id
+  # or organization in the Temporal UI; docs/operations.md). One already there with its type is
+  # left alone; one of another type (CampaignName was Text once) is removed and created again.
   existing=$("$TEMPORAL" operator search-attribute list --address "127.0.0.1:$TEMPORAL_PORT" 2>/dev/null || true)
-  for attribute in CampaignName:Text OrganizationId:Keyword; do
-    if ! grep -qw "${attribute%%:*}" <<<"$existing"; then
+  for attribute in CampaignId:Keyword CampaignName:Keyword OrganizationPublicId:Keyword; do
+    if ! grep -qE "^\s*${attribute%%:*}\s+${attribute##*:}\s*$" <<<"$existing"; then
       log "temporal search attribute ${attribute%%:*}"
+      if grep -qw "${attribute%%:*}" <<<"$existing"; then
+        "$TEMPORAL" operator search-attribute remove --address "127.0.0.1:$TEMPORAL_PORT" --name "${attribute%%:*}" --yes >/dev/null
+      fi
       "$TEMPORAL" operator search-attribute create --address "127.0.0.1:$TEMPORAL_PORT" \
         --name "${attribute%%:*}" --type "${attribute##*:}" >/dev/null
     fi
