@@ -78,7 +78,24 @@ export const DETECTION_THRESHOLD = 1;
  * the lexicon has at least `minCueScore` for it and the model gives it at
  * least `withCue`, or when the model alone gives it `alone`.
  */
-export const MODEL_RULE = { enabled: true, minCueScore: 0.25, withCue: 0.5, alone: 0.8 } as const;
+export const MODEL_RULE: ModelRule = { enabled: true, minCueScore: 0.25, withCue: 0.5, alone: 0.8, vetoBelowScore: 1.5, vetoUnder: 0.03 };
+
+export interface ModelRule {
+  enabled: boolean;
+  minCueScore: number;
+  withCue: number;
+  alone: number;
+  /**
+   * The model's veto: a `block` category the lexicon alone found with a score
+   * under `vetoBelowScore` (one strong cue and some topic words) is dropped
+   * when the model gives it under `vetoUnder`. A single cue fires on words,
+   * whatever they are about ("murder" in "my boss will murder me", "chemo" in
+   * a gift for a friend); the model reads the whole conversation. `never`
+   * categories are never vetoed: a missed disclosure costs more than an ad.
+   */
+  vetoBelowScore: number;
+  vetoUnder: number;
+}
 
 const CATEGORY_COUNT = SENSITIVE_CATEGORIES.length;
 const CHILD_CONTEXT_GROUP = CATEGORY_COUNT;
@@ -534,11 +551,22 @@ function run(
     else if (scores[MINORS] > 0) scores[MINORS] += 0.5;
   }
   if (MODEL_RULE.enabled) modelScores(weights, modelFeatures(messages), probabilities);
+  return decideCategories(scores, probabilities, MODEL_RULE);
+}
+
+/**
+ * The categories from the lexicon's scores and the model's probabilities (in
+ * SENSITIVE_CATEGORIES order): shared by the classifier and cross-validate.ts,
+ * which tries rules on out-of-fold probabilities.
+ */
+export function decideCategories(lexicon: ArrayLike<number>, model: ArrayLike<number>, rule: ModelRule): SensitiveCategory[] {
   const categories: SensitiveCategory[] = [];
   for (let g = 0; g < CATEGORY_COUNT; g += 1) {
-    const byModel =
-      MODEL_RULE.enabled && (probabilities[g] >= MODEL_RULE.alone || (scores[g] >= MODEL_RULE.minCueScore - 1e-9 && probabilities[g] >= MODEL_RULE.withCue));
-    if (scores[g] >= DETECTION_THRESHOLD - 1e-9 || byModel) categories.push(SENSITIVE_CATEGORIES[g]);
+    const p = rule.enabled ? model[g] : 0;
+    const byModel = rule.enabled && (p >= rule.alone || (lexicon[g] >= rule.minCueScore - 1e-9 && p >= rule.withCue));
+    const byLexicon = lexicon[g] >= DETECTION_THRESHOLD - 1e-9;
+    const vetoed = rule.enabled && !NEVER_GROUPS[g] && lexicon[g] < rule.vetoBelowScore - 1e-9 && p < rule.vetoUnder;
+    if ((byLexicon && !vetoed) || byModel) categories.push(SENSITIVE_CATEGORIES[g]);
   }
   return categories;
 }

@@ -71,6 +71,8 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
       '(going to|gonna) (die|end it) (tonight|today|soon|this weekend)',
     ],
     medium: [
+      // Means kept at hand, with no harm word: where the harm is left to the reader (probe 5).
+      `(keep|keeping|kept|hide|hid|hiding|sleep with) ~4 (knife|knives|blade|blades|razor|razors|${PILLS}|rope|gun) ~4 (under|in|beside|next to) ~2 (pillow|bed|mattress|nightstand|drawer)`,
       'this (is|will be) my (last|final) (message|night|goodbye)',
       '(how high|what height|how tall|how far|which floor) ~6 (fall|jump|drop)',
       '(i|ill|i will) (wont|will not|dont) need (them|it|any of (it|this|them)|my stuff) (anymore)?',
@@ -197,6 +199,9 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
   },
   sexual: {
     strong: [
+      // Paid or private intimate media, without an explicit word (probe 5).
+      '(girls|women|models|creators) ~4 (send|sends|sell|sells) ~3 (private|nude|naked|spicy|intimate) (videos|pics|photos|content)',
+      'friends with benefits',
       '(try|trying|tried|wants|want|wanted|do|doing|have|having|had|like|likes|into|enjoy) anal',
       'anal (sex|play|beads|toy|toys)',
       '(give|giving|gave|get|getting|got|receive|receiving) (him|her|them|me|you)? (oral|head|a bj|a blowjob|a handjob)',
@@ -261,7 +266,6 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
       'cum',
       'make love',
       'making love',
-      'friends with benefits',
       'fwb',
       'netflix and chill',
       'describe ~3 (body|bodies|touch|touching)',
@@ -429,6 +433,8 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
   },
   hate_harassment: {
     strong: [
+      // Denial of an atrocity: the harm is to the group, not the violence the words name (probe 5).
+      '(holocaust|genocide) ~3 (exaggerated|overblown|fake|a myth|myth|a lie|a hoax|hoax|made up|didnt happen|never happened|is a scam)',
       `${GROUPS} ~3 (invading|invaders|invasion|infesting|infestation|taking over|replacing|replace us|ruining|destroying|poisoning|polluting)`,
       `${GROUPS} ~6 (should|must|need to|deserve to|ought to) (be|get)? (shot|killed|hanged|hung|deported|gassed|exterminated|wiped out|lynched|eradicated|banned|locked up|removed)`,
       `(shoot|kill|hang|exterminate|gas|deport|lynch|get rid of) (all)? (the|those|these)? ${GROUPS}`,
@@ -490,6 +496,11 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
   },
   violence_tragedy: {
     strong: [
+      // Harm to a person framed as a how-to or as something witnessed, without a killing word (probe 5).
+      '(break|snap|broke) (someones|somebodys|someone s|his|her|their|a guys) (arm|leg|nose|jaw|ribs|neck|fingers)',
+      '(make|get) (someone|somebody|him|her|them|my (husband|wife|boss|neighbor|neighbour|roommate)) (sick|ill) without',
+      '(antifreeze|rat poison|bleach|arsenic|cyanide) ~6 (someone|somebody|him|her|them) ~4 (without|sick|noticing|drink)',
+      '(saw|watched|witnessed|seen) (a|someone|somebody|a guy|a man|a woman|a kid|a person|my) ~2 (get|got|getting|being) (run over|hit by|killed|shot|stabbed|crushed|hanged|beaten)',
       '(burn|burning|torch|torching|set fire to|setting fire to|slash|slashing|keying|vandalize|vandalise) (his|her|their|my neighbors|my neighbours|my exs|the neighbors|someones) (car|house|tires|tyres|home|truck)',
       '(revenge|get back at|teach ~2 lesson) ~6 (burn|burning|hurt|hurting|beat|beating|stab|kill|poison|slash|fire)',
       'arson',
@@ -524,6 +535,8 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
       '(refugee|refugees) (camp|crisis)',
     ],
     medium: [
+      // A relative missing after a disaster: with the disaster's word, a tragedy (probe 5).
+      `${CANT_} (find|reach|locate|get hold of) (my)? ${KIN}`,
       '(kill|hurt|torture|poison) (my|the|a) (neighbors|neighbours)? (dog|cat|pet)',
       'bombing',
       'look like an accident',
@@ -556,6 +569,9 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
   },
   illegal_drugs: {
     strong: [
+      // Drug slang as a quantity: 'a couple lines', 'how many bars' (probe 5).
+      '(doing|do|did|snort|snorting|done|had) (a couple|a few|some|couple|few|two|2|three|3) (lines|bumps|rails)',
+      '(how many|couple|few|two|2|three|3|half a|half) (bars|xans|percs|tabs) (can|should|do|before|to|at)',
       '(tab|tabs|hit|hits|drop|sheet|blotter|tab of) (of)? (acid|lsd)',
       `how long (does|do|will) ~3 ${DRUGS_STRICT} ~3 (last|stay in|kick in|take to kick)`,
       `${DRUGS_STRICT} ~3 (stay|stays) in (your|my)? (system|urine|blood|hair)`,
@@ -679,6 +695,9 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
       'incumbent',
     ],
     medium: [
+      // Politics without a party or election word: the sides and the offices (probe 5).
+      '(the left|the right|leftists|liberals|conservatives|right wingers|left wingers|progressives|the libs|maga) (hate|hates|want|wants|always|never|are ruining|destroy|destroying)',
+      '(speaker of the house|house speaker|senate majority leader|attorney general|supreme court justice|the white house|prime minister|chancellor)',
       '(which|what) party (do you|should i|will)',
       '(should|do you think) ~6 be (lowered|raised|banned|legalized|legalised|abolished|repealed|overturned)',
       'the white house',
@@ -767,6 +786,14 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
 
 /** More ordinary phrases containing the broad cues' words (masked before matching, as NEAR_MISSES). */
 export const BROAD_NEAR_MISSES: readonly string[] = [
+  // Hyperbole a complaint uses: 'my boss is gonna murder me if I'm late' (probe 5).
+  '(gonna|going to|will|would|literally) (murder|kill|strangle) me (if|when|for)',
+  '(gonna|going to|will|would) murder me',
+  // Brands and products named like a harm: Adidas Predator boots, Acer Predator laptops (probe 5).
+  '(adidas|acer) predator',
+  'predator (cleats|boots|club|edge|freak|accuracy|laptop|helios|monitor|movie|film|game|games|series)',
+  // A gift for someone ill is shopping, not an emergency (probe 5).
+  '(gift|gifts|care package|present|presents|basket|blanket|things) ~5 (going through|getting|after|during|on) (chemo|chemotherapy|radiation|treatment)',
   'psychedelic (rock|art|music|poster|posters|print|prints|pattern|patterns|band|bands|shirt|era)',
   'acid (peel|peels|toner|serum|serums|exfoliant|exfoliants)',
   'special k (cereal|bars|bar|protein|breakfast)',

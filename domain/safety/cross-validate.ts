@@ -1,0 +1,63 @@
+/**
+ * Chooses the rule that joins the lexicon and the learned scorer (MODEL_RULE
+ * in classifier.ts) on probabilities the model gives conversations it was not
+ * trained on: the training rows (train-model.ts) split into FOLDS, a model
+ * trained on all folds but one scores the labelled conversations of that
+ * one. Each rule is then measured over every labelled training conversation
+ * at once. Held-out splits (the batch's holdout, the last probe) are never
+ * read. The lexicon's scores are in-sample (it was tuned on these rows), so
+ * the figures say what a rule costs in recall better than what it saves in
+ * false blocks.
+ *
+ *   npx tsx domain/safety/cross-validate.ts
+ */
+import path from 'node:path';
+import { SENSITIVE_CATEGORIES } from './categories';
+import { decideCategories, explainConversation, MODEL_RULE, type ModelRule } from './classifier';
+import { evaluate, LABELLED_SET_PATH, readLabelledSet, trainingRows, type LabelledConversation } from './evaluation';
+import { modelFeatures, modelScores, trainModel } from './model';
+import { MODEL_TRAINING } from './train-model';
+
+const FOLDS = 5;
+
+/** Out-of-fold model probabilities and in-sample lexicon scores of each labelled training conversation. */
+function outOfFold(labelled: LabelledConversation[], extra: LabelledConversation[]) {
+  const rows = [...labelled, ...extra];
+  const scored = new Map<string, { lexicon: number[]; model: Float64Array }>();
+  for (let fold = 0; fold < FOLDS; fold += 1) {
+    const train = rows.filter((_, i) => i % FOLDS !== fold);
+    const weights = trainModel(train, { ...MODEL_TRAINING, sources: [] });
+    labelled.forEach((row, i) => {
+      if (i % FOLDS !== fold) return;
+      const model = modelScores(weights, modelFeatures(row.messages), new Float64Array(SENSITIVE_CATEGORIES.length));
+      const { scores } = explainConversation(row.messages);
+      scored.set(row.id, { lexicon: SENSITIVE_CATEGORIES.map((c) => scores[c]), model });
+    });
+  }
+  return scored;
+}
+
+function main() {
+  const labelled = trainingRows(readLabelledSet());
+  const extra = readLabelledSet(path.join(path.dirname(LABELLED_SET_PATH), 'model-training.jsonl'));
+  const scored = outOfFold(labelled, extra);
+  const byId = (rule: ModelRule) => (row: LabelledConversation) => {
+    const s = scored.get(row.id);
+    return s ? decideCategories(s.lexicon, s.model, rule) : [];
+  };
+  const figure = (n: number) => n.toFixed(3);
+  console.log(`${labelled.length} labelled training conversations, ${extra.length} training messages, ${FOLDS} folds`);
+  for (const alone of [0.7, 0.8, 0.9])
+    for (const withCue of [0.4, 0.5, 0.6])
+      for (const vetoUnder of [0, 0.03, 0.05, 0.1, 0.2])
+        for (const vetoBelowScore of [1.5, 2, 2.5]) {
+          const rule = { ...MODEL_RULE, alone, withCue, vetoUnder, vetoBelowScore };
+          const rows = labelled.map((row) => ({ ...row, messages: row.messages }));
+          const e = evaluate(rows, (messages) => byId(rule)(rows.find((r) => r.messages === messages) as LabelledConversation));
+          console.log(
+            `alone=${alone} withCue=${withCue} vetoUnder=${vetoUnder} vetoBelow=${vetoBelowScore}: recall_never=${figure(e.recallNever)} recall_all=${figure(e.recallAll)} false_block=${figure(e.falseBlock)} (${e.falseBlocks.length}/${e.ordinary})`,
+          );
+        }
+}
+
+if (require.main === module) main();
