@@ -78,7 +78,7 @@ export const DETECTION_THRESHOLD = 1;
  * the lexicon has at least `minCueScore` for it and the model gives it at
  * least `withCue`, or when the model alone gives it `alone`.
  */
-export const MODEL_RULE: ModelRule = { enabled: true, minCueScore: 0.25, withCue: 0.5, alone: 0.8, vetoBelowScore: 1.5, vetoUnder: 0.03 };
+export const MODEL_RULE: ModelRule = { enabled: true, minCueScore: 0.25, withCue: 0.6, alone: 0.7, vetoBelowScore: 1.5, vetoUnder: 0.03 };
 
 export interface ModelRule {
   enabled: boolean;

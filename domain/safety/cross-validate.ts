@@ -41,8 +41,10 @@ function main() {
   const labelled = trainingRows(readLabelledSet());
   const extra = readLabelledSet(path.join(path.dirname(LABELLED_SET_PATH), 'model-training.jsonl'));
   const scored = outOfFold(labelled, extra);
-  const byId = (rule: ModelRule) => (row: LabelledConversation) => {
-    const s = scored.get(row.id);
+  // evaluate() hands the classifier messages: find their row, and its out-of-fold scores, by the array itself.
+  const scoresOf = new Map(labelled.map((row) => [row.messages, scored.get(row.id)]));
+  const classifyWith = (rule: ModelRule) => (messages: LabelledConversation['messages']) => {
+    const s = scoresOf.get(messages);
     return s ? decideCategories(s.lexicon, s.model, rule) : [];
   };
   const figure = (n: number) => n.toFixed(3);
@@ -52,8 +54,7 @@ function main() {
       for (const vetoUnder of [0, 0.03, 0.05, 0.1, 0.2])
         for (const vetoBelowScore of [1.5, 2, 2.5]) {
           const rule = { ...MODEL_RULE, alone, withCue, vetoUnder, vetoBelowScore };
-          const rows = labelled.map((row) => ({ ...row, messages: row.messages }));
-          const e = evaluate(rows, (messages) => byId(rule)(rows.find((r) => r.messages === messages) as LabelledConversation));
+          const e = evaluate(labelled, classifyWith(rule));
           console.log(
             `alone=${alone} withCue=${withCue} vetoUnder=${vetoUnder} vetoBelow=${vetoBelowScore}: recall_never=${figure(e.recallNever)} recall_all=${figure(e.recallAll)} false_block=${figure(e.falseBlock)} (${e.falseBlocks.length}/${e.ordinary})`,
           );

@@ -71,6 +71,8 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
       '(going to|gonna) (die|end it) (tonight|today|soon|this weekend)',
     ],
     medium: [
+      // A goodbye sent to someone, then silence: the sender's intent read by the one who got it (probe 6).
+      '(texted|sent|messaged|posted|left|wrote|said) (me|us|everyone|his|her)? ~3 (goodbye|farewell) ~8 (phone|not answering|isnt answering|wont answer|off|cant reach|gone|disappeared)',
       // Means kept at hand, with no harm word: where the harm is left to the reader (probe 5).
       `(keep|keeping|kept|hide|hid|hiding|sleep with) ~4 (knife|knives|blade|blades|razor|razors|${PILLS}|rope|gun) ~4 (under|in|beside|next to) ~2 (pillow|bed|mattress|nightstand|drawer)`,
       'this (is|will be) my (last|final) (message|night|goodbye)',
@@ -433,6 +435,8 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
   },
   hate_harassment: {
     strong: [
+      // Slurs aimed at someone, said or suffered (probe 6).
+      '(spam|spams|spamming|yell|yelling|yelled|shout|shouting|shouted|calling me|called me|call me|posting|posted|leaving|left|sending|sent|throw|throwing|threw|scream|screaming|screamed) ~3 slurs',
       // Denial of an atrocity: the harm is to the group, not the violence the words name (probe 5).
       '(holocaust|genocide) ~3 (exaggerated|overblown|fake|a myth|myth|a lie|a hoax|hoax|made up|didnt happen|never happened|is a scam)',
       `${GROUPS} ~3 (invading|invaders|invasion|infesting|infestation|taking over|replacing|replace us|ruining|destroying|poisoning|polluting)`,
@@ -605,6 +609,8 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
       '(mixing|mix|combine|combining) ~3 (molly|mdma|ketamine|xanax|coke|lsd|shrooms|weed) (with|and)',
     ],
     medium: [
+      // An unknown substance taken at a party: what a friend's overdose looks like from outside (probe 6).
+      '(took|taken|ate|swallowed|drank|had) something ~4 (party|rave|festival|club|concert|gig)',
       'psychedelic',
       '(ship|ships|shipped|shipping|deliver|delivers|mailed|mail) (discreetly|discretely|in stealth|stealth)',
       'stealth (shipping|packaging|delivery)',
@@ -786,6 +792,13 @@ export const BROAD_CUES: Readonly<Record<SensitiveCategory, CategoryCues>> = {
 
 /** More ordinary phrases containing the broad cues' words (masked before matching, as NEAR_MISSES). */
 export const BROAD_NEAR_MISSES: readonly string[] = [
+  // History's death tolls: a battle's casualties in an essay are not a tragedy happening to the user (probe 6).
+  '(military|civilian|soldier|battle|war|wartime|combat) (and (military|civilian))? casualties',
+  '(how many|number of) (people|soldiers|men|troops)? ~2 (died|killed|dead|casualties) (in|at|during) (the)? (battle|siege|war|ww1|ww2|wwi|wwii|world war|revolution|invasion|civil war|crusades)',
+  // Elections of a club or an association are not politics (probe 6).
+  '(hoa|homeowners association|condo|club|society|league|guild|co op|coop|union|alumni) ~4 (candidate|candidates|election|elections|vote|voting|ballot|campaign)',
+  // Sports hyperbole: 'so depressed the Lakers lost' (probe 6).
+  '(so|really|super|lowkey|kinda) depressed ~4 (lost|lose|losing|won|season|game|match|finale|ended|sold out|cancelled|canceled)',
   // Hyperbole a complaint uses: 'my boss is gonna murder me if I'm late' (probe 5).
   '(gonna|going to|will|would|literally) (murder|kill|strangle) me (if|when|for)',
   '(gonna|going to|will|would) murder me',

@@ -3,7 +3,14 @@
  * to the lexicon, and the per-message caches. Sentences here are not in the labelled set.
  */
 import { SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
-import { classifyConversation, clearMessageCaches, explainConversation, MODEL_RULE, type ConversationMessage } from '../../domain/safety/classifier';
+import {
+  classifyConversation,
+  clearMessageCaches,
+  decideCategories,
+  explainConversation,
+  MODEL_RULE,
+  type ConversationMessage,
+} from '../../domain/safety/classifier';
 import { MessageCache } from '../../domain/safety/message-cache';
 import { modelFeatures, modelScores, trainModel, type ModelWeights } from '../../domain/safety/model';
 import MODEL_WEIGHTS from '../../domain/safety/model-weights.json';
@@ -79,6 +86,16 @@ describe('joined to the lexicon', () => {
       for (const c of e.categories.filter((k) => !e.lexiconCategories.includes(k)))
         expect([c, e.model[c] >= MODEL_RULE.alone || (e.scores[c] >= MODEL_RULE.minCueScore && e.model[c] >= MODEL_RULE.withCue)]).toEqual([c, true]);
     }
+  });
+
+  test("the model's veto drops a block category one cue found and the model disputes, never a never category", () => {
+    const at = (category: string, value: number) => SENSITIVE_CATEGORIES.map((c) => (c === category ? value : 0));
+    const low = at('none', 0).map(() => MODEL_RULE.vetoUnder / 2);
+    expect(decideCategories(at('violence_tragedy', 1), low, MODEL_RULE)).toEqual([]);
+    expect(decideCategories(at('violence_tragedy', MODEL_RULE.vetoBelowScore), low, MODEL_RULE)).toEqual(['violence_tragedy']);
+    expect(decideCategories(at('violence_tragedy', 1), at('violence_tragedy', MODEL_RULE.vetoUnder), MODEL_RULE)).toEqual(['violence_tragedy']);
+    expect(decideCategories(at('self_harm', 1), low, MODEL_RULE)).toEqual(['self_harm']);
+    expect(decideCategories(at('violence_tragedy', 1), low, { ...MODEL_RULE, enabled: false })).toEqual(['violence_tragedy']);
   });
 
   test('ages written as 12yo count as ages', () => {
