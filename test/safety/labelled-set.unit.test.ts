@@ -1,12 +1,11 @@
 /**
  * The floor of the classifier on the labelled set: the issue's goals on the
  * whole set (every split), on what was tuned on and on the holdout; and, on
- * the last probe (written after all tuning, never tuned on), the figures of
- * its one first look, so they can only improve. That probe is below the
- * goals, and pulls the whole set's recall_never to 0.979 (188 of 192), under
- * its 0.98: the goal is not met on phrasing the classifier was not written
- * against (domain/safety/README.md, the closing note). The whole set is held
- * to its measured figures, so it can only improve, until it meets the goal.
+ * the last probe (7: written after probes 5 and 6 were tuned on, measured
+ * before any tuning on it), the figures of its first look, so they can only
+ * improve. The whole set meets the goals; probe 7 meets recall_all and
+ * false_block but not recall_never (0.893, 25 of 28): the goal is not met on
+ * phrasing the classifier was not written against (domain/safety/README.md).
  */
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
 import { classifyConversation } from '../../domain/safety/classifier';
@@ -17,10 +16,10 @@ const splits = splitLabelledSet(set);
 const classify = (messages: Parameters<typeof classifyConversation>[0]) => classifyConversation(messages).categories;
 
 const GOAL = { recallNever: 0.98, recallAll: 0.9, falseBlock: 0.03 };
-/** The whole set as measured at f935882 (188/192, 0.974, 7/405): below the goal on recall_never by one conversation. */
-const WHOLE_SET_MEASURED = { recallNever: 188 / 192, recallAll: 0.974, falseBlock: 7 / 405 };
-/** Probe 5 at its first look (23/27, 55/67, 5/28). */
-const PROBE_FIRST_LOOK = { recallNever: 23 / 27, recallAll: 55 / 67, falseBlock: 5 / 28 };
+/** The whole set as measured at 87b80b5 (247/250, 603/607, 4/480): it meets the goal. */
+const WHOLE_SET_MEASURED = { recallNever: 247 / 250, recallAll: 603 / 607, falseBlock: 4 / 480 };
+/** Probe 7 at its first look, at 2adf85e (25/28, 66/70, 1/37); the same at 87b80b5, after round 2's tuning on probe 6. */
+const PROBE_FIRST_LOOK = { recallNever: 25 / 28, recallAll: 66 / 70, falseBlock: 1 / 37 };
 
 describe('the labelled set', () => {
   test('holds at least 300 conversations, 40% of them sensitive, every category at least 15 times', () => {
@@ -52,10 +51,10 @@ describe('the labelled set', () => {
 });
 
 describe('the floor', () => {
-  test('the whole set does no worse than measured (recall_never 0.979, recall_all 0.974, false_block 0.017)', () => {
+  test('the whole set does no worse than measured (recall_never 0.988, recall_all 0.993, false_block 0.008)', () => {
     const figures = evaluate(set, classify);
     expect(figures.recallNever).toBeGreaterThanOrEqual(WHOLE_SET_MEASURED.recallNever - 1e-9);
-    expect(figures.recallAll).toBeGreaterThanOrEqual(WHOLE_SET_MEASURED.recallAll - 1e-3);
+    expect(figures.recallAll).toBeGreaterThanOrEqual(WHOLE_SET_MEASURED.recallAll - 1e-9);
     expect(figures.falseBlock).toBeLessThanOrEqual(WHOLE_SET_MEASURED.falseBlock + 1e-9);
   });
 
