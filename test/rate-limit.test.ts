@@ -3,12 +3,12 @@
  * hour, separate budgets for the two keys of a rotation pair, and one count
  * shared by every api process (counters live in PostgreSQL).
  */
-import pLimit from 'p-limit';
 import { startApiProcess, type ServiceProcess } from '../dev/processes';
 import { mintApiKey } from '../domain/api-keys/service';
 import { config } from '../lib/config';
 import { hashSecret } from '../lib/secrets';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { burst, clearOfWindowEdge, PROBE } from './support/rate-limit';
 
 const LIMIT = 1000;
 
@@ -24,35 +24,6 @@ afterAll(async () => {
   await stopApis();
   await h.close();
 });
-
-/**
- * `count` authenticated requests spread round-robin over `urls`, 20 at a time;
- * returns the statuses. Every `/v1` request counts against the budget, so the
- * burst uses an unknown route (404): the cheapest request that is authenticated
- * and counted, which keeps these files fast.
- */
-const PROBE = '/v1/rate-limit-probe';
-async function burst(urls: string[], token: string, count: number): Promise<number[]> {
-  const limit = pLimit(20);
-  return Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      limit(async () => {
-        const res = await fetch(`${urls[i % urls.length]}${PROBE}`, { headers: { authorization: `Bearer ${token}` } });
-        await res.arrayBuffer();
-        return res.status;
-      }),
-    ),
-  );
-}
-
-/**
- * Budgets are hourly windows; a burst that straddles the turn of the hour is
- * estimated from two windows and may be off by one. Start clear of the edge.
- */
-async function clearOfWindowEdge(marginMs = 20_000): Promise<void> {
-  const toNextHour = 3_600_000 - (Date.now() % 3_600_000);
-  if (toNextHour < marginMs) await new Promise((r) => setTimeout(r, toNextHour + 1000));
-}
 
 const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
 

@@ -126,7 +126,12 @@ export function contextualRequest(overrides: Record<string, unknown> = {}) {
   };
 }
 
-export async function adRequest(h: AuctionHarness, body: unknown, token: string | null = h.publisherKey, headers: Record<string, string> = {}) {
+export async function adRequest(
+  h: Pick<AuctionHarness, 'url' | 'publisherKey'>,
+  body: unknown,
+  token: string | null = h.publisherKey,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${h.url}/v1/ad_requests`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
