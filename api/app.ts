@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { createHttpMetrics, type HttpMetrics } from '../lib/http-metrics';
 import { registerDeadLetterGauge } from '../domain/dead-letters/metrics';
+import { createLedgerMetrics, type LedgerObserver } from '../domain/delivery/metrics';
 import type { Client } from '@temporalio/client';
 import { config } from '../lib/config';
 import type { AssetStore } from '../lib/asset-store';
@@ -48,11 +49,14 @@ export interface AppDeps {
   metrics?: HttpMetrics;
 }
 
-/** The api's metrics: HTTP durations, process defaults, and the pipelines' dead letters. */
-export function createApiMetrics(db: Db): HttpMetrics {
+/**
+ * The api's metrics: HTTP durations, process defaults, the pipelines' dead letters, and
+ * delivery (`delivery`: hand it to the process's ledger, domain/delivery/tracker.ts).
+ */
+export function createApiMetrics(db: Db): HttpMetrics & { delivery: LedgerObserver } {
   const metrics = createHttpMetrics('api');
   registerDeadLetterGauge(metrics.registry, 'api', db);
-  return metrics;
+  return { ...metrics, delivery: createLedgerMetrics(metrics.registry, 'api') };
 }
 
 /**

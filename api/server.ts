@@ -7,6 +7,7 @@ import { closeDb, createDb } from '../lib/db';
 import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
 import { temporalCreativeReviews } from '../workflows/clients/creative-review';
+import { campaignSearchOf } from '../domain/campaigns/search';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
 import { startDeliveryLedger } from '../domain/delivery/tracker';
 import { budgetExhaustionSignaller } from '../workflows/clients/campaign-lifecycle';
@@ -18,15 +19,16 @@ const db = createDb();
 const temporal = createTemporalClient();
 // creativeReviews: changed creatives of approved campaigns go to the per-ad review workflow.
 // The trackers' ledger; its rows reach ClickHouse through the worker (domain/delivery/tracker.ts).
-const delivery = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: budgetExhaustionSignaller(temporal) });
+const metrics = createApiMetrics(db);
+const delivery = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: budgetExhaustionSignaller(temporal), observer: metrics.delivery });
 const deps = {
   db,
   temporal,
   assets: createAssetStore(),
   creatives: createCreativeGenerator(),
-  creativeReviews: temporalCreativeReviews(temporal),
+  creativeReviews: temporalCreativeReviews(temporal, (campaignId) => campaignSearchOf(db, campaignId)),
   deliveryLedger: delivery.ledger,
-  metrics: createApiMetrics(db),
+  metrics,
 };
 const server = createApp(deps).listen(config.api.port, config.api.host, () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);

@@ -2,7 +2,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 /**
  * Prometheus metrics of the auction (GET /metrics). Millisecond histograms
- * with buckets fine enough for single milliseconds at the low end.
+ * with buckets fine enough for single milliseconds at the low end. DSPs are
+ * labelled by name (`dsp`, `bidder`: what `adctl dsp list` shows), never by id;
+ * our own bidder is `bidder="inhouse"`. docs/operations.md, "Metrics", lists them all.
  */
 export const MS_BUCKETS = [0.25, 0.5, 1, 2, 3, 4, 5, 7.5, 10, 15, 20, 30, 50, 75, 100, 150, 250, 500, 1000, 2000, 5000];
 
@@ -34,11 +36,11 @@ export function createAuctionMetrics(index: { size(): number; loadedAt(): number
     sandbox: counter('auction_sandbox_requests_total', 'Auctions of sandbox (test) publishers: billed and counted nowhere'),
     duration: histogram('auction_duration_ms', 'End-to-end auction time inside the service (ms)'),
     overhead: histogram('auction_overhead_ms', 'Auction time minus the slowest bidder call (ms): our own overhead'),
-    dspLatency: histogram('auction_dsp_latency_ms', 'DSP bid call latency (ms)', ['dsp']),
-    bids: counter('auction_bids_total', 'Bids by bidder and outcome (won, lost, rejected)', ['bidder', 'outcome']),
-    nonBids: counter('auction_non_bids_total', 'Non-bids by bidder, reason and IAB seat-non-bid code', ['bidder', 'reason', 'code']),
-    timeouts: counter('auction_dsp_timeouts_total', 'DSP calls cut at their deadline', ['dsp']),
-    errors: counter('auction_dsp_errors_total', 'DSP calls failed (HTTP error, unreachable, unparsable)', ['dsp']),
+    dspLatency: histogram('auction_dsp_latency_ms', 'DSP bid call latency (ms), by DSP name; its _count is the calls made', ['dsp']),
+    bids: counter('auction_bids_total', 'Bids by bidder name and outcome (won, lost, rejected)', ['bidder', 'outcome']),
+    nonBids: counter('auction_non_bids_total', 'Non-bids by bidder name, reason and IAB seat-non-bid code', ['bidder', 'reason', 'code']),
+    timeouts: counter('auction_dsp_timeouts_total', 'DSP calls cut at their deadline, by DSP name', ['dsp']),
+    errors: counter('auction_dsp_errors_total', 'DSP calls failed (HTTP error, unreachable, unparsable, render failed), by DSP name', ['dsp']),
     inhouseOutcomes: counter(
       'auction_inhouse_outcomes_total',
       'What the in-house bidder did with the ads it looked at (skip reason, eligible, won, outbid), counted per ad',

@@ -86,7 +86,7 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
     ctx,
     deps,
     records,
-    remote.map((a) => ({ dsp: a.bidder.id, ms: a.latencyMs })),
+    remote.map((a) => ({ dsp: a.bidder.name, ms: a.latencyMs })),
     elapsed,
     slowestCallMs + rendered.renderMs,
     shown,
@@ -138,13 +138,14 @@ function observe(
   for (const r of records) {
     if (r.kind !== 'inhouse' && r.outcome !== 'rejected') deps.health.record(r.bidderId, null);
     if (r.reason) {
-      m.nonBids.inc({ bidder: r.bidderId, reason: r.reason, code: String(seatNonBidCode(r.reason)) });
+      // Labelled by the DSP's name (what operators know it by: adctl dsp list), not its id.
+      m.nonBids.inc({ bidder: r.bidderName, reason: r.reason, code: String(seatNonBidCode(r.reason)) });
       if (r.kind !== 'inhouse' && r.latencyMs > 0) deps.health.record(r.bidderId, r.reason);
-      if (r.reason === 'timeout') m.timeouts.inc({ dsp: r.bidderId });
+      if (r.reason === 'timeout') m.timeouts.inc({ dsp: r.bidderName });
       if (r.reason === 'dsp_http_error' || r.reason === 'unreachable' || r.reason === 'invalid_response' || r.reason === 'render_failed')
-        m.errors.inc({ dsp: r.bidderId });
+        m.errors.inc({ dsp: r.bidderName });
     }
-    m.bids.inc({ bidder: r.bidderId, outcome: r.outcome });
+    m.bids.inc({ bidder: r.bidderName, outcome: r.outcome });
   }
   deps.log.record(ctx, winner, records, elapsed, format, noFill?.reason ?? '');
 }

@@ -1,7 +1,16 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Pool } from 'pg';
+import type { Db } from '../lib/db';
+import { eventInboxBacklog } from '../domain/events/backlog';
+import { deliveryExportLagSeconds } from '../domain/delivery/metrics';
+import { registerDeadLetterGauge } from '../domain/dead-letters/metrics';
 import type { Job, JobDeps, JobRun } from './job';
 
-/** Every run of every job, counted: `worker_job_runs_total{job,outcome}`, items, duration, last success. */
+/**
+ * Every run of every job, counted: `worker_job_runs_total{job,outcome}`, items, duration, last success,
+ * and the size of the runs that moved something (`worker_job_batch_size`: the event pipeline's and the
+ * delivery export's batches).
+ */
 export function createJobMetrics(registry: Registry) {
   const runs = new Counter({
     name: 'worker_job_runs_total',
@@ -22,6 +31,13 @@ export function createJobMetrics(registry: Registry) {
     registers: [registry],
     buckets: [1, 5, 10, 50, 100, 500, 1000, 5000, 10000, 60000],
   });
+  const batchSize = new Histogram({
+    name: 'worker_job_batch_size',
+    help: 'Items per background job run that handled any (event pipeline: inbox rows per batch; delivery export: ledger rows)',
+    labelNames: ['job'],
+    registers: [registry],
+    buckets: [1, 10, 50, 100, 500, 1000, 2000, 5000, 10000, 20000],
+  });
   const lastSuccess = new Gauge({
     name: 'worker_job_last_success_seconds',
     help: "Unix time of each job's last successful run",
@@ -36,6 +52,7 @@ export function createJobMetrics(registry: Registry) {
         const run = await job.run(deps);
         runs.inc({ job: job.name, outcome: 'ok' });
         items.inc({ job: job.name }, run.items);
+        if (run.items > 0) batchSize.observe({ job: job.name }, run.items);
         lastSuccess.set({ job: job.name }, Date.now() / 1000);
         return run;
       } catch (err) {
@@ -48,3 +65,50 @@ export function createJobMetrics(registry: Registry) {
   };
 }
 export type JobMetrics = ReturnType<typeof createJobMetrics>;
+
+/**
+ * The pipelines' backlogs, read from PostgreSQL when scraped (so every worker
+ * agrees, whichever one moves the rows): `worker_event_inbox_depth` and
+ * `worker_event_pipeline_lag_seconds` (accepted events waiting, the oldest's
+ * age), `worker_delivery_export_lag_seconds` (the oldest ledger row ClickHouse
+ * does not have yet). Alerts: docs/grafana/alerts.yml.
+ */
+export function registerBacklogGauges(registry: Registry, deps: { db: Db; pool: Pool }): void {
+  const inbox = () => eventInboxBacklog(deps.db);
+  new Gauge({
+    name: 'worker_event_inbox_depth',
+    help: 'Accepted events waiting in the durable inbox for the event pipeline',
+    registers: [registry],
+    async collect() {
+      this.set((await inbox()).depth);
+    },
+  });
+  new Gauge({
+    name: 'worker_event_pipeline_lag_seconds',
+    help: 'Age of the oldest accepted event still in the inbox (0 when empty): how far collected events are behind',
+    registers: [registry],
+    async collect() {
+      this.set((await inbox()).oldestSeconds);
+    },
+  });
+  new Gauge({
+    name: 'worker_delivery_export_lag_seconds',
+    help: 'Age of the oldest delivery ledger row not exported to ClickHouse yet (0 when caught up): how far insights are behind',
+    registers: [registry],
+    async collect() {
+      this.set(await deliveryExportLagSeconds(deps.pool));
+    },
+  });
+}
+
+/**
+ * The worker's registry, served on its internal metrics port (worker/main.ts): Node's defaults,
+ * the jobs' runs, the pipelines' backlogs and the dead letters (docs/operations.md, "Metrics").
+ */
+export function createWorkerMetrics(deps: { db: Db; pool: Pool }): { registry: Registry; jobMetrics: JobMetrics } {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'worker_' });
+  registerDeadLetterGauge(registry, 'worker', deps.db);
+  registerBacklogGauges(registry, deps);
+  return { registry, jobMetrics: createJobMetrics(registry) };
+}

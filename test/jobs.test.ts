@@ -8,6 +8,10 @@ import { createTemporalClient } from '../lib/temporal';
 import { JOBS } from '../jobs';
 import { backgroundJobWorkflowId, endBackgroundJobs } from '../worker/jobs';
 import { until } from './support/wait';
+import { closeDb, createDb } from '../lib/db';
+import { insertInboxRows, serializeEvents } from '../domain/events/inbox';
+import { newOrg } from './support/harness';
+import { organizationIdOf } from './support/fixtures';
 
 const taskQueue = `jobs-test-${process.pid}`;
 const temporal = createTemporalClient();
@@ -49,3 +53,40 @@ test("each job runs as its own workflow, and its runs are counted on the worker'
   expect(text).toMatch(/^worker_job_last_success_seconds\{job="delivery-export"\} \d/m);
   expect(text).toContain('# TYPE worker_dead_letters gauge');
 });
+
+test("the pipelines' backlogs and batch sizes on the worker's metrics port, after events went through", async () => {
+  const db = createDb(undefined, 2);
+  try {
+    const organizationId = await organizationIdOf(db, await newOrg(db));
+    const scrape = async () => (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
+    const value = (text: string, line: RegExp) => Number(line.exec(text)?.[1] ?? NaN);
+    const batches = async () => value(await scrape(), /^worker_job_batch_size_count\{job="event-pipeline"\} (\d+)$/m) || 0;
+    // Events into the inbox until this worker's mover has taken a batch (the test run's own worker moves some too).
+    await until(
+      async () => {
+        const events = serializeEvents(Array.from({ length: 5 }, (_, i) => ({ event_name: `jobs-metrics-${i}` })));
+        await insertInboxRows(db, [{ organizationId, apiKeyId: 'jobs-test', receivedAt: new Date(), ipAddress: '127.0.0.1', events }]);
+        return (await batches()) > 0;
+      },
+      "a batch moved by this worker's event pipeline",
+      60_000,
+    );
+    const text = await scrape();
+    const batchSum = value(text, /^worker_job_batch_size_sum\{job="event-pipeline"\} ([\d.]+)$/m);
+    expect(batchSum).toBeGreaterThanOrEqual(1);
+    expect(batchSum / (await batches())).toBeLessThanOrEqual(20_000);
+    // The backlogs are read from PostgreSQL at each scrape: a few events at most, seconds old, and the export close behind.
+    const depth = value(text, /^worker_event_inbox_depth (\d+)$/m);
+    const lag = value(text, /^worker_event_pipeline_lag_seconds ([\d.e+-]+)$/m);
+    const exportLag = value(text, /^worker_delivery_export_lag_seconds ([\d.e+-]+)$/m);
+    expect(depth).toBeGreaterThanOrEqual(0);
+    expect(depth).toBeLessThan(10_000);
+    expect(lag).toBeGreaterThanOrEqual(0);
+    expect(lag).toBeLessThan(120);
+    expect(exportLag).toBeGreaterThanOrEqual(0);
+    expect(exportLag).toBeLessThan(120);
+    expect(text).toContain('# TYPE worker_job_batch_size histogram');
+  } finally {
+    await closeDb(db);
+  }
+}, 90_000);

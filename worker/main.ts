@@ -12,12 +12,10 @@ import { createTemporalClient } from '../lib/temporal';
 import { createPgPool } from '../lib/db';
 import { lowerOwnPriority } from '../lib/process-priority';
 import { startMetricsServer } from '../lib/metrics-server';
-import { registerDeadLetterGauge } from '../domain/dead-letters/metrics';
 import { deliveryExportJob } from '../jobs/delivery-export';
 import { runUntilIdle } from '../jobs/job';
-import { createJobMetrics } from '../jobs/metrics';
+import { createWorkerMetrics } from '../jobs/metrics';
 import { startBackgroundJobs } from './jobs';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
@@ -30,11 +28,8 @@ async function main() {
   const db = createDb();
   const pool = createPgPool(undefined, 3);
   const clickhouse = createClickhouse();
-  // Metrics on the worker's internal port (lib/metrics-server.ts): every background job's runs.
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'worker_' });
-  registerDeadLetterGauge(registry, 'worker', db);
-  const jobMetrics = createJobMetrics(registry);
+  // Metrics on the worker's internal port (lib/metrics-server.ts): every background job's runs, the pipelines' backlogs.
+  const { registry, jobMetrics } = createWorkerMetrics({ db, pool });
   const metrics = await startMetricsServer(registry, { host: config.metrics.host, port: config.metrics.workerPort });
   console.log(`worker metrics on ${metrics.url}`);
   const connection = await NativeConnection.connect({ address: temporalConfig.address });

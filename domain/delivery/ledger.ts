@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { GroupCommit } from '../../lib/group-commit';
 import type { DeliveryClaims } from './tracking-token';
 import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../money';
+import { observedFlush, type LedgerObserver } from './metrics';
 
 /**
  * The delivery ledger (PostgreSQL `delivery_ledger`) and the shared spend store
@@ -48,6 +49,8 @@ export interface LedgerOptions {
   maxBatch?: number;
   maxConcurrentFlushes?: number;
   minFlushSpacingMs?: number;
+  /** Counts each flush and what it committed (the api's metrics: domain/delivery/metrics.ts). */
+  observer?: LedgerObserver;
 }
 
 /** Feedback of either direction shares one dedupe key: the first thumbs per auction counts. */
@@ -67,7 +70,7 @@ export function deliveryPriceMicros(type: DeliveryEventType, claims: DeliveryCla
 
 export function createDeliveryLedger(pool: Pool, options: LedgerOptions = {}) {
   const writer = new GroupCommit<TrackedDelivery, DeliveryOutcome>(
-    (batch) => recordDeliveries(pool, batch, options),
+    (batch) => observedFlush(options.observer, batch, () => recordDeliveries(pool, batch, options)),
     // One flush at a time: flushes of a hot campaign would only queue on its spend row anyway.
     { maxBatch: options.maxBatch ?? 500, maxConcurrentFlushes: options.maxConcurrentFlushes ?? 1, minSpacingMs: options.minFlushSpacingMs },
   );

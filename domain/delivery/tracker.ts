@@ -3,6 +3,7 @@ import { config } from '../../lib/config';
 import { closeWithin } from '../../lib/deadline';
 import { feedbackCallbackOf } from './dsp-callbacks';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from './ledger';
+import type { LedgerObserver } from './metrics';
 
 /**
  * The api's half of delivery tracking: the trackers write through the ledger
@@ -24,11 +25,14 @@ export function startDeliveryLedger(deps: {
   pool: Pool;
   /** Campaigns a charge just exhausted (the lifecycle workflow completes them). */
   onBudgetExhausted?: (campaignIds: string[]) => void;
+  /** The process's delivery metrics (createApiMetrics' `delivery`). */
+  observer?: LedgerObserver;
 }): DeliveryLedgerProcess {
   const ledger = createDeliveryLedger(deps.pool, {
     onBudgetExhausted: deps.onBudgetExhausted,
     feedbackCallback: feedbackCallbackOf,
     minFlushSpacingMs: config.delivery.ledgerFlushSpacingMs,
+    observer: deps.observer,
   });
   return {
     ledger,

@@ -124,8 +124,11 @@ describe('the ClickHouse log and metrics', () => {
     expect(text).toMatch(/auction_requests_total\{result="filled"\} [1-9]/);
     expect(text).toMatch(/auction_overhead_ms_bucket\{le="0.5"\}/);
     expect(text).toMatch(/auction_duration_ms_bucket\{le="1"\}/);
-    expect(text).toContain(`auction_dsp_latency_ms_bucket{le="1",dsp="${dspId}"}`);
-    expect(text).toContain(`auction_non_bids_total{bidder="${dspId}",reason="format_not_supported",code="202"}`);
+    // DSPs by name (what operators know them by), never by id.
+    const { name } = await h.db.dsp.findUniqueOrThrow({ where: { id: dspId } });
+    expect(text).toContain(`auction_dsp_latency_ms_bucket{le="1",dsp="${name}"}`);
+    expect(text).toContain(`auction_non_bids_total{bidder="${name}",reason="format_not_supported",code="202"}`);
+    expect(text).not.toContain(dspId);
     expect(text).toMatch(/auction_index_ads \d+/);
     expect(text).toMatch(/auction_index_age_seconds [\d.]+/);
   });

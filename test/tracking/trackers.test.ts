@@ -379,3 +379,34 @@ describe('feedback', () => {
     expect(await ledgerRows(h.db, [claims.auction_id])).toEqual([]);
   });
 });
+
+describe("delivery on the api's metrics port", () => {
+  /** The sample of `name` with exactly these labels (0 when absent). */
+  const sample = (text: string, name: string, labels: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}} `) || (labels === '' && l.startsWith(`${name} `)));
+    return Number(line?.split(' ').pop() ?? 0);
+  };
+  const scrape = async () => (await fetch(h.metricsUrl)).text();
+
+  test('impressions and clicks by source, the spend charged, and every ledger flush timed; repeats count nothing', async () => {
+    const org = await newOrg(h.db);
+    const c = await deliverableCampaign(h.db, org, { pricingModel: 'cpc', maxBidMicros: 700_000n });
+    const claims = c.claims(7_000, { url: 'https://shoes.example/landing' });
+    const before = await scrape();
+    expect((await get(trackerUrl(h.url, 'view', claims))).status).toBe(200);
+    expect((await get(trackerUrl(h.url, 'click', claims))).status).toBe(302);
+    expect((await get(trackerUrl(h.url, 'click', claims))).status).toBe(302); // a repeat
+    const after = await scrape();
+    const grew = (name: string, labels: string) => sample(after, name, labels) - sample(before, name, labels);
+    // Other tests of this file share the api: at least ours, and the repeat added nothing of its own kind here.
+    expect(grew('api_delivery_events_total', 'type="impression",source="inhouse"')).toBeGreaterThanOrEqual(1);
+    expect(grew('api_delivery_events_total', 'type="click",source="inhouse"')).toBe(1);
+    expect(grew('api_delivery_spend_micros_total', 'type="click"')).toBe(700_000);
+    expect(grew('api_ledger_flush_duration_ms_count', 'outcome="ok"')).toBeGreaterThanOrEqual(2);
+    expect(grew('api_ledger_flush_batch_size_sum', '')).toBeGreaterThanOrEqual(3);
+    // A flush is a round trip to PostgreSQL: well under 5 s here, never negative.
+    const sum = grew('api_ledger_flush_duration_ms_sum', 'outcome="ok"');
+    expect(sum).toBeGreaterThan(0);
+    expect(sum / grew('api_ledger_flush_duration_ms_count', 'outcome="ok"')).toBeLessThan(5_000);
+  });
+});
