@@ -322,6 +322,7 @@ const demoSeedCommand: Command = async (db, args) => {
   if (!Number.isInteger(impressions) || impressions < 1) throw new UsageError('--impressions must be a positive integer');
   const { seedDemo } = await import('../dev/demo-seed');
   const { startCampaignReview } = await import('../workflows/clients/campaign-review');
+  const { campaignSearchOf } = await import('../domain/campaigns/search');
   const progress = await progressReporter('rows');
   try {
     const result = await withTemporal((temporal) =>
@@ -332,7 +333,7 @@ const demoSeedCommand: Command = async (db, args) => {
             days,
             impressions,
             onProgress: progress.update,
-            startReview: (campaign) => startCampaignReview(temporal, campaign),
+            startReview: async (campaign) => startCampaignReview(temporal, (await campaignSearchOf(db, campaign.id))!),
           },
         ),
       ),

@@ -145,8 +145,8 @@ describe('the saga succeeds', () => {
 
     const review = await temporal.workflow.getHandle(`campaign-review-${campaign.id}`).describe();
     expect(review.status.name).toBe('RUNNING');
-    // Findable in the Temporal UI by what a reviewer knows: the campaign's name and organization.
-    expect(review.searchAttributes).toMatchObject({ CampaignName: [campaign.name], OrganizationId: [row.organizationId] });
+    // Findable in the Temporal UI by what a reviewer knows: the campaign's name, id and organization.
+    expect(review.searchAttributes).toMatchObject({ CampaignId: [campaign.id], CampaignName: [campaign.name], OrganizationPublicId: [org.org_public_id] });
 
     // The ad's image reads back as the stored asset's stable URL, which serves the bytes.
     const groups = await call(h.url, 'GET', `/v1/ad_groups?campaign_id=${campaign.id}&order=asc`, { token: org.api_key });

@@ -11,6 +11,7 @@ import {
 import type { Activities } from '../activities';
 import type { CampaignCreateInput } from '../domain/campaigns/campaign-schema';
 import { campaignReview, campaignReviewWorkflowId } from './campaign-review';
+import { campaignSearchAttributes } from './search-attributes';
 
 // Short calls run as local activities: each saves a round trip through the server.
 const { defaultPaymentMethod, recordDeposit } = proxyLocalActivities<Activities>({
@@ -36,6 +37,14 @@ export interface CampaignCreationInput {
   organizationId: string;
   adAccountId: string;
   body: CampaignCreateInput;
+  /**
+   * The campaign's id, decided before the start (it is in the workflow id:
+   * campaignCreationWorkflowId). Runs started before it was an input have
+   * none and draw one inside.
+   */
+  campaignId?: string;
+  /** The organization's public id, for the review's search attributes (absent in older runs). */
+  organizationPublicId?: string;
 }
 
 /** The spec error the API answers with when the saga does not complete. */
@@ -102,8 +111,9 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
     return { ok: false, error: sagaError('billing_not_configured', 'The organization has no default payment method') };
   }
 
-  // The campaign id is decided here, so a retried persist finds its own earlier work.
-  const campaignId = uuid4();
+  // The campaign id is fixed for the run, so a retried persist finds its own earlier work. Older runs drew
+  // it here (uuid4 stays for them: replaying their history must draw it again).
+  const campaignId = input.campaignId ?? uuid4();
   const { workflowId } = workflowInfo();
   let step: Step = 'persist';
   try {
@@ -130,8 +140,10 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
       workflowId: campaignReviewWorkflowId(campaignId),
       args: [{ campaignId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      // Operators find a review in the Temporal UI by campaign name or organization (docs/operations.md, Temporal).
-      searchAttributes: { CampaignName: [input.body.name], OrganizationId: [input.organizationId] },
+      // Operators find a review in the Temporal UI by campaign name, id or organization (docs/operations.md, Temporal).
+      searchAttributes: input.organizationPublicId
+        ? campaignSearchAttributes({ campaignId, campaignName: input.body.name, organizationPublicId: input.organizationPublicId })
+        : { CampaignId: [campaignId], CampaignName: [input.body.name] },
     });
     return { ok: true, campaignId };
   } catch (err) {
@@ -142,4 +154,9 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
   }
 }
 
-export const campaignCreationWorkflowId = (key: string) => `campaign-create-${key}`;
+/**
+ * The saga's workflow id: the campaign's id is in it, so the Temporal UI finds a
+ * campaign's creation by id. The id comes from the request's idempotency key
+ * (use-cases/campaigns/create-campaign.ts), so retries find the same run.
+ */
+export const campaignCreationWorkflowId = (campaignId: string) => `campaign-create-${campaignId}`;

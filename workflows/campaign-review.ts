@@ -1,6 +1,7 @@
-import { condition, defineSignal, ParentClosePolicy, proxyActivities, setHandler, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { condition, defineSignal, ParentClosePolicy, proxyActivities, setHandler, startChild, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { campaignLifecycle, campaignLifecycleWorkflowId } from './campaign-lifecycle';
+import { campaignAttributesOf } from './search-attributes';
 
 const { setReviewStatus } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -42,6 +43,9 @@ async function startLifecycle(campaignId: string): Promise<void> {
       args: [{ campaignId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      // The review's own campaign attributes (from its start): the UI finds the lifecycle by the same name and ids.
+       
+      searchAttributes: campaignAttributesOf(workflowInfo().searchAttributes),
     });
   } catch (err) {
     // By name: the class lives in @temporalio/common, which this package does not depend on directly.

@@ -171,7 +171,8 @@ test('adctl demo seed: organizations, campaigns and rows, with plain progress li
     expect(campaign.reviewStatus).toBe('in_review');
     const review = await temporal.workflow.getHandle(`campaign-review-${campaign.id}`).describe();
     expect(review.status.name).toBe('RUNNING');
-    expect(review.searchAttributes).toMatchObject({ CampaignName: [campaign.name], OrganizationId: [campaign.organizationId] });
+    const { publicId } = await h.db.organization.findUniqueOrThrow({ where: { id: campaign.organizationId } });
+    expect(review.searchAttributes).toMatchObject({ CampaignId: [campaign.id], CampaignName: [campaign.name], OrganizationPublicId: [publicId] });
   }
   expect(res.stderr).toMatch(/^progress 0\/3000 rows\n(.|\n)*progress 3000\/3000 rows\n$/);
   const bad = await adctl('demo', 'seed', '--days', '0');

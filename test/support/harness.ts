@@ -15,6 +15,7 @@ import { config } from '../../lib/config';
 import { closeWithin } from '../../lib/deadline';
 import { createTemporalClient } from '../../lib/temporal';
 import { temporalCreativeReviews } from '../../workflows/clients/creative-review';
+import { campaignSearchOf } from '../../domain/campaigns/search';
 import { budgetExhaustionSignaller } from '../../workflows/clients/campaign-lifecycle';
 import { startDeliveryLedger } from '../../domain/delivery/tracker';
 import { runUntilIdle, type Job } from '../../jobs/job';
@@ -36,11 +37,15 @@ export interface Harness {
 export async function startHarness(options: { onBudgetExhausted?: (campaignIds: string[]) => void } = {}): Promise<Harness> {
   const db = createDb(undefined, 5);
   const temporal = createTemporalClient();
-  const ledger = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal) });
+  const metrics = createApiMetrics(db);
+  const ledger = startDeliveryLedger({
+    pool: createPgPool(undefined, 4),
+    onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal),
+    observer: metrics.delivery,
+  });
   const jobPool = createPgPool(undefined, 2);
   const jobClickhouse = createClickhouse();
   const jobDeps = { db, pool: jobPool, clickhouse: jobClickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl, heartbeat: () => {} };
-  const metrics = createApiMetrics(db);
   const metricsServer = await startMetricsServer(metrics.registry, { host: '127.0.0.1', port: 0 });
   const server: Server = await new Promise((resolve) => {
     // creativeReviews reaches the ad services through the deps object (see api/server.ts).
@@ -49,7 +54,7 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
       temporal,
       assets: createAssetStore(),
       creatives: createCreativeGenerator(),
-      creativeReviews: temporalCreativeReviews(temporal),
+      creativeReviews: temporalCreativeReviews(temporal, (campaignId) => campaignSearchOf(db, campaignId)),
       deliveryLedger: ledger.ledger,
       metrics,
     };

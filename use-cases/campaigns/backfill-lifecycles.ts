@@ -9,16 +9,17 @@ import type { UseCaseDeps } from '../deps';
 export async function backfillCampaignLifecycles({ db, temporal }: UseCaseDeps, organizationId?: string): Promise<{ campaigns: number; started: number }> {
   const campaigns = await db.campaign.findMany({
     where: { reviewStatus: 'approved', lifecycleState: null, status: { not: 'archived' }, ...(organizationId ? { organizationId } : {}) },
-    select: { id: true },
+    select: { id: true, name: true, organization: { select: { publicId: true } } },
     orderBy: { id: 'asc' },
   });
   let started = 0;
   // A few at a time: each is one round trip to Temporal.
-  const queue = campaigns.map((c) => c.id);
+  const queue = [...campaigns];
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-        if ((await startCampaignLifecycle(temporal, id)).started) started += 1;
+      for (let c = queue.shift(); c !== undefined; c = queue.shift()) {
+        const search = { campaignId: c.id, campaignName: c.name, organizationPublicId: c.organization.publicId };
+        if ((await startCampaignLifecycle(temporal, c.id, search)).started) started += 1;
       }
     }),
   );

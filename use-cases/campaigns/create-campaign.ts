@@ -4,7 +4,7 @@ import { resolveAdAccount } from '../../domain/ad-accounts/account';
 import { campaignCreateSchema } from '../../domain/campaigns/campaign-schema';
 import type { CampaignRow } from '../../domain/campaigns/rows';
 import { bodyObject, parseOrThrow } from '../../lib/validation';
-import { campaignCreationWorkflowId } from '../../workflows/campaign-creation';
+import { sha256Hex } from '../../lib/hash';
 import { runCreationSaga } from '../../workflows/clients/campaign-creation';
 import type { UseCaseDeps } from '../deps';
 
@@ -15,15 +15,30 @@ import type { UseCaseDeps } from '../deps';
  * share one run, so they create one campaign and charge once. Throws the
  * spec's errors as DomainErrors; 503 `request_timeout` when the saga outlasts
  * the request (it goes on, and a retry under the same key attaches to it).
+ * The campaign's id is a function of `workflowKey` (and of how many runs under
+ * it failed) and is in the workflow id (operators find a campaign's creation by
+ * id): one key, one sequence of ids, and at most one run that is not failed.
  */
 export async function createCampaign({ db, temporal }: UseCaseDeps, organizationId: string, rawBody: unknown, workflowKey: string): Promise<CampaignRow> {
   const body = parseOrThrow(campaignCreateSchema, bodyObject(rawBody));
   const adAccountId = await resolveAdAccount(db, organizationId, body.ad_account_id);
-  const workflowId = campaignCreationWorkflowId(workflowKey);
-  const result = await runCreationSaga(temporal, workflowId, { organizationId, adAccountId, body }, config.timeouts.campaignCreateMs);
+  const { publicId: organizationPublicId } = await db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { publicId: true } });
+  const request = { input: { organizationId, organizationPublicId, adAccountId, body }, campaignIdOf: (run: number) => campaignIdOfCreation(workflowKey, run) };
+  const result = await runCreationSaga(temporal, request, config.timeouts.campaignCreateMs);
   if (!result.ok) {
     const { code, message, param } = result.error;
     throw new DomainError(code, message, param);
   }
   return db.campaign.findUniqueOrThrow({ where: { id: result.campaignId } });
+}
+
+/**
+ * The id of the campaign the `run`-th saga run under `workflowKey` makes (0
+ * first, 1 after one failed run, ...): a UUID drawn from SHA-256 (name-based,
+ * like a version 5 UUID), so every retry under one key names the same campaigns.
+ */
+export function campaignIdOfCreation(workflowKey: string, run = 0): string {
+  const hex = sha256Hex(`campaign-creation:${workflowKey}:${run}`);
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

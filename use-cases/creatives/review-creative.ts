@@ -2,6 +2,7 @@ import { DomainError } from '../../domain/errors';
 import { isUuid } from '../../domain/ids';
 import { pendingCreativeReview } from '../../domain/creatives/review';
 import { sendCreativeVerdict } from '../../workflows/clients/creative-review';
+import { campaignSearchOf } from '../../domain/campaigns/search';
 import type { UseCaseDeps } from '../deps';
 
 /** How long a verdict waits to be recorded. */
@@ -22,6 +23,7 @@ export async function reviewCreative({ db, temporal }: UseCaseDeps, adId: string
     temporal,
     { adId: pending.ad_id, campaignId: pending.campaign_id },
     { decision, revision: reviewed, ...(reason ? { reason } : {}) },
+    await campaignSearchOf(db, pending.campaign_id),
   );
   // The workflow's activity records the verdict: wait for the row to show it.
   const deadline = Date.now() + VERDICT_WAIT_MS;

@@ -1,21 +1,34 @@
 import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { DomainError } from '../../domain/errors';
 import { temporalConfig } from '../../temporal.config';
-import { campaignCreation, type CampaignCreationInput, type CampaignCreationResult, type SagaError } from '../campaign-creation';
+import { campaignCreation, campaignCreationWorkflowId, type CampaignCreationInput, type CampaignCreationResult, type SagaError } from '../campaign-creation';
+import { campaignSearchAttributes } from '../search-attributes';
 
 /**
- * Starts the campaign-creation saga under `workflowId` (or attaches to the run
- * already there) and waits at most `timeoutMs` for its result. Past that, the
- * request answers 503 `request_timeout` while the saga keeps going: a retry with
- * the same Idempotency-Key has the same workflow id, so it attaches to the same
- * run and answers its real outcome (one campaign, one charge).
+ * A creation request: the saga's input but the campaign id, and the id of the
+ * campaign its n-th run makes (0 first; the next after a failed run).
  */
-export async function runCreationSaga(temporal: Client, workflowId: string, input: CampaignCreationInput, timeoutMs: number): Promise<CampaignCreationResult> {
+export interface CampaignCreationRequest {
+  input: Omit<CampaignCreationInput, 'campaignId'> & { organizationPublicId: string };
+  campaignIdOf: (run: number) => string;
+}
+
+/** Most runs one request may go through (each failed one answered a 5xx). */
+const MAX_RUNS = 100;
+
+/**
+ * Starts the campaign-creation saga (or attaches to the run already there) and
+ * waits at most `timeoutMs` for its result. Past that, the request answers 503
+ * `request_timeout` while the saga keeps going: a retry with the same
+ * Idempotency-Key names the same campaign ids, so it attaches to the same run
+ * and answers its real outcome (one campaign, one charge).
+ */
+export async function runCreationSaga(temporal: Client, request: CampaignCreationRequest, timeoutMs: number): Promise<CampaignCreationResult> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
   try {
     // Every RPC inside (the start and the result's long poll) is cancelled at the deadline.
-    return await temporal.withAbortSignal(deadline.signal, async () => sagaResult(await startOrAttach(temporal, workflowId, input)));
+    return await temporal.withAbortSignal(deadline.signal, async () => sagaResult(await startOrAttach(temporal, request)));
   } catch (err) {
     if (deadline.signal.aborted) throw timedOut(timeoutMs);
     throw err;
@@ -31,19 +44,35 @@ const timedOut = (timeoutMs: number) =>
       'Retry with the same Idempotency-Key to get its outcome.',
   );
 
-async function startOrAttach(temporal: Client, workflowId: string, input: CampaignCreationInput) {
-  try {
-    return await temporal.workflow.start(campaignCreation, {
-      taskQueue: temporalConfig.taskQueues.main,
-      workflowId,
-      args: [input],
-      // A completed run is the answer for good; a failed one (a 5xx) may run again.
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    return temporal.workflow.getHandle<typeof campaignCreation>(workflowId);
+/**
+ * The workflow id holds the campaign id (operators find a campaign's creation
+ * by id), and a campaign id is never used twice: a failed run's compensation
+ * retires it. So run n makes campaign `campaignIdOf(n)` under its own workflow
+ * id: a running or completed run is the request's answer for good; a failed
+ * one (a 5xx, nothing was created) leaves the request to the next run. Every
+ * caller of one request walks the same ids, so concurrent retries meet on one run.
+ */
+async function startOrAttach(temporal: Client, { input, campaignIdOf }: CampaignCreationRequest) {
+  for (let run = 0; run < MAX_RUNS; run += 1) {
+    const campaignId = campaignIdOf(run);
+    const workflowId = campaignCreationWorkflowId(campaignId);
+    try {
+      return await temporal.workflow.start(campaignCreation, {
+        taskQueue: temporalConfig.taskQueues.main,
+        workflowId,
+        args: [{ ...input, campaignId }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // Operators find a campaign's workflows in the Temporal UI by name, id or organization (docs/operations.md).
+        searchAttributes: campaignSearchAttributes({ campaignId, campaignName: input.body.name, organizationPublicId: input.organizationPublicId }),
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    const handle = temporal.workflow.getHandle<typeof campaignCreation>(workflowId);
+    const { status } = await handle.describe();
+    if (status.name === 'RUNNING' || status.name === 'COMPLETED') return handle;
   }
+  throw new Error(`campaign creation failed ${MAX_RUNS} times under one request; retry under a new Idempotency-Key`);
 }
 
 /** A failed saga run carries its 5xx answer as the failure's details. */

@@ -1,6 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { temporalConfig } from '../../temporal.config';
 import type { CampaignRow } from '../../domain/campaigns/rows';
+import type { CampaignSearch } from '../../domain/campaigns/search';
+import { campaignSearchAttributes } from '../search-attributes';
 import {
   blockSignal,
   budgetExhaustedSignal,
@@ -18,14 +20,18 @@ import {
  * (not approved yet, already ended) is no error: it answers false.
  */
 
-/** Idempotent: a running (or already finished) workflow is left alone; only a failed one is started again. */
-export async function startCampaignLifecycle(temporal: Client, campaignId: string): Promise<{ started: boolean }> {
+/**
+ * Idempotent: a running (or already finished) workflow is left alone; only a failed one is started again.
+ * `search`: the campaign's search attributes (docs/operations.md, Temporal).
+ */
+export async function startCampaignLifecycle(temporal: Client, campaignId: string, search?: CampaignSearch): Promise<{ started: boolean }> {
   try {
     await temporal.workflow.start(campaignLifecycle, {
       taskQueue: temporalConfig.taskQueues.main,
       workflowId: campaignLifecycleWorkflowId(campaignId),
       args: [{ campaignId }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      ...(search ? { searchAttributes: campaignSearchAttributes(search) } : {}),
     });
     return { started: true };
   } catch (err) {

@@ -1,6 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { campaignReview, campaignReviewWorkflowId, reviewSignal, type ReviewDecision, type ReviewStatus } from '../campaign-review';
 import { temporalConfig } from '../../temporal.config';
+import type { CampaignSearch } from '../../domain/campaigns/search';
+import { campaignSearchAttributes } from '../search-attributes';
 
 /** Typed start and signal helpers of a campaign's review workflow (workflows/campaign-review.ts). */
 
@@ -8,12 +10,12 @@ import { temporalConfig } from '../../temporal.config';
  * Starts a campaign's review workflow outside the creation saga (demo data), with
  * the search attributes the saga gives it.
  */
-export function startCampaignReview(temporal: Client, campaign: { id: string; name: string; organizationId: string }) {
+export function startCampaignReview(temporal: Client, campaign: CampaignSearch) {
   return temporal.workflow.start(campaignReview, {
     taskQueue: temporalConfig.taskQueues.main,
-    workflowId: campaignReviewWorkflowId(campaign.id),
-    args: [{ campaignId: campaign.id }],
-    searchAttributes: { CampaignName: [campaign.name], OrganizationId: [campaign.organizationId] },
+    workflowId: campaignReviewWorkflowId(campaign.campaignId),
+    args: [{ campaignId: campaign.campaignId }],
+    searchAttributes: campaignSearchAttributes(campaign),
   });
 }
 

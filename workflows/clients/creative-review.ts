@@ -1,20 +1,27 @@
 import type { Client } from '@temporalio/client';
 import { temporalConfig } from '../../temporal.config';
 import type { CreativeChange, CreativeReviewQueue } from '../../domain/creatives/review';
+import type { CampaignSearch } from '../../domain/campaigns/search';
 import { creativeChangedSignal, creativeReview, creativeReviewSignal, creativeReviewWorkflowId } from '../creative-review';
+import { campaignSearchAttributes } from '../search-attributes';
 
-const start = (change: Pick<CreativeChange, 'adId' | 'campaignId'>) => ({
+/** A run started here carries its campaign's search attributes (docs/operations.md, Temporal). */
+const start = (change: Pick<CreativeChange, 'adId' | 'campaignId'>, search: CampaignSearch | null) => ({
   taskQueue: temporalConfig.taskQueues.main,
   workflowId: creativeReviewWorkflowId(change.adId),
   args: [{ adId: change.adId, campaignId: change.campaignId }] as [{ adId: string; campaignId: string }],
+  ...(search ? { searchAttributes: campaignSearchAttributes(search) } : {}),
 });
 
+/** Finds a campaign's search attributes' values (domain/campaigns/search.ts over the process's database). */
+export type CampaignSearchLookup = (campaignId: string) => Promise<CampaignSearch | null>;
+
 /** The review queue the services submit changed creatives to: one review workflow per ad. */
-export function temporalCreativeReviews(temporal: Client): CreativeReviewQueue {
+export function temporalCreativeReviews(temporal: Client, searchOf: CampaignSearchLookup): CreativeReviewQueue {
   return {
     async submit(change) {
       await temporal.workflow.signalWithStart(creativeReview, {
-        ...start(change),
+        ...start(change, await searchOf(change.campaignId)),
         signal: creativeChangedSignal,
         signalArgs: [{ revision: change.revision }],
       });
@@ -27,6 +34,7 @@ export async function sendCreativeVerdict(
   temporal: Client,
   change: Pick<CreativeChange, 'adId' | 'campaignId'>,
   verdict: { decision: 'approved' | 'rejected'; revision: number; reason?: string },
+  search: CampaignSearch | null,
 ): Promise<void> {
-  await temporal.workflow.signalWithStart(creativeReview, { ...start(change), signal: creativeReviewSignal, signalArgs: [verdict] });
+  await temporal.workflow.signalWithStart(creativeReview, { ...start(change, search), signal: creativeReviewSignal, signalArgs: [verdict] });
 }

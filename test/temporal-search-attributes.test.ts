@@ -1,0 +1,82 @@
+/**
+ * Operators find every workflow of a campaign in the Temporal UI by what they
+ * know (issue 25, section 4): creation, review, lifecycle and creative review
+ * carry `CampaignId`, `CampaignName` (Keyword, exact) and `OrganizationPublicId`,
+ * and the creation workflow's id holds the campaign id. Queried the way the UI's
+ * filter does, through the visibility store (`workflow.list`).
+ */
+import { createTemporalClient } from '../lib/temporal';
+import { campaignCreationWorkflowId } from '../workflows/campaign-creation';
+import { campaignLifecycleWorkflowId } from '../workflows/campaign-lifecycle';
+import { creativeReviewWorkflowId } from '../workflows/creative-review';
+import { adctl } from './support/cli';
+import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { eventually } from './support/wait';
+
+let h: Harness;
+const temporal = createTemporalClient();
+const started: string[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await Promise.allSettled(started.map((id) => temporal.workflow.getHandle(id).terminate('test cleanup')));
+  await temporal.connection.close();
+  await h.close();
+});
+
+const body = (name: string) => ({
+  name,
+  budget: { lifetime_spend_limit_micros: 25_000_000 },
+  ad_groups: [
+    { name: 'Runners', context_hints: ['running'], ads: [{ creative: { type: 'chat_card', title: 'Run faster', body: 'Light shoes', cta: 'Shop' } }] },
+  ],
+});
+
+/** The workflow types a visibility query finds, once all of `expected` show (visibility lags the start a little). */
+async function typesFound(query: string, expected: string[]): Promise<string[]> {
+  const list = async () => {
+    const types: string[] = [];
+    for await (const wf of temporal.workflow.list({ query })) types.push(wf.type);
+    return types.sort();
+  };
+  return eventually(list, (types) => expected.every((t) => types.includes(t)), { timeoutMs: 20_000, everyMs: 250 });
+}
+
+test("a campaign's creation, review, lifecycle and creative review are found by name, campaign id and organization public id", async () => {
+  const org = await newOrg(h.db);
+  const name = `Search attributes ${process.pid}-${Date.now()}`;
+  const headers = { 'Idempotency-Key': `search-${process.pid}-${Date.now()}` };
+  const created = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: body(name), headers });
+  expect(created.status).toBe(201);
+  const campaignId: string = created.body.id;
+  // The creation's id holds the campaign id; a retry under the key finds the same run and campaign.
+  const creation = await temporal.workflow.getHandle(campaignCreationWorkflowId(campaignId)).describe();
+  expect({ id: creation.workflowId, type: creation.type, status: creation.status.name }).toEqual({
+    id: `campaign-create-${campaignId}`,
+    type: 'campaignCreation',
+    status: 'COMPLETED',
+  });
+  const retried = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: body(name), headers });
+  expect([retried.status, retried.body.id]).toEqual([201, campaignId]);
+
+  // Approval starts the lifecycle; a changed creative of the approved campaign its creative review.
+  expect((await adctl('review', 'approve', campaignId)).code).toBe(0);
+  started.push(campaignLifecycleWorkflowId(campaignId));
+  const group = await call(h.url, 'GET', `/v1/ad_groups?campaign_id=${campaignId}`, { token: org.api_key });
+  const ads = await call(h.url, 'GET', `/v1/ads?ad_group_id=${group.body.data[0].id}`, { token: org.api_key });
+  const adId: string = ads.body.data[0].id;
+  started.push(creativeReviewWorkflowId(adId));
+  const edited = await call(h.url, 'POST', `/v1/ads/${adId}`, { token: org.api_key, body: { creative: { type: 'chat_card', title: 'Run further' } } });
+  expect(edited.status).toBe(200);
+
+  const all = ['campaignCreation', 'campaignLifecycle', 'campaignReview', 'creativeReview'];
+  expect(await typesFound(`CampaignName = '${name}'`, all)).toEqual(all);
+  expect(await typesFound(`CampaignId = '${campaignId}'`, all)).toEqual(all);
+  expect(await typesFound(`OrganizationPublicId = '${org.org_public_id}' AND CampaignId = '${campaignId}'`, all)).toEqual(all);
+  // Keyword: exact, not a word match.
+  expect(await typesFound(`CampaignName = '${name.slice(0, -1)}'`, [])).toEqual([]);
+  const review = await temporal.workflow.getHandle(`campaign-review-${campaignId}`).describe();
+  expect(review.searchAttributes).toMatchObject({ CampaignId: [campaignId], CampaignName: [name], OrganizationPublicId: [org.org_public_id] });
+});
