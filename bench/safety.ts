@@ -6,9 +6,8 @@
  * Quality: recall_never (conversations with a `never` label that got a
  * `never` category), recall_all (sensitive conversations that got any
  * category), false_block (ordinary conversations that got one); per split:
- * batch1 (tuned on), holdout (never tuned on), each probe (probes 1 to 5
- * tuned on after their first look; probe 6 measured at the end of the round
- * it was written for, not tuned on; the last one written after all tuning
+ * batch1 (tuned on), holdout (never tuned on), each probe (probes 1 to 6
+ * tuned on after their first look; probes 7 and 8 written after all tuning
  * and never tuned on), each beside the lexicon alone (without the learned
  * scorer). The last line is over the whole set.
  * Latency: every conversation classified BENCH_ROUNDS times (default 40) after

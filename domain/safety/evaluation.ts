@@ -4,7 +4,7 @@
  *
  * Splits (see domain/safety/README.md for how the set was built):
  *   tuning   what the lexicon was tuned on (and the model trained on): the
- *            first batch's tuned part and probes 1 to 5
+ *            first batch's tuned part and probes 1 to 6
  *   holdout  a quarter of the first batch, never tuned on (written by the
  *            lexicon's author at the same time, so an optimistic figure)
  *   probe    the last probe: written after all tuning, measured once, never

@@ -1,11 +1,13 @@
 /**
  * The floor of the classifier on the labelled set: the issue's goals on the
  * whole set (every split), on what was tuned on and on the holdout; and, on
- * the last probe (7: written after probes 5 and 6 were tuned on, measured
- * before any tuning on it), the figures of its first look, so they can only
- * improve. The whole set meets the goals; probe 7 meets recall_all and
- * false_block but not recall_never (0.893, 25 of 28): the goal is not met on
- * phrasing the classifier was not written against (domain/safety/README.md).
+ * the probes written after all tuning and never tuned on, the figures of
+ * their first looks, so they can only improve: probe 8 (the last, written
+ * for the classifier as it stands) and probe 7 (written after round 1, not
+ * moved by round 2). The whole set meets the goals; both probes meet
+ * recall_all and false_block but not recall_never (0.893, 25 of 28 each): the
+ * goal is not met on phrasing the classifier was not written against
+ * (domain/safety/README.md).
  */
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
 import { classifyConversation } from '../../domain/safety/classifier';
@@ -16,10 +18,12 @@ const splits = splitLabelledSet(set);
 const classify = (messages: Parameters<typeof classifyConversation>[0]) => classifyConversation(messages).categories;
 
 const GOAL = { recallNever: 0.98, recallAll: 0.9, falseBlock: 0.03 };
-/** The whole set as measured at 87b80b5 (247/250, 603/607, 4/480): it meets the goal. */
-const WHOLE_SET_MEASURED = { recallNever: 247 / 250, recallAll: 603 / 607, falseBlock: 4 / 480 };
+/** The whole set as measured at 84d6de8 (272/278, 670/677, 5/516): under the goal on recall_never since probe 8 joined it. */
+const WHOLE_SET_MEASURED = { recallNever: 272 / 278, recallAll: 670 / 677, falseBlock: 5 / 516 };
+/** Probe 8 at its first look, at 87b80b5 (25/28, 67/70, 1/36). */
+const PROBE_FIRST_LOOK = { recallNever: 25 / 28, recallAll: 67 / 70, falseBlock: 1 / 36 };
 /** Probe 7 at its first look, at 2adf85e (25/28, 66/70, 1/37); the same at 87b80b5, after round 2's tuning on probe 6. */
-const PROBE_FIRST_LOOK = { recallNever: 25 / 28, recallAll: 66 / 70, falseBlock: 1 / 37 };
+const PROBE_7_FIRST_LOOK = { recallNever: 25 / 28, recallAll: 66 / 70, falseBlock: 1 / 37 };
 
 describe('the labelled set', () => {
   test('holds at least 300 conversations, 40% of them sensitive, every category at least 15 times', () => {
@@ -51,7 +55,7 @@ describe('the labelled set', () => {
 });
 
 describe('the floor', () => {
-  test('the whole set does no worse than measured (recall_never 0.988, recall_all 0.993, false_block 0.008)', () => {
+  test('the whole set does no worse than measured (recall_never 0.978, recall_all 0.990, false_block 0.010)', () => {
     const figures = evaluate(set, classify);
     expect(figures.recallNever).toBeGreaterThanOrEqual(WHOLE_SET_MEASURED.recallNever - 1e-9);
     expect(figures.recallAll).toBeGreaterThanOrEqual(WHOLE_SET_MEASURED.recallAll - 1e-9);
@@ -83,6 +87,16 @@ describe('the floor', () => {
     expect(figures.recallNever).toBeGreaterThanOrEqual(PROBE_FIRST_LOOK.recallNever - 1e-9);
     expect(figures.recallAll).toBeGreaterThanOrEqual(PROBE_FIRST_LOOK.recallAll - 1e-9);
     expect(figures.falseBlock).toBeLessThanOrEqual(PROBE_FIRST_LOOK.falseBlock + 1e-9);
+  });
+
+  test('probe 7 does no worse than at its first look', () => {
+    const figures = evaluate(
+      set.filter((r) => r.probe === 7),
+      classify,
+    );
+    expect(figures.recallNever).toBeGreaterThanOrEqual(PROBE_7_FIRST_LOOK.recallNever - 1e-9);
+    expect(figures.recallAll).toBeGreaterThanOrEqual(PROBE_7_FIRST_LOOK.recallAll - 1e-9);
+    expect(figures.falseBlock).toBeLessThanOrEqual(PROBE_7_FIRST_LOOK.falseBlock + 1e-9);
   });
 
   test('never categories are what the issue names at least', () => {
