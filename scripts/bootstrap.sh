@@ -128,6 +128,11 @@ if [[ $MODE == test && ! -x "$PY_SCRIPTS/schemathesis" ]]; then
   log "pip install schemathesis"
   python3 -m pip install -q --disable-pip-version-check 'schemathesis==4.32.5' >&2
 fi
+# chdb: a current ClickHouse engine in-process, on which `npm test` runs our ClickHouse SQL too (test/clickhouse-current.test.ts).
+if [[ $MODE == test ]] && ! python3 -c 'import chdb' >/dev/null 2>&1; then
+  log "pip install chdb"
+  python3 -m pip install -q --disable-pip-version-check 'chdb==4.4.0' >&2
+fi
 # Headless Chromium: the dashboard's browser tests (test/dashboard/) drive Debian's build.
 if [[ $MODE == test && ! -x /usr/bin/chromium ]]; then
   apt_install chromium

@@ -1,13 +1,15 @@
+import type { ClickHouseClient } from '@clickhouse/client';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { NON_BID_REASONS, type NonBidReason } from '../non-bid';
 
 /**
  * `adctl dsp report`: per bidder, bids, wins and non-bid reasons with counts
- * (and their IAB seat-non-bid codes), from the auction log in ClickHouse.
+ * (and their IAB seat-non-bid codes), from the auction log in ClickHouse
+ * (through `client` when given, else a client of its own).
  */
-export async function dspReport(opts: { dspId?: string; since?: Date }) {
-  const clickhouse = createClickhouse();
+export async function dspReport(opts: { dspId?: string; since?: Date }, client?: ClickHouseClient) {
+  const clickhouse = client ?? createClickhouse();
   try {
     const since = opts.since ?? new Date(Date.now() - 7 * 86_400_000);
     const dspFilter = opts.dspId ? sql` AND bidder_id = ${opts.dspId}` : '';
@@ -41,6 +43,6 @@ export async function dspReport(opts: { dspId?: string; since?: Date }) {
     }
     return { since: since.toISOString(), dsps: [...byBidder.values()] };
   } finally {
-    await clickhouse.close();
+    if (!client) await clickhouse.close();
   }
 }

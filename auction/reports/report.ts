@@ -4,6 +4,7 @@ import type { Db } from '../../lib/db';
 import { config } from '../../lib/config';
 import { identifier, sql } from '../../lib/clickhouse/sql';
 import { createClickhouse } from '../../lib/clickhouse/client';
+import { CLICKHOUSE_18_16, clickhouseDialect, type ClickhouseDialect } from '../../lib/clickhouse/dialect';
 import { DomainError } from '../../lib/errors';
 import { parseOrThrow } from '../../lib/validation';
 import { isUuid } from '../../domain/ids';
@@ -85,8 +86,14 @@ const CLICKHOUSE_MIN = new Date('1970-01-02T00:00:00Z');
 const CLICKHOUSE_MAX = new Date('2105-12-31T00:00:00Z');
 const clamp = (d: Date) => new Date(Math.min(Math.max(d.getTime(), CLICKHOUSE_MIN.getTime()), CLICKHOUSE_MAX.getTime()));
 
-/** The SQL of one report's two reads (exported for the SQL test against ClickHouse). */
-export function reportSql(database: string, publisherId: string, query: ReportQuery, window: ReportWindow): { auctions: string; delivery: string } {
+/** The SQL of one report's two reads (exported for the SQL test against ClickHouse), in the server's dialect (default 18.16's). */
+export function reportSql(
+  database: string,
+  publisherId: string,
+  query: ReportQuery,
+  window: ReportWindow,
+  dialect: ClickhouseDialect = CLICKHOUSE_18_16,
+): { auctions: string; delivery: string } {
   const db = identifier(database);
   const from = clamp(window.from);
   const to = clamp(window.to);
@@ -104,7 +111,7 @@ export function reportSql(database: string, publisherId: string, query: ReportQu
     GROUP BY bucket, grp`;
     return { auctions, delivery };
   }
-  return { auctions, delivery: deliveryByFormatSql(db, publisherId, bucket, from, to) };
+  return { auctions, delivery: deliveryByFormatSql(db, publisherId, bucket, from, to, dialect) };
 }
 
 /**
@@ -113,7 +120,7 @@ export function reportSql(database: string, publisherId: string, query: ReportQu
  * publisher_fill_formats. An auction is at most a click token's lifetime (and a
  * day of margin) older than its deliveries.
  */
-function deliveryByFormatSql(db: string, publisherId: string, bucket: (hour: string) => string, from: Date, to: Date): string {
+function deliveryByFormatSql(db: string, publisherId: string, bucket: (hour: string) => string, from: Date, to: Date, dialect: ClickhouseDialect): string {
   const auctionsFrom = clamp(new Date(from.getTime() - config.delivery.clickTokenTtlSeconds * 1000 - DAY_MS));
   const inWindow = sql`publisher_id = ${publisherId} AND event_time >= ${from} AND event_time < ${to}`;
   return `SELECT ${bucket("toStartOfHour(toDateTime(event_time, 'UTC'))")} AS bucket, format AS grp,
@@ -122,12 +129,12 @@ function deliveryByFormatSql(db: string, publisherId: string, bucket: (hour: str
       SELECT auction_id, event_time, impressions, clicks, spend_micros AS revenue FROM ${db}.${DELIVERY_TABLES.rows} WHERE ${inWindow} AND source = 'own'
       UNION ALL
       SELECT auction_id, event_time, impressions, clicks, revenue_micros AS revenue FROM ${db}.${DELIVERY_TABLES.dspRows} WHERE ${inWindow}
-    )
+    )${dialect.joinAlias('delivery')}
     ANY LEFT JOIN (
       SELECT auction_id, any(format) AS format FROM ${db}.${REPORT_TABLES.fillFormats}
       WHERE ${sql`publisher_id = ${publisherId} AND day >= toDate(${auctionsFrom}) AND day < toDate(${to})`}
       GROUP BY auction_id
-    ) USING auction_id
+    )${dialect.joinAlias('fill')} USING auction_id
     GROUP BY bucket, grp`;
 }
 
@@ -140,7 +147,7 @@ type DeliveryRow = { bucket: number | string; grp: string; impressions: number |
 
 /** Both reads, summed per (bucket start in ms, group key). */
 async function countsOf(deps: ReportDeps, publisherId: string, query: ReportQuery, window: ReportWindow): Promise<Map<string, Counts>> {
-  const text = reportSql(deps.database, publisherId, query, window);
+  const text = reportSql(deps.database, publisherId, query, window, await clickhouseDialect(deps.ch));
   const [auctions, delivery] = await Promise.all([rows<AuctionRow>(deps.ch, text.auctions), rows<DeliveryRow>(deps.ch, text.delivery)]);
   const counts = new Map<string, Counts>();
   const at = (bucket: number | string, grp: string) => {

@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import { CLICKHOUSE_18_16, clickhouseDialect, type ClickhouseDialect } from '../../lib/clickhouse/dialect';
 import { identifier, sql } from '../../lib/clickhouse/sql';
 import { COLLECTED_EVENTS_TABLE } from './clickhouse-tables';
 
@@ -48,10 +49,12 @@ export interface AttributionQuery {
   database?: string;
   /** Table of delivery rows; default `delivery_events`. */
   deliveryTable?: string;
+  /** The server's dialect (lib/clickhouse/dialect.ts); default ClickHouse 18.16's. */
+  dialect?: ClickhouseDialect;
 }
 
 /**
- * The ClickHouse 18.16 query of attributed conversions: one row per collected
+ * The query of attributed conversions: one row per collected
  * event that matches one of our deliveries inside its attribution window,
  * `{ organization_id, inbox_id, ts, ...ATTRIBUTED_DELIVERY_COLUMNS }` (the
  * delivery of the highest-priority match).
@@ -62,6 +65,7 @@ export function attributedConversionsSql(q: AttributionQuery): string {
   // Deliveries old enough to attribute a conversion at `start` are needed too.
   const earliestDelivery = new Date(q.start.getTime() - click_id * 1000);
   const columns = ATTRIBUTED_DELIVERY_COLUMNS.join(', ');
+  const dialect = q.dialect ?? CLICKHOUSE_18_16;
   return `
     SELECT organization_id, inbox_id, ts, ${ATTRIBUTED_DELIVERY_COLUMNS.map((c, i) => `delivery.${i + 1} AS ${c}`).join(', ')}
     FROM (
@@ -73,18 +77,18 @@ export function attributedConversionsSql(q: AttributionQuery): string {
                    ${sql`${[click_id, click_id, impression_id, bid_id]}`} AS window_seconds
         WHERE ${sql`organization_id = ${q.organizationId} AND timestamp >= ${q.start} AND timestamp < ${q.end}`}
           AND attribution_key != ''
-      )
-      ANY INNER JOIN (
+      )${dialect.joinAlias('conversion')}
+      ${dialect.anyInnerJoin} (
         SELECT organization_id, event_id AS attribution_key, ${columns}, event_time
         FROM ${table(q.deliveryTable ?? 'delivery_events')}
         WHERE ${sql`organization_id = ${q.organizationId} AND event_time >= ${earliestDelivery} AND event_time < ${q.end}`}
-      ) USING (organization_id, attribution_key)
+      )${dialect.joinAlias('delivery_row')} USING (organization_id, attribution_key)
       WHERE timestamp >= event_time AND timestamp <= event_time + window_seconds
       GROUP BY organization_id, inbox_id
     )`;
 }
 
-/** The ClickHouse 18.16 query: rows `{ ad_id, bucket_start (Unix s), conversions }`. */
+/** The query: rows `{ ad_id, bucket_start (Unix s), conversions }`. */
 export function conversionsByAdSql(q: ConversionQuery): string {
   const bucket = q.granularity === 'none' ? sql`${Math.floor(q.start.getTime() / 1000)}` : BUCKETS[q.granularity];
   return `
@@ -100,6 +104,6 @@ export async function conversionsByAd(
   q: ConversionQuery,
 ): Promise<{ ad_id: string; bucket_start: number; conversions: number }[]> {
   if (q.adIds.length === 0) return [];
-  const result = await clickhouse.query({ query: conversionsByAdSql(q), format: 'JSONEachRow' });
+  const result = await clickhouse.query({ query: conversionsByAdSql({ ...q, dialect: await clickhouseDialect(clickhouse) }), format: 'JSONEachRow' });
   return result.json();
 }

@@ -100,6 +100,13 @@ async function waitForWork(deps: MoverDeps, { waitMs, batchSize, gatherMs = 0 }:
   }
 }
 
+/** How many inserts into the collected events are running (the needle is built with concat, so that this query's own text does not match it). */
+export const RUNNING_INSERTS_SQL = sql`SELECT count() AS running FROM system.processes WHERE positionCaseInsensitive(query, concat('INSERT INTO ', ${COLLECTED_EVENTS_TABLE})) > 0`;
+
+/** The inbox ids in [from, to] that the collected events hold already. */
+export const storedInboxIdsSql = (from: string, to: string) =>
+  `SELECT toString(inbox_id) AS id FROM ${COLLECTED_EVENTS_TABLE} WHERE ${sql`inbox_id >= ${BigInt(from)} AND inbox_id <= ${BigInt(to)}`}`;
+
 /**
  * A mover killed mid-insert may have handed ClickHouse a complete batch that it
  * is still writing; its rows become visible only when that insert ends. We hold
@@ -110,8 +117,7 @@ async function deadInsertsSettled(deps: MoverDeps): Promise<void> {
   const since = Date.now();
   for (;;) {
     const result = await deps.clickhouse.query({
-      // The needle is built with concat, so that this query's own text does not match it.
-      query: sql`SELECT count() AS running FROM system.processes WHERE positionCaseInsensitive(query, concat('INSERT INTO ', ${COLLECTED_EVENTS_TABLE})) > 0`,
+      query: RUNNING_INSERTS_SQL,
       format: 'JSONEachRow',
     });
     const [{ running }] = await result.json<{ running: number }>();
@@ -171,7 +177,7 @@ async function notYetStored(deps: MoverDeps, rows: InboxRow[], from: string, to:
   if (rows.length === 0) return rows;
   await deadInsertsSettled(deps);
   const result = await deps.clickhouse.query({
-    query: `SELECT toString(inbox_id) AS id FROM ${COLLECTED_EVENTS_TABLE} WHERE ${sql`inbox_id >= ${BigInt(from)} AND inbox_id <= ${BigInt(to)}`}`,
+    query: storedInboxIdsSql(from, to),
     format: 'JSONEachRow',
   });
   const present = new Set((await result.json<{ id: string }>()).map((r) => r.id));

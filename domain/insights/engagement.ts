@@ -10,6 +10,7 @@
  * delivery the vote or conversion belongs to. Computed only when a request
  * uses them (fields, filters or sort).
  */
+import { clickhouseDialect } from '../../lib/clickhouse/dialect';
 import { inList, sql } from '../../lib/clickhouse/sql';
 import { ATTRIBUTED_DELIVERY_COLUMNS, attributedConversionsSql } from '../events/conversions';
 import { pollVotesByAd } from '../polls/service';
@@ -123,6 +124,7 @@ async function conversionCounts(deps: InsightsDeps, scope: ReportScope, query: I
     start: new Date(from * 1000),
     end: new Date(to * 1000),
     database: deps.database,
+    dialect: await clickhouseDialect(deps.ch),
   });
   const source = query.source === 'all' ? '' : sql` AND source = ${query.source}`;
   const rows = await runAnalyticsQuery(

@@ -1,3 +1,4 @@
+import type { ClickHouseClient } from '@clickhouse/client';
 import { createClickhouse } from './client';
 import { identifier, sql } from './sql';
 
@@ -8,16 +9,17 @@ import { identifier, sql } from './sql';
  */
 export type TableFamily = (database: string) => string[];
 
-export async function applyClickhouseSchema(database: string, families: TableFamily[]): Promise<void> {
+/** Through `ch` when given (left open), else a client of its own. */
+export async function applyClickhouseSchema(database: string, families: TableFamily[], ch?: ClickHouseClient): Promise<void> {
   // Connect without a database: the first statement creates it.
-  const client = createClickhouse('default');
+  const client = ch ?? createClickhouse('default');
   try {
     await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${identifier(database)}` });
     for (const family of families) {
       for (const statement of family(database)) await client.command({ query: statement });
     }
   } finally {
-    await client.close();
+    if (!ch) await client.close();
   }
 }
 
@@ -30,8 +32,8 @@ export interface AddedColumn {
 }
 
 /** Adds each column its table lacks (ClickHouse 18.16 has no `ADD COLUMN IF NOT EXISTS`): run after the tables exist. */
-export async function addMissingColumns(database: string, columns: AddedColumn[]): Promise<void> {
-  const client = createClickhouse('default');
+export async function addMissingColumns(database: string, columns: AddedColumn[], ch?: ClickHouseClient): Promise<void> {
+  const client = ch ?? createClickhouse('default');
   try {
     for (const { table, column, type } of columns) {
       const existing = await (
@@ -44,6 +46,6 @@ export async function addMissingColumns(database: string, columns: AddedColumn[]
         await client.command({ query: `ALTER TABLE ${identifier(database)}.${identifier(table)} ADD COLUMN ${identifier(column)} ${type}` });
     }
   } finally {
-    await client.close();
+    if (!ch) await client.close();
   }
 }
