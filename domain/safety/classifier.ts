@@ -76,15 +76,29 @@ export const DETECTION_THRESHOLD = 1;
 /**
  * How the learned scorer joins the lexicon: a category is also detected when
  * the lexicon has at least `minCueScore` for it and the model gives it at
- * least `withCue`, or when the model alone gives it `alone`.
+ * least `withCue`, or when the model alone gives it `alone` (`neverWithCue`
+ * and `neverAlone` for `never` categories). Chosen with cross-validate.ts on
+ * out-of-fold probabilities over the training rows, never on a held-out probe.
  */
-export const MODEL_RULE: ModelRule = { enabled: true, minCueScore: 0.25, withCue: 0.6, alone: 0.7, vetoBelowScore: 1.5, vetoUnder: 0.03 };
+export const MODEL_RULE: ModelRule = {
+  enabled: true,
+  minCueScore: 0.25,
+  withCue: 0.6,
+  alone: 0.7,
+  neverWithCue: 0.4,
+  neverAlone: 0.5,
+  vetoBelowScore: 1.5,
+  vetoUnder: 0.03,
+};
 
 export interface ModelRule {
   enabled: boolean;
   minCueScore: number;
   withCue: number;
   alone: number;
+  /** The same thresholds for `never` categories: a missed disclosure costs more than a lost ad, so they may be lower. */
+  neverWithCue: number;
+  neverAlone: number;
   /**
    * The model's veto: a `block` category the lexicon alone found with a score
    * under `vetoBelowScore` (one strong cue and some topic words) is dropped
@@ -563,7 +577,8 @@ export function decideCategories(lexicon: ArrayLike<number>, model: ArrayLike<nu
   const categories: SensitiveCategory[] = [];
   for (let g = 0; g < CATEGORY_COUNT; g += 1) {
     const p = rule.enabled ? model[g] : 0;
-    const byModel = rule.enabled && (p >= rule.alone || (lexicon[g] >= rule.minCueScore - 1e-9 && p >= rule.withCue));
+    const [alone, withCue] = NEVER_GROUPS[g] ? [rule.neverAlone, rule.neverWithCue] : [rule.alone, rule.withCue];
+    const byModel = rule.enabled && (p >= alone || (lexicon[g] >= rule.minCueScore - 1e-9 && p >= withCue));
     const byLexicon = lexicon[g] >= DETECTION_THRESHOLD - 1e-9;
     const vetoed = rule.enabled && !NEVER_GROUPS[g] && lexicon[g] < rule.vetoBelowScore - 1e-9 && p < rule.vetoUnder;
     if ((byLexicon && !vetoed) || byModel) categories.push(SENSITIVE_CATEGORIES[g]);

@@ -49,14 +49,26 @@ function main() {
   };
   const figure = (n: number) => n.toFixed(3);
   console.log(`${labelled.length} labelled training conversations, ${extra.length} training messages, ${FOLDS} folds`);
-  for (const alone of [0.7, 0.8, 0.9])
-    for (const withCue of [0.4, 0.5, 0.6])
-      for (const vetoUnder of [0, 0.03, 0.05, 0.1, 0.2])
-        for (const vetoBelowScore of [1.5, 2, 2.5]) {
-          const rule = { ...MODEL_RULE, alone, withCue, vetoUnder, vetoBelowScore };
+  const grid = {
+    alone: [0.7, 0.8, 0.9],
+    withCue: [0.4, 0.5, 0.6],
+    vetoUnder: [0, 0.03, 0.05],
+    never: [
+      [0.7, 0.6],
+      [0.6, 0.5],
+      [0.5, 0.4],
+      [0.4, 0.3],
+      [0.3, 0.2],
+    ],
+  };
+  for (const alone of grid.alone)
+    for (const withCue of grid.withCue)
+      for (const vetoUnder of grid.vetoUnder)
+        for (const [neverAlone, neverWithCue] of grid.never) {
+          const rule = { ...MODEL_RULE, alone, withCue, vetoUnder, neverAlone, neverWithCue };
           const e = evaluate(labelled, classifyWith(rule));
           console.log(
-            `alone=${alone} withCue=${withCue} vetoUnder=${vetoUnder} vetoBelow=${vetoBelowScore}: recall_never=${figure(e.recallNever)} recall_all=${figure(e.recallAll)} false_block=${figure(e.falseBlock)} (${e.falseBlocks.length}/${e.ordinary})`,
+            `alone=${alone} withCue=${withCue} vetoUnder=${vetoUnder} never=${neverAlone}/${neverWithCue}: recall_never=${figure(e.recallNever)} recall_all=${figure(e.recallAll)} false_block=${figure(e.falseBlock)} (${e.falseBlocks.length}/${e.ordinary})`,
           );
         }
 }

@@ -2,7 +2,7 @@
  * The learned scorer (domain/safety/model.ts), how the classifier joins it
  * to the lexicon, and the per-message caches. Sentences here are not in the labelled set.
  */
-import { SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
+import { CATEGORY_TABLE, SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
 import {
   classifyConversation,
   clearMessageCaches,
@@ -83,8 +83,11 @@ describe('joined to the lexicon', () => {
   test('a category the model finds has the lexicon cue or the model probability the rule asks for', () => {
     for (const text of ['my sister has not slept in days and talks nonstop about a mission from god', 'she keeps betting the grocery money on horses']) {
       const e = explainConversation(user(text));
-      for (const c of e.categories.filter((k) => !e.lexiconCategories.includes(k)))
-        expect([c, e.model[c] >= MODEL_RULE.alone || (e.scores[c] >= MODEL_RULE.minCueScore && e.model[c] >= MODEL_RULE.withCue)]).toEqual([c, true]);
+      for (const c of e.categories.filter((k) => !e.lexiconCategories.includes(k))) {
+        const never = CATEGORY_TABLE[c].defaultPolicy === 'never';
+        const [alone, withCue] = never ? [MODEL_RULE.neverAlone, MODEL_RULE.neverWithCue] : [MODEL_RULE.alone, MODEL_RULE.withCue];
+        expect([c, e.model[c] >= alone || (e.scores[c] >= MODEL_RULE.minCueScore && e.model[c] >= withCue)]).toEqual([c, true]);
+      }
     }
   });
 
@@ -96,6 +99,10 @@ describe('joined to the lexicon', () => {
     expect(decideCategories(at('violence_tragedy', 1), at('violence_tragedy', MODEL_RULE.vetoUnder), MODEL_RULE)).toEqual(['violence_tragedy']);
     expect(decideCategories(at('self_harm', 1), low, MODEL_RULE)).toEqual(['self_harm']);
     expect(decideCategories(at('violence_tragedy', 1), low, { ...MODEL_RULE, enabled: false })).toEqual(['violence_tragedy']);
+    // never categories are found by the model at lower probabilities than block ones.
+    const between = (MODEL_RULE.neverAlone + MODEL_RULE.alone) / 2;
+    expect(decideCategories(at('none', 0), at('self_harm', between), MODEL_RULE)).toEqual(['self_harm']);
+    expect(decideCategories(at('none', 0), at('politics', between), MODEL_RULE)).toEqual([]);
   });
 
   test('ages written as 12yo count as ages', () => {
