@@ -174,9 +174,12 @@ const ownRow = (n: number, type: 'impression' | 'click', time: number, extra: Pa
   ...extra,
 });
 
+/** The ad with a poll (insights' poll votes take their country and device from its delivery rows). */
+const POLL_AD = '00000000-0000-4000-8000-0000000000a1';
+
 const DELIVERIES: DeliveryRow[] = [
-  ownRow(1, 'impression', T - 2 * H),
-  ownRow(1, 'click', T - 2 * H + 60_000),
+  ownRow(1, 'impression', T - 2 * H, { ad_id: POLL_AD }),
+  ownRow(1, 'click', T - 2 * H + 60_000, { ad_id: POLL_AD }),
   ownRow(2, 'impression', T - H),
   ownRow(3, 'impression', T),
   ownRow(4, 'impression', T - 30 * 24 * H),
@@ -319,6 +322,12 @@ const fakeDb = {
   },
 } as unknown as Db;
 
+/** PostgreSQL's side of poll votes: the ad with a poll, and two votes of its auction 1 delivery. */
+const pollDb = {
+  ad: { findMany: async () => [{ id: POLL_AD, adGroupId: 'group-1', adGroup: { campaignId: 'camp-1' } }] },
+  $queryRaw: async () => [{ ad_id: POLL_AD, bucket_start: Math.floor((T - 2 * H) / H) * 3600, votes: 2, auction_id: A(1) }],
+} as unknown as Db;
+
 type Step = [name: string, run: (e: Engine) => Promise<unknown>];
 
 /** Sorted rows, so that a result compares whatever order an unordered query returns it in. */
@@ -434,6 +443,14 @@ const STEPS: Step[] = [
       return sorted(await engagementRows(deps, scopeOf(level), insightsQuery({ ...raw, 'fields[]': ['conversions'] }, level), ['conversions']));
     },
   ]),
+  [
+    'insights: poll votes by country (their deliveries looked up)',
+    async ({ ch }) => {
+      const deps: InsightsDeps = { ch, db: pollDb, database: DATABASE, timeoutSeconds: 10 };
+      const query = insightsQuery({ 'segments[]': ['country'], aggregation_level: 'ad', 'fields[]': ['poll_votes'] }, 'ad_group');
+      return sorted(await engagementRows(deps, GROUP_SCOPE, query, ['poll_votes']));
+    },
+  ],
   ...(['hourly', 'daily', 'monthly', 'none'] as const).map((granularity): Step => [
     `conversions by ad (${granularity})`,
     ({ ch }) =>
@@ -544,6 +561,8 @@ test('the scenario has rows to compare: reports and conversions are not empty', 
   expect(value('insights: daily')).not.toHaveLength(0);
   expect(value('conversions by ad (none)')).not.toHaveLength(0);
   expect(value('insights: conversions, daily')).not.toHaveLength(0);
+  // The votes took the country of their delivery.
+  expect(value('insights: poll votes by country (their deliveries looked up)')).toEqual([expect.stringContaining('"segment_value":"US"')]);
   expect((value('adctl dsp report') as { dsps: unknown[] }).dsps).not.toHaveLength(0);
   expect((value('publisher report: daily by format') as { data: unknown[] }).data).not.toHaveLength(0);
 });
