@@ -7,13 +7,16 @@
  */
 import { createTemporalClient } from '../lib/temporal';
 import { campaignCreationWorkflowId } from '../workflows/campaign-creation';
-import { campaignLifecycleWorkflowId } from '../workflows/campaign-lifecycle';
+import { campaignLifecycle, campaignLifecycleWorkflowId, scheduleChangedSignal } from '../workflows/campaign-lifecycle';
+import { campaignSearchAttributes } from '../workflows/search-attributes';
+import { temporalConfig } from '../temporal.config';
 import { creativeReviewWorkflowId } from '../workflows/creative-review';
 import { adctl } from './support/cli';
 import { call, newOrg, startHarness, type Harness } from './support/harness';
 import { eventually } from './support/wait';
 
 let h: Harness;
+let approved: { campaignId: string; name: string; organizationPublicId: string } | undefined;
 const temporal = createTemporalClient();
 const started: string[] = [];
 
@@ -79,4 +82,29 @@ test("a campaign's creation, review, lifecycle and creative review are found by 
   expect(await typesFound(`CampaignName = '${name.slice(0, -1)}'`, [])).toEqual([]);
   const review = await temporal.workflow.getHandle(`campaign-review-${campaignId}`).describe();
   expect(review.searchAttributes).toMatchObject({ CampaignId: [campaignId], CampaignName: [name], OrganizationPublicId: [org.org_public_id] });
+  approved = { campaignId, name, organizationPublicId: org.org_public_id };
+});
+
+test('a lifecycle that continues as new keeps its search attributes', async () => {
+  const { campaignId, name, organizationPublicId } = approved!;
+  // A second lifecycle of the approved campaign (its own id), with a history limit low enough that two signals pass it.
+  const workflowId = `${campaignLifecycleWorkflowId(campaignId)}-continued-${process.pid}`;
+  started.push(workflowId);
+  const handle = await temporal.workflow.start(campaignLifecycle, {
+    taskQueue: temporalConfig.taskQueues.main,
+    workflowId,
+    args: [{ campaignId, historyLimit: 12 }],
+    searchAttributes: campaignSearchAttributes({ campaignId, campaignName: name, organizationPublicId }),
+  });
+  const row = await h.db.campaign.findUniqueOrThrow({ where: { id: campaignId } });
+  const change = { startTime: row.startTime.toISOString(), endTime: row.endTime?.toISOString() ?? null };
+  const latest = await eventually(
+    async () => {
+      await handle.signal(scheduleChangedSignal, change);
+      return temporal.workflow.getHandle(workflowId).describe();
+    },
+    (run) => run.runId !== handle.firstExecutionRunId,
+    { timeoutMs: 30_000, everyMs: 500, what: 'a continued run' },
+  );
+  expect(latest.searchAttributes).toMatchObject({ CampaignId: [campaignId], CampaignName: [name], OrganizationPublicId: [organizationPublicId] });
 });

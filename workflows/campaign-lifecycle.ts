@@ -1,5 +1,16 @@
-import { condition, continueAsNew, defineQuery, defineSignal, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  log,
+  makeContinueAsNewFunc,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { campaignAttributesOf } from './search-attributes';
 import type { LifecycleSnapshot } from '../domain/campaigns/lifecycle';
 
 // A campaign lives for months: retry its database work for as long as it takes.
@@ -130,7 +141,13 @@ export async function campaignLifecycle(input: CampaignLifecycleInput): Promise<
 
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > historyLimit) {
-      await continueAsNew<typeof campaignLifecycle>({ campaignId, serving, historyLimit: input.historyLimit });
+      // The next run keeps the campaign's search attributes (docs/operations.md, Temporal), said explicitly.
+      const carried = campaignAttributesOf(info.searchAttributes);
+      const next =
+        Object.keys(carried).length > 0
+          ? makeContinueAsNewFunc<typeof campaignLifecycle>({ searchAttributes: carried })
+          : continueAsNew<typeof campaignLifecycle>;
+      await next({ campaignId, serving, historyLimit: input.historyLimit });
     }
 
     const next = serving ? end : start;
