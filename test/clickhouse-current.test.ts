@@ -382,6 +382,37 @@ const STEPS: Step[] = [
     },
   ],
   [
+    'auction log writer: a row refused for its data is set aside, the rest stored',
+    async ({ inDatabase }) => {
+      const letters: { targetTable: string; rowKey: string }[] = [];
+      const log = new AuctionLog(inDatabase, { batchSize: 1000, flushMs: 60_000, setAside: async (l) => void letters.push(...l) });
+      const ctx = {
+        auctionId: 'poisoned',
+        tmaxMs: 1,
+        publisher: { publicId: 'pub-2' },
+        request: { request_type: 'contextual', country_code: 'US', device: 'mobile', ad_formats: [] },
+      };
+      const bid = (bidderId: string, bidId: string): BidRecord => ({
+        bidderId,
+        bidderName: bidderId,
+        kind: 'native',
+        bidId,
+        priceMicros: 1,
+        outcome: 'lost',
+        reason: null,
+        detail: null,
+        latencyMs: 1,
+      });
+      // A lone UTF-16 surrogate: what a DSP's checks now refuse, recorded straight into the log.
+      log.record(ctx as unknown as AuctionContext, null, [bid('good-1', 'a'), bid('poison', 'x\ud800'), bid('good-2', 'b')], 1, null);
+      await log.drain();
+      const stored = await (
+        await inDatabase.query({ query: "SELECT bidder_id FROM auction_bids WHERE auction_id = 'poisoned' ORDER BY bidder_id", format: 'JSONEachRow' })
+      ).json();
+      return { letters: letters.map((l) => [l.targetTable, l.rowKey]), stored };
+    },
+  ],
+  [
     'delivery export: own rows, then the same again (looked up, not re-sent)',
     async ({ ch }) => [await insertDeliveryRows(ch, DATABASE, DELIVERIES), await insertDeliveryRows(ch, DATABASE, DELIVERIES)],
   ],
@@ -561,6 +592,10 @@ test('the scenario has rows to compare: reports and conversions are not empty', 
   expect(value('insights: daily')).not.toHaveLength(0);
   expect(value('conversions by ad (none)')).not.toHaveLength(0);
   expect(value('insights: conversions, daily')).not.toHaveLength(0);
+  expect(value('auction log writer: a row refused for its data is set aside, the rest stored')).toEqual({
+    letters: [['auction_bids', 'poisoned:poison']],
+    stored: [{ bidder_id: 'good-1' }, { bidder_id: 'good-2' }],
+  });
   // The votes took the country of their delivery.
   expect(value('insights: poll votes by country (their deliveries looked up)')).toEqual([expect.stringContaining('"segment_value":"US"')]);
   expect((value('adctl dsp report') as { dsps: unknown[] }).dsps).not.toHaveLength(0);
