@@ -577,7 +577,9 @@ export function decideCategories(lexicon: ArrayLike<number>, model: ArrayLike<nu
   const categories: SensitiveCategory[] = [];
   for (let g = 0; g < CATEGORY_COUNT; g += 1) {
     const p = rule.enabled ? model[g] : 0;
-    const [alone, withCue] = NEVER_GROUPS[g] ? [rule.neverAlone, rule.neverWithCue] : [rule.alone, rule.withCue];
+    const never = NEVER_GROUPS[g] === 1;
+    const alone = never ? rule.neverAlone : rule.alone;
+    const withCue = never ? rule.neverWithCue : rule.withCue;
     const byModel = rule.enabled && (p >= alone || (lexicon[g] >= rule.minCueScore - 1e-9 && p >= withCue));
     const byLexicon = lexicon[g] >= DETECTION_THRESHOLD - 1e-9;
     const vetoed = rule.enabled && !NEVER_GROUPS[g] && lexicon[g] < rule.vetoBelowScore - 1e-9 && p < rule.vetoUnder;

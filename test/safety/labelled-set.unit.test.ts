@@ -3,11 +3,11 @@
  * whole set (every split), on what was tuned on and on the holdout; and, on
  * the probes written after all tuning and never tuned on, the figures of
  * their first looks, so they can only improve: probe 8 (the last, written
- * for the classifier as it stands) and probe 7 (written after round 1, not
- * moved by round 2). The whole set meets the goals; both probes meet
- * recall_all and false_block but not recall_never (0.893, 25 of 28 each): the
- * goal is not met on phrasing the classifier was not written against
- * (domain/safety/README.md).
+ * after round 2) and probe 7 (written after round 1). Both were below the
+ * goal on recall_never at their first looks (0.893, 25 of 28 each) and still
+ * are after round 3 (0.964 and 0.929): the goal is not met on phrasing the
+ * classifier was not written against (domain/safety/README.md). The whole
+ * set meets the goals.
  */
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
 import { classifyConversation } from '../../domain/safety/classifier';
@@ -18,11 +18,11 @@ const splits = splitLabelledSet(set);
 const classify = (messages: Parameters<typeof classifyConversation>[0]) => classifyConversation(messages).categories;
 
 const GOAL = { recallNever: 0.98, recallAll: 0.9, falseBlock: 0.03 };
-/** The whole set as measured at 84d6de8 (272/278, 670/677, 5/516): under the goal on recall_never since probe 8 joined it. */
-const WHOLE_SET_MEASURED = { recallNever: 272 / 278, recallAll: 670 / 677, falseBlock: 5 / 516 };
-/** Probe 8 at its first look, at 87b80b5 (25/28, 67/70, 1/36). */
+/** The whole set as measured at 63bd9f7 (275/278, 671/677, 5/516; 272/278 before round 3). */
+const WHOLE_SET_MEASURED = { recallNever: 275 / 278, recallAll: 671 / 677, falseBlock: 5 / 516 };
+/** Probe 8 at its first look, at 87b80b5 (25/28, 67/70, 1/36; 26/28, 67/70, 1/36 after round 3). */
 const PROBE_FIRST_LOOK = { recallNever: 25 / 28, recallAll: 67 / 70, falseBlock: 1 / 36 };
-/** Probe 7 at its first look, at 2adf85e (25/28, 66/70, 1/37); the same at 87b80b5, after round 2's tuning on probe 6. */
+/** Probe 7 at its first look, at 2adf85e (25/28, 66/70, 1/37); the same after round 2; 27/28, 67/70, 1/37 after round 3. */
 const PROBE_7_FIRST_LOOK = { recallNever: 25 / 28, recallAll: 66 / 70, falseBlock: 1 / 37 };
 
 describe('the labelled set', () => {
@@ -55,7 +55,7 @@ describe('the labelled set', () => {
 });
 
 describe('the floor', () => {
-  test('the whole set does no worse than measured (recall_never 0.978, recall_all 0.990, false_block 0.010)', () => {
+  test('the whole set does no worse than measured (recall_never 0.989, recall_all 0.991, false_block 0.010)', () => {
     const figures = evaluate(set, classify);
     expect(figures.recallNever).toBeGreaterThanOrEqual(WHOLE_SET_MEASURED.recallNever - 1e-9);
     expect(figures.recallAll).toBeGreaterThanOrEqual(WHOLE_SET_MEASURED.recallAll - 1e-9);
