@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { CLICKHOUSE_SETTINGS, createClickhouse } from '../lib/clickhouse/client';
 import { clickhouseDialect } from '../lib/clickhouse/dialect';
@@ -126,8 +126,7 @@ class Chdb {
         const chunks: Buffer[] = [];
         for await (const chunk of values) chunks.push(Buffer.from(chunk as Buffer));
         await insertText(query, Buffer.concat(chunks).toString('utf8'));
-        const { Readable: R } = await import('node:stream');
-        return { stream: R.from([]) };
+        return { stream: Readable.from([]) };
       },
       close: async () => undefined,
     } as unknown as ClickHouseClient;
