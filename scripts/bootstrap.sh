@@ -129,7 +129,7 @@ if [[ $MODE == test && ! -x "$PY_SCRIPTS/schemathesis" ]]; then
   python3 -m pip install -q --disable-pip-version-check 'schemathesis==4.32.5' >&2
 fi
 # chdb: a current ClickHouse engine in-process, on which `npm test` runs our ClickHouse SQL too (test/clickhouse-current.test.ts).
-if [[ $MODE == test ]] && ! python3 -c 'import chdb' >/dev/null 2>&1; then
+if [[ $MODE == test ]] && ! python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("chdb") is None)' 2>/dev/null; then
   log "pip install chdb"
   python3 -m pip install -q --disable-pip-version-check 'chdb==4.4.0' >&2
 fi
