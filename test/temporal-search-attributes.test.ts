@@ -6,7 +6,11 @@
  * filter does, through the visibility store (`workflow.list`).
  */
 import { createTemporalClient } from '../lib/temporal';
-import { campaignCreationWorkflowId } from '../workflows/campaign-creation';
+import { campaignCreation, campaignCreationWorkflowId } from '../workflows/campaign-creation';
+import { sha256Hex } from '../lib/hash';
+import { parseOrThrow } from '../lib/validation';
+import { campaignCreateSchema } from '../domain/campaigns/campaign-schema';
+import { organizationIdOf } from './support/fixtures';
 import { campaignLifecycle, campaignLifecycleWorkflowId, scheduleChangedSignal } from '../workflows/campaign-lifecycle';
 import { campaignSearchAttributes } from '../workflows/search-attributes';
 import { temporalConfig } from '../temporal.config';
@@ -107,4 +111,23 @@ test('a lifecycle that continues as new keeps its search attributes', async () =
     { timeoutMs: 30_000, everyMs: 500, what: 'a continued run' },
   );
   expect(latest.searchAttributes).toMatchObject({ CampaignId: [campaignId], CampaignName: [name], OrganizationPublicId: [organizationPublicId] });
+});
+
+test('a run started under the old workflow id (campaign-create-<org>-<key digest>) still answers a retry under its key', async () => {
+  const org = await newOrg(h.db);
+  const organizationId = await organizationIdOf(h.db, org);
+  const key = `legacy-${process.pid}-${Date.now()}`;
+  const name = `Legacy run ${process.pid}-${Date.now()}`;
+  const { id: adAccountId } = await h.db.adAccount.findFirstOrThrow({ where: { organizationId } });
+  // As the api started it before: no campaign id in the input (the workflow draws one), no search attributes.
+  const legacy = await temporal.workflow.start(campaignCreation, {
+    taskQueue: temporalConfig.taskQueues.main,
+    workflowId: `campaign-create-${organizationId}-${sha256Hex(key).slice(0, 40)}`,
+    args: [{ organizationId, adAccountId, body: parseOrThrow(campaignCreateSchema, body(name)) }],
+  });
+  const result = await legacy.result();
+  expect(result.ok).toBe(true);
+  const retried = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: body(name), headers: { 'Idempotency-Key': key } });
+  expect([retried.status, retried.body.id]).toEqual([201, result.ok ? result.campaignId : null]);
+  expect(await h.db.campaign.count({ where: { organizationId } })).toBe(1);
 });

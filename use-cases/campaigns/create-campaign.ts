@@ -23,7 +23,11 @@ export async function createCampaign({ db, temporal }: UseCaseDeps, organization
   const body = parseOrThrow(campaignCreateSchema, bodyObject(rawBody));
   const adAccountId = await resolveAdAccount(db, organizationId, body.ad_account_id);
   const { publicId: organizationPublicId } = await db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { publicId: true } });
-  const request = { input: { organizationId, organizationPublicId, adAccountId, body }, campaignIdOf: (run: number) => campaignIdOfCreation(workflowKey, run) };
+  const request = {
+    input: { organizationId, organizationPublicId, adAccountId, body },
+    campaignIdOf: (run: number) => campaignIdOfCreation(workflowKey, run),
+    legacyWorkflowId: `campaign-create-${workflowKey}`,
+  };
   const result = await runCreationSaga(temporal, request, config.timeouts.campaignCreateMs);
   if (!result.ok) {
     const { code, message, param } = result.error;

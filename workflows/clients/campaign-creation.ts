@@ -1,4 +1,4 @@
-import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { DomainError } from '../../domain/errors';
 import { temporalConfig } from '../../temporal.config';
 import { campaignCreation, campaignCreationWorkflowId, type CampaignCreationInput, type CampaignCreationResult, type SagaError } from '../campaign-creation';
@@ -11,6 +11,12 @@ import { campaignSearchAttributes } from '../search-attributes';
 export interface CampaignCreationRequest {
   input: Omit<CampaignCreationInput, 'campaignId'> & { organizationPublicId: string };
   campaignIdOf: (run: number) => string;
+  /**
+   * The id the request's run had before workflow ids held the campaign id
+   * (`campaign-create-<key>`): a run started under it and retried since still
+   * answers. Drop once no such run is within the namespace's retention.
+   */
+  legacyWorkflowId?: string;
 }
 
 /** Most runs one request may go through (each failed one answered a 5xx). */
@@ -52,7 +58,9 @@ const timedOut = (timeoutMs: number) =>
  * one (a 5xx, nothing was created) leaves the request to the next run. Every
  * caller of one request walks the same ids, so concurrent retries meet on one run.
  */
-async function startOrAttach(temporal: Client, { input, campaignIdOf }: CampaignCreationRequest) {
+async function startOrAttach(temporal: Client, { input, campaignIdOf, legacyWorkflowId }: CampaignCreationRequest) {
+  const legacy = legacyWorkflowId ? await liveRun(temporal, legacyWorkflowId) : null;
+  if (legacy) return legacy;
   for (let run = 0; run < MAX_RUNS; run += 1) {
     const campaignId = campaignIdOf(run);
     const workflowId = campaignCreationWorkflowId(campaignId);
@@ -68,11 +76,22 @@ async function startOrAttach(temporal: Client, { input, campaignIdOf }: Campaign
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
-    const handle = temporal.workflow.getHandle<typeof campaignCreation>(workflowId);
-    const { status } = await handle.describe();
-    if (status.name === 'RUNNING' || status.name === 'COMPLETED') return handle;
+    const live = await liveRun(temporal, workflowId);
+    if (live) return live;
   }
   throw new Error(`campaign creation failed ${MAX_RUNS} times under one request; retry under a new Idempotency-Key`);
+}
+
+/** The run under `workflowId` if it is running or completed (the request's answer), else null. */
+async function liveRun(temporal: Client, workflowId: string) {
+  const handle = temporal.workflow.getHandle<typeof campaignCreation>(workflowId);
+  try {
+    const { status } = await handle.describe();
+    return status.name === 'RUNNING' || status.name === 'COMPLETED' ? handle : null;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
 }
 
 /** A failed saga run carries its 5xx answer as the failure's details. */
