@@ -3,15 +3,20 @@ import type { Db } from '../lib/db';
 import { config } from '../lib/config';
 import { loadEnabledDsps, type DspConfig } from '../domain/dsps';
 import { loadEnabledPublishers, type PublisherRecord } from '../domain/publishers';
-import { loadIndexedAds, type IndexedAd } from './inhouse/ad-index';
+import { inScope, INDEX_PAGE_SIZE, loadIndexedAds, type IndexedAd, type IndexScope } from './inhouse/ad-index';
 
 /**
  * What the hot path reads, all in memory: publishers by key hash, enabled
  * DSPs, and the ad index. A LISTEN connection on `auction_index` (triggers in
- * the migration) reloads the changed part within milliseconds (debounced);
- * a slow safety-net reload covers a lost connection. Requests never query.
+ * the migrations) reloads the changed part within milliseconds (debounced):
+ * a change that names its campaign or ad account (`table:id`) reloads only
+ * those ads, so a change reaches the index in one small query however large
+ * the index; a slow safety-net reload of everything covers a lost connection.
+ * Requests never query.
  */
 const DEBOUNCE_MS = 50;
+/** Past this many campaigns and accounts in one reload, reading the whole index is cheaper. */
+const MAX_SCOPED = 200;
 type Part = 'ads' | 'publishers' | 'dsps';
 const PART_OF_TABLE: Record<string, Part> = {
   campaigns: 'ads',
@@ -31,6 +36,7 @@ export class Catalog {
   adsLoadedAt = 0;
   private listener: Client | null = null;
   private pending = new Set<Part>();
+  private pendingScope = emptyScope();
   private timer: NodeJS.Timeout | null = null;
   private safety: NodeJS.Timeout | null = null;
   private reloading: Promise<void> = Promise.resolve();
@@ -51,10 +57,7 @@ export class Catalog {
 
   private async listen() {
     const client = new Client({ connectionString: this.opts.databaseUrl ?? config.databaseUrl });
-    client.on('notification', (msg) => {
-      const part = PART_OF_TABLE[msg.payload ?? ''];
-      if (part) this.schedule([part]);
-    });
+    client.on('notification', (msg) => this.onChange(msg.payload ?? ''));
     client.on('error', () => this.reconnect(client));
     client.on('end', () => this.reconnect(client));
     await client.connect();
@@ -72,6 +75,16 @@ export class Catalog {
         .then(() => this.schedule(['ads', 'publishers', 'dsps']))
         .catch(() => this.reconnect(old));
     }, 1000).unref();
+  }
+
+  /** `table`: reload its part. `table:id`: reload the ads of that campaign (of that ad account for `ad_accounts`). */
+  private onChange(payload: string) {
+    const [table, id] = payload.split(':', 2);
+    const part = PART_OF_TABLE[table];
+    if (!part) return;
+    if (part !== 'ads' || !id) return this.schedule([part]);
+    (table === 'ad_accounts' ? this.pendingScope.adAccountIds : this.pendingScope.campaignIds).add(id);
+    this.schedule([]);
   }
 
   /**
@@ -92,10 +105,16 @@ export class Catalog {
   private async reloadPending() {
     this.running = true;
     try {
-      while (this.pending.size > 0 && !this.closed) {
+      while ((this.pending.size > 0 || scopeSize(this.pendingScope) > 0) && !this.closed) {
         const todo = [...this.pending];
+        const scope = this.pendingScope;
         this.pending.clear();
-        await this.reload(todo).catch((err) => console.error(`auction: index reload failed: ${(err as Error).message}`));
+        this.pendingScope = emptyScope();
+        if (!todo.includes('ads') && scopeSize(scope) > MAX_SCOPED) todo.push('ads');
+        const scoped = !todo.includes('ads') && scopeSize(scope) > 0;
+        await Promise.all([this.reload(todo), scoped ? this.reloadScope(scope) : Promise.resolve()]).catch((err) =>
+          console.error(`auction: index reload failed: ${(err as Error).message}`),
+        );
       }
     } finally {
       this.running = false;
@@ -118,6 +137,15 @@ export class Catalog {
     );
   }
 
+  /** The ads of the scope read again and put in place of its entries; the rest of the index is kept. */
+  private async reloadScope(scope: IndexScope) {
+    if (this.closed) return;
+    const fresh = await loadIndexedAds(this.db, INDEX_PAGE_SIZE, scope);
+    const ads = this.ads.filter((ad) => !inScope(ad, scope)).concat(fresh);
+    this.opts.onAdsLoaded?.(ads);
+    this.ads = ads;
+  }
+
   async close() {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
@@ -126,3 +154,6 @@ export class Catalog {
     await this.listener?.end().catch(() => undefined);
   }
 }
+
+const emptyScope = (): { campaignIds: Set<string>; adAccountIds: Set<string> } => ({ campaignIds: new Set(), adAccountIds: new Set() });
+const scopeSize = (scope: IndexScope) => scope.campaignIds.size + scope.adAccountIds.size;

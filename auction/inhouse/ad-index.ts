@@ -92,8 +92,9 @@ const indexSelect = {
  * entry carries its campaign's state, so the serving rules still decide if that
  * changed in between; the change's notification reloads again).
  */
-export async function loadIndexedAds(db: Db, pageSize = INDEX_PAGE_SIZE): Promise<IndexedAd[]> {
-  const ids = (await db.ad.findMany({ where: servableWhere(), select: { id: true } })).map((ad) => ad.id);
+export async function loadIndexedAds(db: Db, pageSize = INDEX_PAGE_SIZE, scope?: IndexScope): Promise<IndexedAd[]> {
+  const where = scope ? { AND: [servableWhere(), scopeWhere(scope)] } : servableWhere();
+  const ids = (await db.ad.findMany({ where, select: { id: true } })).map((ad) => ad.id);
   const ads: IndexedAd[] = [];
   for (let start = 0; start < ids.length; start += pageSize) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
@@ -105,6 +106,20 @@ export async function loadIndexedAds(db: Db, pageSize = INDEX_PAGE_SIZE): Promis
   }
   return ads;
 }
+
+/** Part of the index: the ads of these campaigns and of these ad accounts' campaigns (a change's notification names them). */
+export interface IndexScope {
+  campaignIds: ReadonlySet<string>;
+  adAccountIds: ReadonlySet<string>;
+}
+
+const scopeWhere = (scope: IndexScope): Prisma.AdWhereInput => ({
+  adGroup: { campaign: { OR: [{ id: { in: [...scope.campaignIds] } }, { adAccountId: { in: [...scope.adAccountIds] } }] } },
+});
+
+/** Whether an index entry belongs to the scope (what a reload of the scope replaces). */
+export const inScope = (ad: Pick<IndexedAd, 'campaignId' | 'adAccountId'>, scope: IndexScope): boolean =>
+  scope.campaignIds.has(ad.campaignId) || scope.adAccountIds.has(ad.adAccountId);
 
 type IndexRow = Prisma.AdGetPayload<{ select: typeof indexSelect }>;
 

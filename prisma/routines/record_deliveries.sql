@@ -133,9 +133,9 @@ BEGIN
       INTO recorded, charged_micros, exhausted_campaign_ids
       FROM input i LEFT JOIN done d ON d.ord = i.ord;
 
-    -- The auction's index drops exhausted campaigns on this notification (auction/catalog.ts).
+    -- The auction's index drops each exhausted campaign on its notification (auction/catalog.ts).
     IF exhausted_campaign_ids IS NOT NULL THEN
-        PERFORM pg_notify('auction_index', 'campaign_spend');
+        PERFORM pg_notify('auction_index', 'campaign_spend:' || c) FROM unnest(exhausted_campaign_ids) AS c;
     END IF;
 END
 $$;

@@ -7,6 +7,8 @@ import { Client } from 'pg';
 import { Catalog } from '../../auction/catalog';
 import { config } from '../../lib/config';
 import { createDb, type Db } from '../../lib/db';
+import { insertTree } from '../support/fixtures';
+import { newOrg } from '../support/harness';
 import { sleep, until } from '../support/wait';
 
 const db = createDb(undefined, 2);
@@ -59,6 +61,46 @@ test('changes that keep coming while a reload runs are gathered into the next re
     // At most the reload running then and the one gathering the rest: a queue of a reload per
     // debounce window (the first second alone held ~20) would hold the publisher change ~8 s.
     expect(waited).toBeLessThan(3 * RELOAD_MS + 500);
+  } finally {
+    await catalog.close();
+  }
+}, 30_000);
+
+test('a change to one campaign or ad account reloads only its ads, with the rest of the index kept', async () => {
+  const scopedReads: unknown[] = [];
+  const countingDb = new Proxy(db, {
+    get(target, key) {
+      if (key !== 'ad') return Reflect.get(target, key);
+      return new Proxy(db.ad, {
+        get(ad, method) {
+          if (method !== 'findMany') return Reflect.get(ad, method);
+          return (args: Parameters<Db['ad']['findMany']>[0]) => {
+            if (args?.where && 'AND' in args.where) scopedReads.push(args.where);
+            return ad.findMany(args);
+          };
+        },
+      });
+    },
+  });
+  const catalog = new Catalog(countingDb, { safetyReloadMs: 3_600_000 });
+  await catalog.start();
+  try {
+    const org = await newOrg(db);
+    const { campaign, ad } = await insertTree(db, org, { campaign: { status: 'active', reviewStatus: 'approved' } });
+    await until(() => catalog.ads.some((a) => a.adId === ad.id), 'the new ad in the index');
+    const before = catalog.ads.length;
+
+    await db.campaign.update({ where: { id: campaign.id }, data: { status: 'paused' } });
+    await until(() => !catalog.ads.some((a) => a.adId === ad.id), 'the paused campaign gone from the index');
+    expect(JSON.stringify(scopedReads)).toContain(campaign.id);
+    // Everything else stayed (other suites may add or drop a few meanwhile).
+    expect(catalog.ads.length).toBeGreaterThan(before - 20);
+
+    await db.campaign.update({ where: { id: campaign.id }, data: { status: 'active' } });
+    await until(() => catalog.ads.some((a) => a.adId === ad.id), 'the campaign back in the index');
+    await db.adAccount.update({ where: { id: campaign.adAccountId }, data: { name: 'Renamed account' } });
+    await until(() => catalog.ads.find((a) => a.adId === ad.id)?.advertiser === 'Renamed account', 'the account change in the index');
+    expect(JSON.stringify(scopedReads)).toContain(campaign.adAccountId);
   } finally {
     await catalog.close();
   }
