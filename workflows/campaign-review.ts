@@ -44,7 +44,6 @@ async function startLifecycle(campaignId: string): Promise<void> {
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       // The review's own campaign attributes (from its start): the UI finds the lifecycle by the same name and ids.
-       
       searchAttributes: campaignAttributesOf(workflowInfo().searchAttributes),
     });
   } catch (err) {
