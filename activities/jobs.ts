@@ -25,7 +25,8 @@ export function jobActivities(deps: Omit<JobDeps, 'heartbeat'>, metrics: JobMetr
       const context = Context.current();
       const jobDeps: JobDeps = { ...deps, heartbeat: () => context.heartbeat() };
       const until = Date.now() + sliceMs;
-      while (Date.now() < until) {
+      // A worker's shutdown cancels its activities: a job that always has more (the event pipeline) must stop on it too, or SIGTERM waits out the slice.
+      while (Date.now() < until && !context.cancellationSignal.aborted) {
         let run;
         try {
           run = await metrics.observe(job, jobDeps);

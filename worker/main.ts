@@ -16,6 +16,7 @@ import { deliveryExportJob } from '../jobs/delivery-export';
 import { runUntilIdle } from '../jobs/job';
 import { createWorkerMetrics } from '../jobs/metrics';
 import { startBackgroundJobs } from './jobs';
+import { workflowSource } from './workflow-source';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
@@ -37,7 +38,7 @@ async function main() {
     connection,
     namespace: temporalConfig.namespace,
     taskQueue: temporalConfig.taskQueues.main,
-    workflowsPath: require.resolve('../workflows'),
+    ...workflowSource(),
     activities: createActivities({
       db,
       stripe: createStripeClient(),
