@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { config } from '../lib/config';
+import type { Pool } from 'pg';
 import type { Db } from '../lib/db';
 import { dropExpiredPartitions } from '../lib/clickhouse/retention';
 import { COLLECTED_EVENTS_TABLE } from '../domain/events/clickhouse-tables';
@@ -10,15 +11,21 @@ import { REPORT_TABLES } from '../auction/reports/clickhouse-tables';
 import { INHOUSE_STATS_TABLE } from '../domain/serving/traffic';
 import { pruneLedger } from '../domain/delivery/exporter';
 import { pruneDeadLetters } from '../domain/dead-letters/store';
+import { pruneParkedCallbacks } from '../domain/delivery/dsp-callbacks';
+import { pruneExpiredSessions } from '../domain/dashboard/sessions';
+import { pruneAbandonedIdempotencyRecords } from '../domain/idempotency/records';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
 import { pruneFrequencyEvents } from '../domain/serving/frequency-events';
 import { defineJob } from './job';
 
 /**
- * Retention (docs/api-behaviour.md, "Personal data and retention"): raw ClickHouse tables lose
- * the months past their time to live; PostgreSQL loses ledger rows no token can
- * name any more, event ids past the dedupe window, expired rate-limit counters
- * and old dead letters. Rollups are kept. Hourly, the first an hour after the job starts.
+ * Retention (docs/api-behaviour.md, "Personal data and retention"; the schedules and their
+ * row counts: docs/deploy.md, "Retention"): raw ClickHouse tables lose the months past their
+ * time to live; PostgreSQL loses ledger rows no token can name any more, event ids past the
+ * dedupe window, expired rate-limit counters, frequency events past every window, old dead
+ * letters and parked DSP callbacks, expired dashboard sessions and sign-in links, and
+ * idempotency records of requests that never completed. Rollups are kept, and so are completed
+ * idempotency records (replayed with no expiry). Hourly, the first an hour after the job starts.
  */
 export function rawTableRetention(): { table: string; days: number }[] {
   const r = config.retention;
@@ -34,11 +41,39 @@ export function rawTableRetention(): { table: string; days: number }[] {
   ];
 }
 
-/** The raw tables' expired months dropped, and old dead letters deleted: what was dropped, per table. */
+/** Beyond a view token's lifetime before its impression's ledger row goes: clocks that disagree, an export that lags. */
+export const IMPRESSION_PRUNE_MARGIN_SECONDS = 3_600;
+
+/**
+ * Ledger rows no token can name: impressions past the view token's lifetime (+ 1 hour), every
+ * row past the longest token lifetime (+ 1 day, clicks and feedback). How many went.
+ */
+export async function pruneDeliveryLedger(pool: Pool): Promise<number> {
+  const d = config.delivery;
+  const impressions = await pruneLedger(pool, d.viewTokenTtlSeconds, { eventType: 'impression', marginSeconds: IMPRESSION_PRUNE_MARGIN_SECONDS });
+  return impressions + (await pruneLedger(pool, Math.max(d.viewTokenTtlSeconds, d.clickTokenTtlSeconds)));
+}
+
+/** A request with an Idempotency-Key that has not completed in a day never will (a campaign create gives up after 25 s). */
+export const ABANDONED_IDEMPOTENCY_MS = 86_400_000;
+
+/** PostgreSQL rows set aside or expired (over the Prisma client): how many went, per table. */
+export async function prunePostgresRows(db: Db, now = Date.now()): Promise<Record<string, number>> {
+  const days = config.retention.deadLettersDays;
+  return {
+    dead_letters: await pruneDeadLetters(db, days, now),
+    // Parked calls are set aside for an operator like dead letters, and kept as long.
+    dsp_callbacks: await pruneParkedCallbacks(db, days, now),
+    idempotency_records: await pruneAbandonedIdempotencyRecords(db, ABANDONED_IDEMPOTENCY_MS, now),
+    dashboard_sessions: await pruneExpiredSessions(db, new Date(now)),
+  };
+}
+
+/** The raw tables' expired months dropped, and the PostgreSQL rows above deleted: what was dropped, per table. */
 export async function applyRetention(db: Db, ch: ClickHouseClient, database: string, tables = rawTableRetention()): Promise<Record<string, string[]>> {
   const dropped: Record<string, string[]> = {};
   for (const { table, days } of tables) dropped[table] = await dropExpiredPartitions(ch, database, table, days);
-  await pruneDeadLetters(db, config.retention.deadLettersDays);
+  await prunePostgresRows(db);
   return dropped;
 }
 
@@ -48,8 +83,7 @@ export const retentionJob = defineJob({
   restFirst: true,
   async run({ db, pool, clickhouse, database }) {
     const dropped = await applyRetention(db, clickhouse, database);
-    const d = config.delivery;
-    const ledger = await pruneLedger(pool, Math.max(d.viewTokenTtlSeconds, d.clickTokenTtlSeconds));
+    const ledger = await pruneDeliveryLedger(pool);
     const eventIds = await pruneCollectedEventIds(db, config.events.dedupeWindowDays);
     await pruneCounters(db);
     // Frequency counts outlive no window: a day's impressions, a few minutes' wins (a day's margin on top).

@@ -138,3 +138,18 @@ export async function memberLoginLink(db: Db, organizationId: string, role: Role
   const link = await createLoginLink(db, { memberId: await memberForLoginLink(db, organizationId, role) });
   return { url: loginLinkUrl(link.token), expires_at: link.expiresAt.toISOString() };
 }
+
+/**
+ * Retention (jobs/retention.ts): sessions and sign-in links past their expiry are deleted. An
+ * expired row signs no one in (every lookup checks `expires_at`), so nothing changes but the
+ * table's size; returns how many rows went.
+ */
+export async function pruneExpiredSessions(db: Db, now = new Date()): Promise<number> {
+  const expired = { where: { expiresAt: { lt: now } } };
+  const counts = await db.$transaction([
+    db.dashboardSession.deleteMany(expired),
+    db.staffSession.deleteMany(expired),
+    db.dashboardLoginLink.deleteMany(expired),
+  ]);
+  return counts.reduce((sum, { count }) => sum + count, 0);
+}

@@ -151,3 +151,13 @@ export async function retryParkedCallbacks(db: Db, which: { ids: bigint[] } | { 
   });
   return { retried: count };
 }
+
+/**
+ * Retention (jobs/retention.ts): parked calls older than `days` are deleted, like the dead
+ * letters they resemble (set aside for an operator, who has had `days` to retry them). Calls
+ * still being retried are never touched. Returns how many went.
+ */
+export async function pruneParkedCallbacks(db: Db, days: number, now = Date.now()): Promise<number> {
+  const { count } = await db.dspCallback.deleteMany({ where: { nextAttemptAt: { gte: PARKED_AT }, createdAt: { lt: new Date(now - days * 86_400_000) } } });
+  return count;
+}

@@ -242,13 +242,20 @@ export async function awaitingExport(db: Db, campaignId: string): Promise<number
   return Number(count);
 }
 
-/** Ledger rows stay (as the dedupe of replays) until no token can name them any more. */
-export async function pruneLedger(pool: Pool, tokenTtlSeconds: number): Promise<number> {
+/**
+ * Ledger rows stay (as the dedupe of replays) until no token can name them any more: rows older
+ * than `tokenTtlSeconds` + `marginSeconds` (1 day unless given) go, of one `eventType` or of all.
+ * An impression is named only by a view token (30 minutes), clicks and feedback by the longer-lived
+ * click token: pruning impressions on their own lifetime keeps the table at hours of impressions
+ * instead of eight days (docs/deploy.md, "Retention").
+ */
+export async function pruneLedger(pool: Pool, tokenTtlSeconds: number, options: { eventType?: string; marginSeconds?: number } = {}): Promise<number> {
   const { rowCount } = await pool.query(
     // event_time has a BRIN index; a row the export has not passed is never pruned, however old.
     `DELETE FROM delivery_ledger l USING delivery_export_cursor c
-      WHERE l.event_time < now() - make_interval(secs => $1) AND c.id = 1 AND (l.txid, l.seq) <= (c.txid, c.seq)`,
-    [tokenTtlSeconds + 86_400],
+      WHERE l.event_time < now() - make_interval(secs => $1) AND c.id = 1 AND (l.txid, l.seq) <= (c.txid, c.seq)
+        AND ($2::text IS NULL OR l.event_type = $2::text)`,
+    [tokenTtlSeconds + (options.marginSeconds ?? 86_400), options.eventType ?? null],
   );
   return rowCount ?? 0;
 }
