@@ -54,6 +54,16 @@ export async function pruneDeliveryLedger(pool: Pool): Promise<number> {
   return impressions + (await pruneLedger(pool, Math.max(d.viewTokenTtlSeconds, d.clickTokenTtlSeconds)));
 }
 
+/**
+ * Frequency events outlive no window they count in (an hour's margin on top): an impression counts
+ * for a day, a win only until its view pixel would have fired (FREQUENCY_PROVISIONAL_SECONDS). How many went.
+ */
+export async function pruneShownEvents(pool: Pool, now = Date.now()): Promise<number> {
+  const margin = 3_600_000;
+  const impressions = await pruneFrequencyEvents(pool, now - 86_400_000 - margin);
+  return impressions + (await pruneFrequencyEvents(pool, now - config.frequency.provisionalSeconds * 1000 - margin, 'win'));
+}
+
 /** A request with an Idempotency-Key that has not completed in a day never will (a campaign create gives up after 25 s). */
 export const ABANDONED_IDEMPOTENCY_MS = 86_400_000;
 
@@ -86,8 +96,7 @@ export const retentionJob = defineJob({
     const ledger = await pruneDeliveryLedger(pool);
     const eventIds = await pruneCollectedEventIds(db, config.events.dedupeWindowDays);
     await pruneCounters(db);
-    // Frequency counts outlive no window: a day's impressions, a few minutes' wins (a day's margin on top).
-    const shown = await pruneFrequencyEvents(pool, Date.now() - 2 * 86_400_000);
+    const shown = await pruneShownEvents(pool);
     return { items: Object.values(dropped).flat().length + ledger + eventIds + shown, more: false };
   },
 });

@@ -13,7 +13,7 @@ import { createDb, createPgPool } from '../lib/db';
 import { recordDeliveries, type TrackedDelivery } from '../domain/delivery/ledger';
 import { awaitingExport, exportLedgerBatch } from '../domain/delivery/exporter';
 import { exportOptions } from '../jobs/delivery-export';
-import { applyRetention, pruneDeliveryLedger, rawTableRetention } from '../jobs/retention';
+import { applyRetention, pruneDeliveryLedger, pruneShownEvents, rawTableRetention } from '../jobs/retention';
 import { newOrg } from './support/harness';
 import { until } from './support/wait';
 import { deliverableCampaign } from './tracking/support';
@@ -169,6 +169,28 @@ test('the ledger forgets exported impressions once their view token has expired 
     expect(left.map((r) => `${r.auctionId}:${r.eventType}`).sort()).toEqual(
       [`${batch[1].claims.auction_id}:impression`, `${batch[2].claims.auction_id}:click`].sort(),
     );
+  } finally {
+    await pool.end();
+  }
+});
+
+test('frequency events go once past the window they count in (+ 1 hour): wins after the provisional minutes, impressions after a day', async () => {
+  const pool = createPgPool(undefined, 2);
+  try {
+    const publisherId = randomUUID();
+    const ago = (ms: number) => new Date(Date.now() - ms);
+    const provisionalMs = config.frequency.provisionalSeconds * 1000;
+    const rows = [
+      { kind: 'win', auctionId: 'old-win', at: ago(provisionalMs + 2 * 3_600_000) },
+      { kind: 'win', auctionId: 'new-win', at: ago(provisionalMs) },
+      { kind: 'impression', auctionId: 'recent-impression', at: ago(provisionalMs + 2 * 3_600_000) },
+      { kind: 'impression', auctionId: 'old-impression', at: ago(26 * 3_600_000) },
+    ];
+    await db.frequencyEvent.createMany({ data: rows.map((r) => ({ ...r, publisherId, userKey: 'u', auctionId: `${publisherId}-${r.auctionId}` })) });
+    await pruneShownEvents(pool);
+    const left = await db.frequencyEvent.findMany({ where: { publisherId }, orderBy: { auctionId: 'asc' } });
+    expect(left.map((e) => e.auctionId.slice(publisherId.length + 1))).toEqual(['recent-impression', 'new-win']);
+    await db.frequencyEvent.deleteMany({ where: { publisherId } });
   } finally {
     await pool.end();
   }

@@ -86,8 +86,11 @@ export async function frequencyEventsSince(pool: Pool, sinceMs: number, limit: n
   }));
 }
 
-/** Rows older than the longest window are of no use to any cap (the retention job). */
-export async function pruneFrequencyEvents(pool: Pool, olderThanMs: number): Promise<number> {
-  const { rowCount } = await pool.query('DELETE FROM frequency_events WHERE at < $1::timestamp', [new Date(olderThanMs).toISOString().replace('Z', '')]);
+/** Rows older than the window they count in are of no use to any cap (the retention job): of one kind, or of both. */
+export async function pruneFrequencyEvents(pool: Pool, olderThanMs: number, kind?: FrequencyEvent['kind']): Promise<number> {
+  const { rowCount } = await pool.query('DELETE FROM frequency_events WHERE at < $1::timestamp AND ($2::text IS NULL OR kind = $2::text)', [
+    new Date(olderThanMs).toISOString().replace('Z', ''),
+    kind ?? null,
+  ]);
   return rowCount ?? 0;
 }
