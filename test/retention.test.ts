@@ -189,7 +189,7 @@ test('frequency events go once past the window they count in (+ 1 hour): wins af
     await db.frequencyEvent.createMany({ data: rows.map((r) => ({ ...r, publisherId, userKey: 'u', auctionId: `${publisherId}-${r.auctionId}` })) });
     await pruneShownEvents(pool);
     const left = await db.frequencyEvent.findMany({ where: { publisherId }, orderBy: { auctionId: 'asc' } });
-    expect(left.map((e) => e.auctionId.slice(publisherId.length + 1))).toEqual(['recent-impression', 'new-win']);
+    expect(left.map((e) => e.auctionId.slice(publisherId.length + 1))).toEqual(['new-win', 'recent-impression']);
     await db.frequencyEvent.deleteMany({ where: { publisherId } });
   } finally {
     await pool.end();
