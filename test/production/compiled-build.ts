@@ -4,7 +4,8 @@
  * whole tree first, so the tests build with `--no-check` (tsc's emit alone: about half the time).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export const root = path.resolve(__dirname, '../..');
@@ -51,12 +52,32 @@ export function buildIsFresh(): boolean {
   return SOURCES.every((entry) => newestMtime(entry) < builtAt);
 }
 
-/** dist/ as `npm run build` makes it, from the current tree. */
+/** Held while a test builds: two test files (jest runs two at a time) must not rebuild dist/ under each other. */
+const LOCK = path.join(tmpdir(), `adplatform-dist-build-${root.replace(/\W/g, '_')}.lock`);
+const LOCK_STALE_MS = 300_000;
+
+/** dist/ as `npm run build` makes it, from the current tree; one builder at a time, the others wait and reuse its build. */
 export function ensureBuild(): void {
-  if (buildIsFresh()) return;
-  execFileSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/build.ts', '--no-check'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 240_000,
-  });
+  for (const deadline = Date.now() + LOCK_STALE_MS; ;) {
+    if (buildIsFresh()) return;
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      // Someone else is building (or died building: a lock older than the bound is taken over).
+      if (Date.now() > deadline || Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > LOCK_STALE_MS)
+        rmSync(LOCK, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    }
+  }
+  try {
+    if (buildIsFresh()) return;
+    execFileSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/build.ts', '--no-check'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 240_000,
+    });
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
 }
