@@ -10,51 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '../../dev/processes';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { config } from '../../lib/config';
 import { endBackgroundJobs } from '../../worker/jobs';
 import { workflowSource } from '../../worker/workflow-source';
-import { dist, ensureBuild, root } from './compiled-build';
+import { dist, ensureBuild, root, serveCompiled } from './compiled-build';
 
 beforeAll(() => ensureBuild(), 240_000);
-
-interface Compiled {
-  child: ChildProcess;
-  output(): string;
-}
-
-/** `node dist/scripts/serve.js <service>`, ready once it printed `ready`. */
-async function serve(service: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Compiled> {
-  const child = spawn(process.execPath, [path.join(dist, 'scripts/serve.js'), service], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', METRICS_PORT: '0', AUCTION_METRICS_PORT: '0', WORKER_METRICS_PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const append = (d: Buffer) => (output += d.toString());
-  child.stdout.on('data', append);
-  child.stderr.on('data', append);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${service} did not start:\n${output}`));
-    }, 45_000);
-    const check = () => {
-      if (!ready.test(output)) return;
-      clearTimeout(timer);
-      resolve();
-    };
-    child.stdout.on('data', check);
-    child.stderr.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${service} exited with ${code}:\n${output}`));
-    });
-  });
-  return { child, output: () => output };
-}
 
 /** SIGTERM; the exit code (SIGKILL past 20 s makes it null and fails the test). */
 function terminate(child: ChildProcess): Promise<number | null> {
@@ -77,14 +40,10 @@ async function expectMetrics(output: string, service: string) {
   expect(await res.text()).toMatch(new RegExp(`^# HELP ${service}_`, 'm'));
 }
 
-test.each([
-  { service: 'api', portVariable: 'PORT', ready: /api listening/ },
-  { service: 'auction', portVariable: 'AUCTION_PORT', ready: /auction listening/ },
-])('$service: starts compiled, answers /healthz, serves metrics, exits 0 on SIGTERM', async ({ service, portVariable, ready }) => {
-  const port = await freePort();
-  const running = await serve(service, { [portVariable]: String(port) }, ready);
+test.each(['api', 'auction'] as const)('%s: starts compiled, answers /healthz, serves metrics, exits 0 on SIGTERM', async (service) => {
+  const running = await serveCompiled(service);
   try {
-    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    const health = await fetch(`${running.url}/healthz`);
     expect(health.status).toBe(200);
     await expectMetrics(running.output(), service);
   } finally {
@@ -96,7 +55,7 @@ test('worker: starts compiled on the prebuilt workflow bundle, serves metrics, e
   expect(workflowSource(path.join(dist, 'worker'))).toEqual({ workflowBundle: { codePath: path.join(dist, 'workflow-bundle.js') } });
   // A task queue of its own: it runs no other test's workflows, and its job runs are ended below.
   const taskQueue = `compiled-worker-${randomUUID()}`;
-  const running = await serve('worker', { TEMPORAL_TASK_QUEUE: taskQueue, WORKER_NICE: '0' }, /worker ready on task queue/);
+  const running = await serveCompiled('worker', { TEMPORAL_TASK_QUEUE: taskQueue, WORKER_NICE: '0' });
   try {
     await expectMetrics(running.output(), 'worker');
   } finally {
