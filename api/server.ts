@@ -14,7 +14,7 @@ import { budgetExhaustionSignaller } from '../workflows/clients/campaign-lifecyc
 import { createPgPool } from '../lib/db';
 
 /** The api process. */
-assertStartupConfig();
+assertStartupConfig('api');
 const db = createDb();
 const temporal = createTemporalClient();
 // creativeReviews: changed creatives of approved campaigns go to the per-ad review workflow.

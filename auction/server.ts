@@ -10,7 +10,7 @@ import { startMetricsServer } from '../lib/metrics-server';
  * ClickHouse log batch, exit.
  */
 async function main() {
-  assertStartupConfig();
+  assertStartupConfig('auction');
   const db = createDb(undefined, 3);
   const clickhouse = createClickhouse();
   const auction = createAuction({ db, clickhouse });

@@ -221,23 +221,28 @@ export const config = {
 };
 
 /**
- * Variables a production process must be given: without them it would run on
+ * Variables each production process must be given: without them it would run on
  * a built-in default (the database password, the Stripe emulator that moves no
- * money, a signing key published in this repository).
+ * money, a signing key published in this repository). Only the worker calls Stripe.
  */
-export const PRODUCTION_REQUIRED_ENV = ['DATABASE_URL', 'STRIPE_SECRET_KEY', 'TRACKING_SIGNING_KEYS'] as const;
+export const PRODUCTION_REQUIRED_ENV = {
+  api: ['DATABASE_URL', 'TRACKING_SIGNING_KEYS'],
+  worker: ['DATABASE_URL', 'STRIPE_SECRET_KEY', 'TRACKING_SIGNING_KEYS'],
+  auction: ['DATABASE_URL', 'TRACKING_SIGNING_KEYS'],
+} as const;
+export type ServiceName = keyof typeof PRODUCTION_REQUIRED_ENV;
 
 /**
  * Fail closed. Each process (api, worker, auction) calls it first thing at start:
- * - with NODE_ENV=production, every variable above must be set;
+ * - with NODE_ENV=production, every variable above that the service uses must be set;
  * - unless NODE_ENV is development or test, TRACKING_SIGNING_KEYS must be set
  *   and must not hold the development secret published in this repository
  *   (with it, anyone could mint view tokens that charge budgets).
  * Throws naming what is wrong; development and tests keep their defaults.
  */
-export function assertStartupConfig(env: NodeJS.ProcessEnv = process.env): void {
+export function assertStartupConfig(service: ServiceName, env: NodeJS.ProcessEnv = process.env): void {
   if (env.NODE_ENV === 'production') {
-    const missing = PRODUCTION_REQUIRED_ENV.filter((name) => !env[name]?.trim());
+    const missing = PRODUCTION_REQUIRED_ENV[service].filter((name) => !env[name]?.trim());
     if (missing.length) {
       throw new Error(`refusing to start with NODE_ENV=production: ${missing.join(', ')} must be set (no development defaults in production)`);
     }

@@ -62,13 +62,13 @@ describe('the tracking signing key fails closed', () => {
     [{ NODE_ENV: 'staging', TRACKING_SIGNING_KEYS: DEV_KEYS }, /development key/],
     [{ NODE_ENV: 'staging', TRACKING_SIGNING_KEYS: `k2:a-real-secret-of-length,${DEV_KEYS}` }, /development key/],
   ])('refused: %j', (env, message) => {
-    expect(() => assertStartupConfig(env)).toThrow(message);
+    expect(() => assertStartupConfig('api', env)).toThrow(message);
   });
 
   test.each([[{ NODE_ENV: 'development' }], [{ NODE_ENV: 'test' }], [{ NODE_ENV: 'staging', TRACKING_SIGNING_KEYS: 'k1:a-real-secret-of-length' }]])(
     'accepted: %j',
     (env) => {
-      expect(() => assertStartupConfig(env)).not.toThrow();
+      expect(() => assertStartupConfig('api', env)).not.toThrow();
     },
   );
 });

@@ -20,7 +20,7 @@ import { workflowSource } from './workflow-source';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
-  assertStartupConfig();
+  assertStartupConfig('worker');
   // Background work yields the CPU to the request paths: on a busy machine the event
   // pipeline's once-a-second batch competed with /api/collect (bench/README.md).
   lowerOwnPriority(config.worker.nice);
