@@ -40,6 +40,8 @@ export interface ServiceProcess {
 export interface ServiceOptions {
   /** Entry file relative to the repository root, e.g. `api/server.ts`. */
   entry: string;
+  /** Node's arguments as they are (e.g. a compiled `dist/scripts/serve.js api`): no tsx, no service flags. */
+  argv?: string[];
   /** Line that says the service is ready. */
   ready: RegExp;
   /** Environment variable that receives the port (PORT, AUCTION_PORT). */
@@ -54,7 +56,8 @@ export interface ServiceOptions {
 
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, serviceNodeArgs(options.service ?? '', path.join(root, options.entry), options.nodeArgs), {
+  const argv = options.argv ?? serviceNodeArgs(options.service ?? '', path.join(root, options.entry), options.nodeArgs);
+  const child = spawn(process.execPath, argv, {
     cwd: root,
     // Metrics on any free port unless the caller names one: several copies of a service may run side by side.
     env: {

@@ -268,6 +268,8 @@ let masked = new Uint8Array(capacity);
 let length = 0;
 const scores = new Float64Array(GROUP_COUNT);
 const probabilities = new Float64Array(CATEGORY_COUNT);
+/** Per group: cues the conversation denies ("I'm not suicidal"), matched under a negation. */
+const denials = new Float64Array(GROUP_COUNT);
 const weights = MODEL_WEIGHTS as ModelWeights;
 if (weights.categories.join() !== SENSITIVE_CATEGORIES.join())
   throw new Error('model-weights.json: categories differ from SENSITIVE_CATEGORIES; retrain (train-model.ts)');
@@ -516,15 +518,21 @@ function prepareMessage(content: string) {
  * to the scores, whatever its role or place in the window, so it is cached by
  * its text (a long chat resends its history with every ad request).
  */
-const cueHitCache = new MessageCache<readonly CompiledCue[]>(4096, 2_000_000, MAX_CHARS_PER_MESSAGE);
+/** A message's cues: those it says, and those it denies (matched under a negation). */
+interface CueHits {
+  said: readonly CompiledCue[];
+  denied: readonly CompiledCue[];
+}
+const cueHitCache = new MessageCache<CueHits>(4096, 2_000_000, MAX_CHARS_PER_MESSAGE);
 
-function cueHitsOf(content: string): readonly CompiledCue[] {
+function cueHitsOf(content: string): CueHits {
   const cached = cueHitCache.get(content);
   if (cached !== undefined) return cached;
   prepareMessage(content);
-  const hits: CompiledCue[] = [];
+  const hits = { said: [] as CompiledCue[], denied: [] as CompiledCue[] };
   matchCues(length, false, (cue, _start, _stop, negated) => {
-    if (!negated && !hits.includes(cue)) hits.push(cue);
+    const list = negated ? hits.denied : hits.said;
+    if (!list.includes(cue)) list.push(cue);
   });
   cueHitCache.set(content, hits);
   return hits;
@@ -546,6 +554,7 @@ function run(
     generation = 1;
   }
   scores.fill(0);
+  denials.fill(0);
   const first = Math.max(0, messages.length - NEVER_LOOKBACK_MESSAGES);
   const recentFrom = messages.length - RECENT_MESSAGES;
   for (let m = messages.length - 1; m >= first; m -= 1) {
@@ -555,8 +564,13 @@ function run(
       matchCues(length, onlyNever, (cue, start, stop, negated) => {
         collect(cue, m, start, stop, negated);
         if (!negated) addHit(cue);
+        else denials[cue.group] += 1;
       });
-    } else for (const cue of cueHitsOf(messages[m].content)) if (!onlyNever || NEVER_GROUPS[cue.group]) addHit(cue);
+    } else {
+      const hits = cueHitsOf(messages[m].content);
+      for (const cue of hits.said) if (!onlyNever || NEVER_GROUPS[cue.group]) addHit(cue);
+      for (const cue of hits.denied) if (!onlyNever || NEVER_GROUPS[cue.group]) denials[cue.group] += 1;
+    }
   }
   const child = scores[CHILD_CONTEXT_GROUP];
   if (child >= 0.5 - 1e-9) {
@@ -565,7 +579,7 @@ function run(
     else if (scores[MINORS] > 0) scores[MINORS] += 0.5;
   }
   if (MODEL_RULE.enabled) modelScores(weights, modelFeatures(messages), probabilities);
-  return decideCategories(scores, probabilities, MODEL_RULE);
+  return decideCategories(scores, probabilities, MODEL_RULE, denials);
 }
 
 /**
@@ -573,14 +587,17 @@ function run(
  * SENSITIVE_CATEGORIES order): shared by the classifier and cross-validate.ts,
  * which tries rules on out-of-fold probabilities.
  */
-export function decideCategories(lexicon: ArrayLike<number>, model: ArrayLike<number>, rule: ModelRule): SensitiveCategory[] {
+export function decideCategories(lexicon: ArrayLike<number>, model: ArrayLike<number>, rule: ModelRule, denied?: ArrayLike<number>): SensitiveCategory[] {
   const categories: SensitiveCategory[] = [];
   for (let g = 0; g < CATEGORY_COUNT; g += 1) {
     const p = rule.enabled ? model[g] : 0;
     const never = NEVER_GROUPS[g] === 1;
     const alone = never ? rule.neverAlone : rule.alone;
     const withCue = never ? rule.neverWithCue : rule.withCue;
-    const byModel = rule.enabled && (p >= alone || (lexicon[g] >= rule.minCueScore - 1e-9 && p >= withCue));
+    // A category the conversation only denies ("I'm not suicidal, I want running shoes") is not the model's to find:
+    // its words are all there, and the model reads no negation.
+    const onlyDenied = (denied?.[g] ?? 0) > 0 && lexicon[g] <= 0;
+    const byModel = rule.enabled && !onlyDenied && (p >= alone || (lexicon[g] >= rule.minCueScore - 1e-9 && p >= withCue));
     const byLexicon = lexicon[g] >= DETECTION_THRESHOLD - 1e-9;
     const vetoed = rule.enabled && !NEVER_GROUPS[g] && lexicon[g] < rule.vetoBelowScore - 1e-9 && p < rule.vetoUnder;
     if ((byLexicon && !vetoed) || byModel) categories.push(SENSITIVE_CATEGORIES[g]);

@@ -3,11 +3,11 @@
  * newer than every source file it is made from, else built again. `npm test` type-checks the
  * whole tree first, so the tests build with `--no-check` (tsc's emit alone: about half the time).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, stopProcess } from '../../dev/processes';
+import { startService, type ServiceProcess } from '../../dev/processes';
 
 export const root = path.resolve(__dirname, '../..');
 export const dist = path.join(root, 'dist');
@@ -91,49 +91,12 @@ const LAUNCH = {
 } as const;
 export type CompiledService = keyof typeof LAUNCH;
 
-export interface Compiled {
-  /** Its HTTP address (api, auction) on a free loopback port. */
-  url: string;
-  child: ChildProcess;
-  /** Everything it printed so far. */
-  output(): string;
-  /** SIGTERM, then SIGKILL past `graceMs`. */
-  stop(graceMs?: number): Promise<void>;
-}
+/** A compiled service started by serveCompiled. */
+export type Compiled = ServiceProcess;
 
 /** `node dist/scripts/serve.js <service>` (what the image runs) over this environment's stores, once it says it is ready. */
-export async function serveCompiled(service: CompiledService, env: NodeJS.ProcessEnv = {}): Promise<Compiled> {
-  const port = await freePort();
+export function serveCompiled(service: CompiledService, env: NodeJS.ProcessEnv = {}): Promise<Compiled> {
   const { portVariable, ready } = LAUNCH[service];
-  const child = spawn(process.execPath, [path.join(dist, 'scripts/serve.js'), service], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      METRICS_PORT: '0',
-      AUCTION_METRICS_PORT: '0',
-      WORKER_METRICS_PORT: '0',
-      ...env,
-      [portVariable]: String(port),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${service} did not start:\n${output}`)), 60_000);
-    const append = (d: Buffer) => {
-      output += d.toString();
-      if (!ready.test(output)) return;
-      clearTimeout(timer);
-      resolve();
-    };
-    child.stdout.on('data', append);
-    child.stderr.on('data', append);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${service} exited with ${code}:\n${output}`));
-    });
-  });
-  return { url: `http://127.0.0.1:${port}`, child, output: () => output, stop: (graceMs) => stopProcess(child, graceMs) };
+  const serve = path.join(dist, 'scripts/serve.js');
+  return startService({ entry: `dist/scripts/serve.js ${service}`, argv: [serve, service], ready, portVariable, env: { NODE_ENV: 'test', ...env } });
 }

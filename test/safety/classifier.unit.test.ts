@@ -42,6 +42,13 @@ describe('negation', () => {
     expect(categoriesOf(text)).toContain('self_harm');
   });
 
+  test("a category only denied is not the model's to find, however high it scores the denial (its features read no negation)", () => {
+    const messages = chat("I'm not suicidal, I just want running shoes for my marathon", 'Let me think about that.');
+    const explained = explainConversation(messages);
+    expect(explained.model.self_harm).toBeGreaterThan(0.5);
+    expect(explained.categories).toEqual([]);
+  });
+
   test('the explanation marks the negated cue', () => {
     const { matches } = explainConversation(chat("I'm not suicidal, I want running shoes"));
     expect(matches).toEqual([expect.objectContaining({ category: 'self_harm', negated: true })]);
