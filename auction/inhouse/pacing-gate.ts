@@ -20,6 +20,7 @@ export class PacingGate {
   private byCampaign = new Map<string, CampaignPacing>();
   private plan = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
+  private inFlight: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -34,7 +35,15 @@ export class PacingGate {
     this.timer.unref();
   }
 
-  async refresh(): Promise<void> {
+  /** Reads the plan and applies it; a call while a read is out joins that read, so a slow old read never lands after a newer one. */
+  refresh(): Promise<void> {
+    this.inFlight ??= this.readAndApply().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
+  }
+
+  private async readAndApply(): Promise<void> {
     try {
       this.plan = await loadParticipation(this.db);
     } catch (err) {

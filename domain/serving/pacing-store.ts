@@ -45,15 +45,21 @@ export async function stepPacing(db: Db, nowMs: number, scope: { campaignIds?: s
   return steps.length;
 }
 
+/**
+ * Writes a step unless a later one is already there: two steppers that read before either
+ * wrote (two workers, or the real clock beside a simulated one) leave the latest observation.
+ */
 function upsert(db: Db, campaignId: string, step: PacingStep) {
-  const row = {
-    participation: step.participation,
-    fullRateMicrosPerSecond: step.fullRateMicrosPerSecond,
-    observedSpentMicros: BigInt(step.observedSpentMicros),
-    plannedSpentMicros: BigInt(step.plannedSpentMicros),
-    observedAt: new Date(step.observedAtMs),
-  };
-  return db.campaignPacing.upsert({ where: { campaignId }, create: { campaignId, ...row }, update: row });
+  const observedAt = new Date(step.observedAtMs);
+  return db.$executeRaw`
+    INSERT INTO campaign_pacing (campaign_id, participation, full_rate_micros_per_second, observed_spent_micros, planned_spent_micros, observed_at, updated_at)
+    VALUES (${campaignId}::uuid, ${step.participation}, ${step.fullRateMicrosPerSecond}, ${BigInt(step.observedSpentMicros)},
+            ${BigInt(step.plannedSpentMicros)}, ${observedAt}, ${new Date()})
+    ON CONFLICT (campaign_id) DO UPDATE SET
+      participation = EXCLUDED.participation, full_rate_micros_per_second = EXCLUDED.full_rate_micros_per_second,
+      observed_spent_micros = EXCLUDED.observed_spent_micros, planned_spent_micros = EXCLUDED.planned_spent_micros,
+      observed_at = EXCLUDED.observed_at, updated_at = EXCLUDED.updated_at
+    WHERE campaign_pacing.observed_at <= EXCLUDED.observed_at`;
 }
 
 type PacingRow = { participation: number; fullRateMicrosPerSecond: number | null; observedSpentMicros: bigint; observedAt: Date };

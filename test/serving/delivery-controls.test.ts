@@ -166,10 +166,10 @@ describe('pacing', () => {
     const planOf = () => api.db.campaignPacing.findUniqueOrThrow({ where: { campaignId: id } });
 
     // An hour in, the line is at 1,000,000. Two steps 10 s apart observe the spend rate; far ahead, a small share.
-    await stepPacing(api.db, start + HOUR - 10_000);
+    await stepPacing(api.db, start + HOUR - 10_000, { campaignIds: [id] });
     expect((await planOf()).participation).toBe(1);
     await spend(2_000_000);
-    await stepPacing(api.db, start + HOUR);
+    await stepPacing(api.db, start + HOUR, { campaignIds: [id] });
     const plan = await planOf();
     expect(plan).toMatchObject({ plannedSpentMicros: 1_000_000n, observedSpentMicros: 2_000_000n });
     expect(plan.participation).toBeLessThan(0.05);
@@ -194,7 +194,7 @@ describe('pacing', () => {
 
     // Behind its line: everything again.
     await spend(500_000);
-    await stepPacing(api.db, start + HOUR + 10_000);
+    await stepPacing(api.db, start + HOUR + 10_000, { campaignIds: [id] });
     expect((await planOf()).participation).toBe(1);
     for (const h of [a, b]) await until(() => h.auction.deps.inhouse.pacing!.participationOf(id) === 1, 'full participation in both auctions');
     expect(served(await ask(a, topic, { userId: fresh('u'), chatId: fresh('chat') }))).toBe(true);
@@ -209,9 +209,22 @@ describe('pacing', () => {
     expect(await api.db.campaignPacing.findUniqueOrThrow({ where: { campaignId: tree.campaign.id } })).toEqual(plan);
   });
 
+  test('of two steps that read before either wrote, the later observation stays', async () => {
+    const { tree } = await liveCampaign({ endTime: new Date(Date.now() + 10 * HOUR) });
+    const scope = { campaignIds: [tree.campaign.id] };
+    const later = Date.now() + 60_000;
+    for (let i = 0; i < 10; i++) {
+      await api.db.campaignPacing.deleteMany({ where: { campaignId: tree.campaign.id } });
+      await Promise.all([stepPacing(api.db, later + i, scope), stepPacing(api.db, later + i - 30_000, scope)]);
+      const plan = await api.db.campaignPacing.findUniqueOrThrow({ where: { campaignId: tree.campaign.id } });
+      expect(plan.observedAt.getTime()).toBe(later + i);
+      expect(Math.abs(plan.updatedAt.getTime() - Date.now())).toBeLessThan(60_000);
+    }
+  });
+
   test('an open-ended campaign is not paced, and a campaign that stopped pacing loses its plan', async () => {
     const { tree } = await liveCampaign();
-    await stepPacing(api.db, Date.now());
+    await stepPacing(api.db, Date.now(), { campaignIds: [tree.campaign.id] });
     expect(await api.db.campaignPacing.findUnique({ where: { campaignId: tree.campaign.id } })).toBeNull();
   });
 });
