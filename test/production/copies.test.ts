@@ -2,14 +2,15 @@
  * Copies that agree (docs/deploy.md, "Process model"): two api, two auction and two worker
  * processes, compiled (`npm run serve`), over the same PostgreSQL, ClickHouse and Temporal,
  * driven at both copies at once. Each property is one that a second copy would break if any
- * state lived in one process: rate limits, idempotent creates, votes, spend, frequency caps,
- * the auctions' indexes; and a copy of each stopped under load loses nothing it accepted.
+ * state lived in one process: rate limits, idempotent creates, votes, spend, frequency caps and
+ * pacing, the auctions' indexes; and a copy of each stopped under load loses nothing it accepted.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { readDeliveryToken } from '../../domain/delivery/tracking-token';
 import { createPublisher } from '../../domain/publishers';
 import { mintPollTokens } from '../../domain/polls/poll-token';
+import { stepPacing } from '../../domain/serving/pacing-store';
 import { createDb, type Db } from '../../lib/db';
 import { endBackgroundJobs } from '../../worker/jobs';
 import { adRequest, contextualRequest } from '../auction/support';
@@ -179,6 +180,21 @@ test('frequency caps across the auction copies: at most one cap per copy in a bu
   expect(shown).toBeLessThanOrEqual(6);
   await sleep(1_000);
   for (const i of [0, 1]) expect(ours(tree.campaign.id, await ask(i, topic, { userId, chatId: `c-${randomUUID()}` }))).toBe(false);
+});
+
+test('pacing: both auction copies apply the one plan', async () => {
+  // The injected clock runs 10 minutes ahead of the real one: the copies' own pacing job never steps back over it.
+  const start = Date.now() - HOUR + 600_000;
+  const flight = { startTime: new Date(start), endTime: new Date(start + 10 * HOUR), lifetimeSpendLimitMicros: 10_000_000n };
+  const { tree, topic } = await liveCampaign(await newOrg(db), flight, 1_990_000n);
+  await stepPacing(db, start + HOUR - 10_000, { campaignIds: [tree.campaign.id] });
+  await db.campaignSpend.update({ where: { campaignId: tree.campaign.id }, data: { spentMicros: 2_000_000n } });
+  await stepPacing(db, start + HOUR, { campaignIds: [tree.campaign.id] });
+  // Far ahead of its line (1,000,000 an hour in): a share under 5 %.
+  expect((await db.campaignPacing.findUniqueOrThrow({ where: { campaignId: tree.campaign.id } })).participation).toBeLessThan(0.05);
+  await sleep(1_000);
+  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(i, topic)));
+  expect(answers.filter((r) => ours(tree.campaign.id, r)).length).toBeLessThanOrEqual(3);
 });
 
 test('a change made through one api copy reaches both auction copies within 2 s', async () => {
