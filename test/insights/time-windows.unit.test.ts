@@ -70,12 +70,12 @@ test('default windows: 30 whole UTC days, today included; hourly, the last 24 ho
   expect(defaultWindow(now, true)).toEqual({ start: unix('2026-05-09T14:00:00Z'), end: unix('2026-05-10T14:00:00Z') });
 });
 
-test('zones are cached by their canonical name only: 20,000 spellings of one zone hold one formatter; names over 64 characters are refused', () => {
+test('zones are cached by their canonical name only: 2,000 spellings of one zone hold one formatter; names over 64 characters are refused', () => {
   const day = (timezone: string) => range({ type: 'date_range', since: '2026-05-01', until: '2026-05-01', timezone });
   const expected = day('America/New_York');
   const before = cachedZoneFormatters();
   const zone = 'america/new_york';
-  for (let i = 0; i < 20_000; i += 1) {
+  for (let i = 0; i < 2_000; i += 1) {
     // Every letter-case spelling of the zone, by the bits of i.
     const spelling = [...zone].map((ch, j) => ((i >> (j % 15)) & 1 ? ch.toUpperCase() : ch)).join('');
     expect(day(spelling)).toEqual(expected);
