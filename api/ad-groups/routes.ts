@@ -7,7 +7,7 @@ import { organizationOf } from '../auth/api-key-auth';
 import { presentAdGroup } from '../campaigns/presenters';
 import { adGroupListSchema, adGroupSchema } from '../campaigns/resources';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
-import { EXCLUSIVE_CURSORS, listQuerySchema, pageRequest, presentList } from '../http/pagination';
+import { listOperation, retrieveOperation } from '../http/resource-operations';
 import { resourceLinks, STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
 
 const tag = 'Ad groups';
@@ -19,18 +19,17 @@ const adGroupLinks = (idPointer: string) => resourceLinks('ad group', 'id', idPo
 export function adGroupOperations(deps: TreeDeps): Operation[] {
   const { db } = deps;
   return [
-    defineOperation({
+    listOperation({
       id: 'listAdGroups',
-      method: 'get',
       path: '/v1/ad_groups',
       tag,
-      auth: 'apiKey',
       summary: "List a campaign's ad groups, most recent first by default",
-      query: listQuerySchema(adGroupListFilterSchema),
-      exclusiveQuery: EXCLUSIVE_CURSORS,
-      success: { status: 200, description: 'A page of ad groups', schema: adGroupListSchema },
+      filters: adGroupListFilterSchema,
+      description: 'A page of ad groups',
+      schema: adGroupListSchema,
       errors: ['required', 'invalid_value', 'not_found'],
-      handle: async ({ query }, _req, res) => presentList(await listAdGroups(db, organizationOf(res), query.campaign_id, pageRequest(query)), presentAdGroup),
+      load: (organizationId, filters, page) => listAdGroups(db, organizationId, filters.campaign_id, page),
+      present: presentAdGroup,
     }),
     defineOperation({
       id: 'createAdGroup',
@@ -44,16 +43,15 @@ export function adGroupOperations(deps: TreeDeps): Operation[] {
       errors: ['required', 'invalid_value', 'string_too_long', 'poll_cannot_be_ai', ...IMAGE_ERRORS, 'not_found'],
       handle: async ({ body }, _req, res) => presentAdGroup(await createAdGroup(deps, organizationOf(res), body)),
     }),
-    defineOperation({
+    retrieveOperation({
       id: 'getAdGroup',
-      method: 'get',
       path: '/v1/ad_groups/:id',
       tag,
-      auth: 'apiKey',
       summary: 'Retrieve an ad group',
-      success: { status: 200, description: 'The ad group', schema: adGroupSchema },
-      errors: ['not_found'],
-      handle: async ({ params }, _req, res) => presentAdGroup(await findAdGroup(db, organizationOf(res), params.id)),
+      description: 'The ad group',
+      schema: adGroupSchema,
+      find: (organizationId, id) => findAdGroup(db, organizationId, id),
+      present: presentAdGroup,
     }),
     defineOperation({
       id: 'updateAdGroup',

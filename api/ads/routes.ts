@@ -6,7 +6,7 @@ import { organizationOf } from '../auth/api-key-auth';
 import { presentAd } from '../campaigns/presenters';
 import { adListSchema, adSchema } from '../campaigns/resources';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
-import { EXCLUSIVE_CURSORS, listQuerySchema, pageRequest, presentList } from '../http/pagination';
+import { listOperation, retrieveOperation } from '../http/resource-operations';
 import { resourceLinks, STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
 
 const tag = 'Ads';
@@ -16,18 +16,17 @@ const adLinks = resourceLinks('ad', 'ad_id', '$response.body#/id');
 export function adOperations(deps: TreeDeps): Operation[] {
   const { db } = deps;
   return [
-    defineOperation({
+    listOperation({
       id: 'listAds',
-      method: 'get',
       path: '/v1/ads',
       tag,
-      auth: 'apiKey',
       summary: "List an ad group's ads",
-      query: listQuerySchema(adListFilterSchema),
-      exclusiveQuery: EXCLUSIVE_CURSORS,
-      success: { status: 200, description: 'A page of ads', schema: adListSchema },
+      filters: adListFilterSchema,
+      description: 'A page of ads',
+      schema: adListSchema,
       errors: ['required', 'invalid_value', 'not_found'],
-      handle: async ({ query }, _req, res) => presentList(await listAds(db, organizationOf(res), query.ad_group_id, pageRequest(query)), presentAd),
+      load: (organizationId, filters, page) => listAds(db, organizationId, filters.ad_group_id, page),
+      present: presentAd,
     }),
     defineOperation({
       id: 'createAd',
@@ -41,16 +40,15 @@ export function adOperations(deps: TreeDeps): Operation[] {
       errors: ['required', 'string_too_long', 'poll_cannot_be_ai', ...IMAGE_ERRORS, 'not_found'],
       handle: async ({ body }, _req, res) => presentAd(await createAd(deps, organizationOf(res), body)),
     }),
-    defineOperation({
+    retrieveOperation({
       id: 'getAd',
-      method: 'get',
       path: '/v1/ads/:ad_id',
       tag,
-      auth: 'apiKey',
       summary: 'Retrieve an ad',
-      success: { status: 200, description: 'The ad', schema: adSchema },
-      errors: ['not_found'],
-      handle: async ({ params }, _req, res) => presentAd(await findAd(db, organizationOf(res), params.ad_id)),
+      description: 'The ad',
+      schema: adSchema,
+      find: (organizationId, id) => findAd(db, organizationId, id),
+      present: presentAd,
     }),
     defineOperation({
       id: 'updateAd',

@@ -5,7 +5,7 @@ import { campaignListFilterSchema, campaignUpdateSchema } from '../../domain/cam
 import { findCampaign, listCampaigns } from '../../domain/campaigns/campaigns';
 import { changeCampaign, changeCampaignStatus } from '../../use-cases/campaigns/change-campaign';
 import { organizationOf } from '../auth/api-key-auth';
-import { EXCLUSIVE_CURSORS, listQuerySchema, pageRequest, presentList } from '../http/pagination';
+import { listOperation, retrieveOperation } from '../http/resource-operations';
 import { statusActionOperations } from '../http/status-actions';
 import { presentCampaign } from './presenters';
 import { campaignListSchema, campaignSchema } from './resources';
@@ -16,30 +16,27 @@ const tag = 'Campaigns';
 export function campaignOperations(db: Db, temporal: Client): Operation[] {
   const deps = { db, temporal };
   return [
-    defineOperation({
+    listOperation({
       id: 'listCampaigns',
-      method: 'get',
       path: '/v1/campaigns',
       tag,
-      auth: 'apiKey',
       summary: 'List campaigns, newest first by default',
-      query: listQuerySchema(campaignListFilterSchema),
-      exclusiveQuery: EXCLUSIVE_CURSORS,
-      success: { status: 200, description: 'A page of campaigns', schema: campaignListSchema },
+      filters: campaignListFilterSchema,
+      description: 'A page of campaigns',
+      schema: campaignListSchema,
       errors: ['invalid_value', 'not_found'],
-      handle: async ({ query }, _req, res) =>
-        presentList(await listCampaigns(db, organizationOf(res), query.ad_account_id, pageRequest(query)), presentCampaign),
+      load: (organizationId, filters, page) => listCampaigns(db, organizationId, filters.ad_account_id, page),
+      present: presentCampaign,
     }),
-    defineOperation({
+    retrieveOperation({
       id: 'getCampaign',
-      method: 'get',
       path: '/v1/campaigns/:campaign_id',
       tag,
-      auth: 'apiKey',
       summary: 'Retrieve a campaign',
-      success: { status: 200, description: 'The campaign', schema: campaignSchema },
-      errors: ['not_found'],
-      handle: async ({ params }, _req, res) => presentCampaign(await findCampaign(db, organizationOf(res), params.campaign_id)),
+      description: 'The campaign',
+      schema: campaignSchema,
+      find: (organizationId, id) => findCampaign(db, organizationId, id),
+      present: presentCampaign,
     }),
     defineOperation({
       id: 'updateCampaign',

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { CONSENT_REQUIRED_COUNTRIES } from '../countries-iso3';
 
 /**
  * What an event's `consent` object allows us to keep (the spec leaves its
@@ -13,40 +14,6 @@ import { isIP } from 'node:net';
  * the IP address is truncated (IPv4 to its /24, IPv6 to its /48) and the raw
  * user agent dropped; its parsed browser, OS and device stay.
  */
-export const CONSENT_REQUIRED_COUNTRIES: ReadonlySet<string> = new Set([
-  'AT',
-  'BE',
-  'BG',
-  'HR',
-  'CY',
-  'CZ',
-  'DK',
-  'EE',
-  'FI',
-  'FR',
-  'DE',
-  'GR',
-  'HU',
-  'IE',
-  'IT',
-  'LV',
-  'LT',
-  'LU',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SK',
-  'SI',
-  'ES',
-  'SE', // the EU
-  'IS',
-  'LI',
-  'NO', // the rest of the EEA
-  'GB',
-  'CH',
-]);
 
 const granted = (value: unknown) => value === 'granted' || value === true;
 const denied = (value: unknown) => value === 'denied' || value === false;
