@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool, PoolClient } from 'pg';
 import type { Db } from '../../lib/db';
 import type { RefusedRow } from '../../lib/clickhouse/refused-rows';
-import { deadLetterInsert, deadLettersOf, type DeadLetter } from '../dead-letters/store';
+import { deadLettersOf, recordDeadLetters, type DeadLetter } from '../dead-letters/store';
 import { heldRows, holdRows, releaseHeld, verifiedRevenue } from './dsp-revenue';
 import { DELIVERY_TABLES } from './clickhouse-tables';
 import { insertDeliveryRows, insertDspDeliveryRows, type DeliveryRow, type DspDeliveryRow } from './rows';
@@ -187,10 +187,7 @@ export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: st
     // Sent: the cursor moves on, past the rows set aside (dead letters, impressions held for their
     // auction's record) in the same transaction; the mark goes once the cursor has passed it.
     await inTransaction(client, async () => {
-      if (deadLetters.length > 0) {
-        const { text, values } = deadLetterInsert(deadLetters);
-        await client.query(text, values);
-      }
+      await recordDeadLetters(client, deadLetters);
       await holdRows(
         client,
         dspImpressions(rows).filter((r) => revenue.get(r.event_id) === undefined),
@@ -220,10 +217,7 @@ export function exportHeldImpressions(pool: Pool, ch: ClickHouseClient, database
     const ready = held.filter((r) => revenue.get(r.event_id) !== undefined);
     const deadLetters = await sendRows(ch, database, ready, revenue, true);
     await inTransaction(client, async () => {
-      if (deadLetters.length > 0) {
-        const { text, values } = deadLetterInsert(deadLetters);
-        await client.query(text, values);
-      }
+      await recordDeadLetters(client, deadLetters);
       await releaseHeld(
         client,
         ready.map((r) => r.event_id),

@@ -132,7 +132,7 @@ export async function recordDeliveries(pool: Pool, batch: TrackedDelivery[], opt
   return result.recorded.map((recorded, i) => ({ recorded, chargedMicros: Number(result.charged_micros[i]) }));
 }
 
-/** The function's parameters, in order, and their types. */
+/** The function's parameters, in order (their types below). */
 const LEDGER_COLUMNS = [
   'event_id',
   'event_type',
@@ -157,27 +157,6 @@ const LEDGER_COLUMNS = [
   'user_key',
   'chat_key',
 ] as const;
-const LEDGER_TYPES = [
-  'text',
-  'text',
-  'timestamp',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'bigint',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-];
+/** Every parameter is a text array but these. */
+const NOT_TEXT: Partial<Record<(typeof LEDGER_COLUMNS)[number], string>> = { event_time: 'timestamp', price_micros: 'bigint' };
+const LEDGER_TYPES = LEDGER_COLUMNS.map((column) => NOT_TEXT[column] ?? 'text');
