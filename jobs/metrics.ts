@@ -12,38 +12,27 @@ import type { Job, JobDeps, JobRun } from './job';
  * delivery export's batches).
  */
 export function createJobMetrics(registry: Registry) {
+  const perJob = { labelNames: ['job'] as const, registers: [registry] };
   const runs = new Counter({
     name: 'worker_job_runs_total',
     help: 'Background job runs, by job and outcome (ok, error)',
     labelNames: ['job', 'outcome'],
     registers: [registry],
   });
-  const items = new Counter({
-    name: 'worker_job_items_total',
-    help: 'Items handled by background jobs (rows moved, calls sent, ...)',
-    labelNames: ['job'],
-    registers: [registry],
-  });
+  const items = new Counter({ name: 'worker_job_items_total', help: 'Items handled by background jobs (rows moved, calls sent, ...)', ...perJob });
   const duration = new Histogram({
     name: 'worker_job_run_duration_ms',
     help: 'Background job run duration (ms)',
-    labelNames: ['job'],
-    registers: [registry],
+    ...perJob,
     buckets: [1, 5, 10, 50, 100, 500, 1000, 5000, 10000, 60000],
   });
   const batchSize = new Histogram({
     name: 'worker_job_batch_size',
     help: 'Items per background job run that handled any (event pipeline: inbox rows per batch; delivery export: ledger rows)',
-    labelNames: ['job'],
-    registers: [registry],
+    ...perJob,
     buckets: [1, 10, 50, 100, 500, 1000, 2000, 5000, 10000, 20000],
   });
-  const lastSuccess = new Gauge({
-    name: 'worker_job_last_success_seconds',
-    help: "Unix time of each job's last successful run",
-    labelNames: ['job'],
-    registers: [registry],
-  });
+  const lastSuccess = new Gauge({ name: 'worker_job_last_success_seconds', help: "Unix time of each job's last successful run", ...perJob });
   return {
     /** Runs `job` once, counting it. */
     async observe(job: Job, deps: JobDeps): Promise<JobRun> {
@@ -75,30 +64,27 @@ export type JobMetrics = ReturnType<typeof createJobMetrics>;
  */
 export function registerBacklogGauges(registry: Registry, deps: { db: Db; pool: Pool }): void {
   const inbox = () => eventInboxBacklog(deps.db);
-  new Gauge({
-    name: 'worker_event_inbox_depth',
-    help: 'Accepted events waiting in the durable inbox for the event pipeline',
-    registers: [registry],
-    async collect() {
-      this.set((await inbox()).depth);
-    },
-  });
-  new Gauge({
-    name: 'worker_event_pipeline_lag_seconds',
-    help: 'Age of the oldest accepted event still in the inbox (0 when empty): how far collected events are behind',
-    registers: [registry],
-    async collect() {
-      this.set((await inbox()).oldestSeconds);
-    },
-  });
-  new Gauge({
-    name: 'worker_delivery_export_lag_seconds',
-    help: 'Age of the oldest delivery ledger row not exported to ClickHouse yet (0 when caught up): how far insights are behind',
-    registers: [registry],
-    async collect() {
-      this.set(await deliveryExportLagSeconds(deps.pool));
-    },
-  });
+  // Each is read when scraped.
+  const gauge = (name: string, help: string, read: () => Promise<number>) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set(await read());
+      },
+    });
+  gauge('worker_event_inbox_depth', 'Accepted events waiting in the durable inbox for the event pipeline', async () => (await inbox()).depth);
+  gauge(
+    'worker_event_pipeline_lag_seconds',
+    'Age of the oldest accepted event still in the inbox (0 when empty): how far collected events are behind',
+    async () => (await inbox()).oldestSeconds,
+  );
+  gauge(
+    'worker_delivery_export_lag_seconds',
+    'Age of the oldest delivery ledger row not exported to ClickHouse yet (0 when caught up): how far insights are behind',
+    () => deliveryExportLagSeconds(deps.pool),
+  );
 }
 
 /**
