@@ -1,5 +1,5 @@
 import { identifier } from '../../lib/clickhouse/sql';
-import type { AddedColumn } from '../../lib/clickhouse/schema';
+import { createTable, type AddedColumn } from '../../lib/clickhouse/schema';
 
 /**
  * ClickHouse tables of the auction log (ClickHouse 18.16 syntax): one row per
@@ -18,7 +18,9 @@ export const AUCTION_LOG_ADDED_COLUMNS: AddedColumn[] = [
 export function auctionTables(database: string): string[] {
   const db = identifier(database);
   return [
-    `CREATE TABLE IF NOT EXISTS ${db}.${AUCTION_LOG_TABLES.auctions} (
+    createTable(
+      `${db}.${AUCTION_LOG_TABLES.auctions}`,
+      `
        auction_id String,
        event_time DateTime,
        publisher_id String,
@@ -38,11 +40,12 @@ export function auctionTables(database: string): string[] {
        price_micros Int64,
        latency_ms Float64,
        no_fill_reason String DEFAULT '',
-       test UInt8 DEFAULT 0
-     ) ENGINE = MergeTree()
-     PARTITION BY toYYYYMM(event_time)
-     ORDER BY (event_time, auction_id)`,
-    `CREATE TABLE IF NOT EXISTS ${db}.${AUCTION_LOG_TABLES.bids} (
+       test UInt8 DEFAULT 0`,
+      { engine: 'MergeTree()', partitionBy: 'toYYYYMM(event_time)', orderBy: 'event_time, auction_id' },
+    ),
+    createTable(
+      `${db}.${AUCTION_LOG_TABLES.bids}`,
+      `
        auction_id String,
        event_time DateTime,
        bidder_id String,
@@ -56,9 +59,8 @@ export function auctionTables(database: string): string[] {
        detail String,
        latency_ms Float64,
        ad_id String,
-       campaign_id String
-     ) ENGINE = MergeTree()
-     PARTITION BY toYYYYMM(event_time)
-     ORDER BY (bidder_id, event_time, auction_id)`,
+       campaign_id String`,
+      { engine: 'MergeTree()', partitionBy: 'toYYYYMM(event_time)', orderBy: 'bidder_id, event_time, auction_id' },
+    ),
   ];
 }

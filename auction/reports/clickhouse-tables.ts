@@ -1,3 +1,4 @@
+import { createTable } from '../../lib/clickhouse/schema';
 import { identifier } from '../../lib/clickhouse/sql';
 import { DELIVERY_TABLES } from '../../domain/delivery/clickhouse-tables';
 import { AUCTION_LOG_TABLES } from '../log/clickhouse-tables';
@@ -37,22 +38,23 @@ export const REPORT_TABLES = {
 
 const HOUR_OF = "toStartOfHour(toDateTime(event_time, 'UTC'))";
 
+/**
+ * A SummingMergeTree per publisher and UTC hour: its `keys` (name -> type) sort
+ * it after those two, and `sums` (of one type) are what it adds up.
+ */
+function publisherHourly(table: string, keys: Record<string, string>, sums: string[], sumType: string): string {
+  const columns = [['publisher_id', 'String'], ['hour', "DateTime('UTC')"], ...Object.entries(keys), ...sums.map((sum) => [sum, sumType])];
+  return createTable(table, columns.map(([name, type]) => `\n       ${name} ${type}`).join(','), {
+    engine: `SummingMergeTree((${sums.join(', ')}))`,
+    partitionBy: 'toYYYYMM(hour)',
+    orderBy: ['publisher_id', 'hour', ...Object.keys(keys)].join(', '),
+  });
+}
+
 function auctionRollup(db: string): string[] {
   const t = `${db}.${REPORT_TABLES.auctions}`;
   return [
-    `CREATE TABLE IF NOT EXISTS ${t} (
-       publisher_id String,
-       hour DateTime('UTC'),
-       test UInt8,
-       source String,
-       format String,
-       country String,
-       no_fill_reason String,
-       requests UInt64,
-       filled UInt64
-     ) ENGINE = SummingMergeTree((requests, filled))
-     PARTITION BY toYYYYMM(hour)
-     ORDER BY (publisher_id, hour, test, source, format, country, no_fill_reason)`,
+    publisherHourly(t, { test: 'UInt8', source: 'String', format: 'String', country: 'String', no_fill_reason: 'String' }, ['requests', 'filled'], 'UInt64'),
     // The auction log's no_fill_reason is '' on a fill (auction/log/writer.ts).
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_mv TO ${t} AS
      SELECT publisher_id, ${HOUR_OF} AS hour, test, winner_bidder AS source, format, country, no_fill_reason, count() AS requests, sum(filled) AS filled
@@ -64,17 +66,7 @@ function auctionRollup(db: string): string[] {
 function deliveryRollup(db: string): string[] {
   const t = `${db}.${REPORT_TABLES.delivery}`;
   return [
-    `CREATE TABLE IF NOT EXISTS ${t} (
-       publisher_id String,
-       hour DateTime('UTC'),
-       source String,
-       country String,
-       impressions Int64,
-       clicks Int64,
-       revenue_micros Int64
-     ) ENGINE = SummingMergeTree((impressions, clicks, revenue_micros))
-     PARTITION BY toYYYYMM(hour)
-     ORDER BY (publisher_id, hour, source, country)`,
+    publisherHourly(t, { source: 'String', country: 'String' }, ['impressions', 'clicks', 'revenue_micros'], 'Int64'),
     // Own supply only; ClickHouse resolves `source` in WHERE to the alias, so the filter is on the group (HAVING).
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_inhouse_mv TO ${t} AS
      SELECT publisher_id, ${HOUR_OF} AS hour, if(source = 'own', 'inhouse', source) AS source, country,
@@ -93,14 +85,15 @@ function deliveryRollup(db: string): string[] {
 function fillFormats(db: string): string[] {
   const t = `${db}.${REPORT_TABLES.fillFormats}`;
   return [
-    `CREATE TABLE IF NOT EXISTS ${t} (
+    createTable(
+      t,
+      `
        publisher_id String,
        day Date,
        auction_id String,
-       format String
-     ) ENGINE = MergeTree()
-     PARTITION BY toYYYYMM(day)
-     ORDER BY (publisher_id, day, auction_id)`,
+       format String`,
+      { engine: 'MergeTree()', partitionBy: 'toYYYYMM(day)', orderBy: 'publisher_id, day, auction_id' },
+    ),
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_mv TO ${t} AS
      SELECT publisher_id, toDate(toDateTime(event_time, 'UTC')) AS day, auction_id, format
      FROM ${db}.${AUCTION_LOG_TABLES.auctions}

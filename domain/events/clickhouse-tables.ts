@@ -1,3 +1,4 @@
+import { createTable } from '../../lib/clickhouse/schema';
 import { identifier } from '../../lib/clickhouse/sql';
 
 /**
@@ -12,7 +13,9 @@ export const COLLECTED_EVENTS_TABLE = 'collected_events';
 export function eventTables(database: string): string[] {
   const db = identifier(database);
   return [
-    `CREATE TABLE IF NOT EXISTS ${db}.${COLLECTED_EVENTS_TABLE} (
+    createTable(
+      `${db}.${COLLECTED_EVENTS_TABLE}`,
+      `
        inbox_id UInt64,
        organization_id String,
        event_id String,
@@ -40,9 +43,8 @@ export function eventTables(database: string): string[] {
        geo_lon Nullable(Float64),
        ua_browser String,
        ua_os String,
-       ua_device String
-     ) ENGINE = MergeTree()
-     PARTITION BY toYYYYMM(received_at)
-     ORDER BY (organization_id, timestamp, inbox_id)`,
+       ua_device String`,
+      { engine: 'MergeTree()', partitionBy: 'toYYYYMM(received_at)', orderBy: 'organization_id, timestamp, inbox_id' },
+    ),
   ];
 }

@@ -9,6 +9,24 @@ import { identifier, sql } from './sql';
  */
 export type TableFamily = (database: string) => string[];
 
+/** Where a table's rows go: its engine, partition expression and sort key (without parentheses). */
+export interface TableLayout {
+  engine: string;
+  partitionBy: string;
+  orderBy: string;
+}
+
+/**
+ * A table's idempotent CREATE (ClickHouse 18.16 syntax). `columns` is the SQL of
+ * the column list (`name Type` entries, one a line after a newline).
+ */
+export function createTable(table: string, columns: string, { engine, partitionBy, orderBy }: TableLayout): string {
+  return `CREATE TABLE IF NOT EXISTS ${table} (${columns}
+     ) ENGINE = ${engine}
+     PARTITION BY ${partitionBy}
+     ORDER BY (${orderBy})`;
+}
+
 /** Through `ch` when given (left open), else a client of its own. */
 export async function applyClickhouseSchema(database: string, families: TableFamily[], ch?: ClickHouseClient): Promise<void> {
   // Connect without a database: the first statement creates it.
