@@ -4,10 +4,10 @@ import { registerDeadLetterGauge } from '../domain/dead-letters/metrics';
 import { createLedgerMetrics, type LedgerObserver } from '../domain/delivery/metrics';
 import type { Client } from '@temporalio/client';
 import { config } from '../lib/config';
-import type { AssetStore } from '../lib/asset-store';
+import { createAssetStore, type AssetStore } from '../lib/asset-store';
 import { createPgPool, type Db } from '../lib/db';
 import type { CreativeReviewQueue } from '../domain/creatives/review';
-import type { CreativeGenerator } from '../domain/creatives/generator';
+import { createCreativeGenerator, type CreativeGenerator } from '../domain/creatives/generator';
 import { adAccountOperations } from './ad-account/routes';
 import { adGroupOperations } from './ad-groups/routes';
 import { adOperations } from './ads/routes';
@@ -30,6 +30,10 @@ import { pollOperations, pollRoutes } from './tracking/polls';
 import { collectEndpoint, collectRoutes } from './events/collect';
 import { deliveryTrackingOperations, deliveryTrackingRoutes, viewPixelDirectRoute } from './tracking/delivery';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
+import { startDeliveryLedger, type DeliveryLedgerProcess } from '../domain/delivery/tracker';
+import { campaignSearchOf } from '../domain/campaigns/search';
+import { temporalCreativeReviews } from '../workflows/clients/creative-review';
+import { budgetExhaustionSignaller } from '../workflows/clients/campaign-lifecycle';
 import { dashboardRoutes } from './dashboard/routes';
 import { dashboardApiRoutes, dashboardOperations } from './dashboard/operations';
 import { labelRoute } from '../lib/http-metrics';
@@ -47,6 +51,35 @@ export interface AppDeps {
   deliveryLedger?: DeliveryLedgerWriter;
   /** The process's metrics, served on its internal metrics port (api/server.ts); default: a registry of its own. */
   metrics?: HttpMetrics;
+}
+
+/**
+ * What the api process runs on over `db` and `temporal` (api/server.ts; test/support/harness.ts runs the
+ * same in process): its metrics, and the delivery ledger it starts (closed on shutdown).
+ */
+export function apiProcessDeps(
+  db: Db,
+  temporal: Client,
+  options: { onBudgetExhausted?: (campaignIds: string[]) => void } = {},
+): { deps: AppDeps; metrics: ReturnType<typeof createApiMetrics>; delivery: DeliveryLedgerProcess } {
+  const metrics = createApiMetrics(db);
+  // The trackers' ledger; its rows reach ClickHouse through the worker (domain/delivery/tracker.ts).
+  const delivery = startDeliveryLedger({
+    pool: createPgPool(undefined, 4),
+    onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal),
+    observer: metrics.delivery,
+  });
+  const deps: AppDeps = {
+    db,
+    temporal,
+    assets: createAssetStore(),
+    creatives: createCreativeGenerator(),
+    // Changed creatives of approved campaigns go to the per-ad review workflow.
+    creativeReviews: temporalCreativeReviews(temporal, (campaignId) => campaignSearchOf(db, campaignId)),
+    deliveryLedger: delivery.ledger,
+    metrics,
+  };
+  return { deps, metrics, delivery };
 }
 
 /**

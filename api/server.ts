@@ -1,39 +1,20 @@
-import { createApiMetrics, createApp } from './app';
+import { apiProcessDeps, createApp } from './app';
 import { startMetricsServer } from '../lib/metrics-server';
 import { assertStartupConfig, config } from '../lib/config';
-import { createAssetStore } from '../lib/asset-store';
-import { createCreativeGenerator } from '../domain/creatives/generator';
 import { closeDb, createDb } from '../lib/db';
 import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
-import { temporalCreativeReviews } from '../workflows/clients/creative-review';
-import { campaignSearchOf } from '../domain/campaigns/search';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
-import { startDeliveryLedger } from '../domain/delivery/tracker';
-import { budgetExhaustionSignaller } from '../workflows/clients/campaign-lifecycle';
-import { createPgPool } from '../lib/db';
 
 /** The api process. */
 assertStartupConfig('api');
 const db = createDb();
 const temporal = createTemporalClient();
-// creativeReviews: changed creatives of approved campaigns go to the per-ad review workflow.
-// The trackers' ledger; its rows reach ClickHouse through the worker (domain/delivery/tracker.ts).
-const metrics = createApiMetrics(db);
-const delivery = startDeliveryLedger({ pool: createPgPool(undefined, 4), onBudgetExhausted: budgetExhaustionSignaller(temporal), observer: metrics.delivery });
-const deps = {
-  db,
-  temporal,
-  assets: createAssetStore(),
-  creatives: createCreativeGenerator(),
-  creativeReviews: temporalCreativeReviews(temporal, (campaignId) => campaignSearchOf(db, campaignId)),
-  deliveryLedger: delivery.ledger,
-  metrics,
-};
+const { deps, metrics, delivery } = apiProcessDeps(db, temporal);
 const server = createApp(deps).listen(config.api.port, config.api.host, () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);
 });
-const metricsServer = startMetricsServer(deps.metrics.registry, { host: config.metrics.host, port: config.metrics.apiPort });
+const metricsServer = startMetricsServer(metrics.registry, { host: config.metrics.host, port: config.metrics.apiPort });
 metricsServer.then(
   (m) => console.log(`api metrics on ${m.url}`),
   (err: Error) => {

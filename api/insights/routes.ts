@@ -8,6 +8,7 @@ import { runInsights, type InsightsDeps } from '../../domain/insights/report';
 import type { ErrorCode } from '../../lib/http/error-codes';
 import { defineOperation, type Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';
+import { listPageSchema } from '../http/pagination';
 
 /** The insight row as documented (metrics appear when requested; see the spec). */
 const insightRowSchema = z.object({
@@ -34,14 +35,7 @@ const insightRowSchema = z.object({
   cpc: z.number().nullable().optional(),
   cpm: z.number().nullable().optional(),
 });
-const insightsPageSchema = z.object({
-  object: z.literal('list'),
-  data: z.array(insightRowSchema),
-  count: z.number().int(),
-  first_id: z.string().nullable(),
-  last_id: z.string().nullable(),
-  has_more: z.boolean(),
-});
+const insightsPageSchema = listPageSchema(insightRowSchema);
 
 const ENDPOINTS: { id: string; level: Level; path: string; param?: string; what: string }[] = [
   { id: 'getAdAccountInsights', level: 'ad_account', path: '/v1/ad_account/insights', what: "the organization's ad account" },

@@ -5,21 +5,14 @@ import { geoLookup } from '../../domain/events/geo';
 import { clientIp } from '../../domain/events/client-ip';
 import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { hostOf, parseUserAgent } from '../../domain/events/enrich';
-import { call, errorBody, startHarness, type Harness } from '../support/harness';
+import { call, errorBody, useHarness } from '../support/harness';
 import { eventually } from '../support/wait';
 import { apiKeyIdOf, clickhouse, keyedOrg, storedEvents, waitForEvents } from './support';
 
 const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const DESKTOP_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await clickhouse.close();
-});
+const h = useHarness([clickhouse]);
 
 const org = () => keyedOrg(h.db);
 const collect = (key: string | undefined, body: unknown, path = '/api/collect', headers?: Record<string, string>) =>

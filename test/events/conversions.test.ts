@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { conversionsByAd } from '../../domain/events/conversions';
 import { organizationIdOf } from '../support/fixtures';
-import { call, newOrg, startHarness, type Harness } from '../support/harness';
+import { call, useHarness, newOrg } from '../support/harness';
 import { clickhouse, waitForEvents } from './support';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await clickhouse.close();
-});
+const h = useHarness([clickhouse]);
 
 const at = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 19).replace('T', ' ');
 

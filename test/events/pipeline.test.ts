@@ -13,19 +13,12 @@ import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
 import { enrich } from '../../domain/events/enrich';
 import { insertInboxRows, serializeEvents } from '../../domain/events/inbox';
 import { organizationIdOf } from '../support/fixtures';
-import { newOrg, startHarness, type Harness } from '../support/harness';
+import { useHarness, newOrg } from '../support/harness';
 import { clickhouse, storedEvents, waitForEvents } from './support';
 import { until } from '../support/wait';
 
 const LOCK_KEY = EVENT_PIPELINE_LOCK;
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await clickhouse.close();
-});
+const h = useHarness([clickhouse]);
 
 it('redoes an in-flight batch without doubling what ClickHouse already has', async () => {
   const orgId = await organizationIdOf(h.db, await newOrg(h.db));

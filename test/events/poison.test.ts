@@ -11,18 +11,11 @@ import { config } from '../../lib/config';
 import { createInboxWriter, insertInboxRows, serializeEvents } from '../../domain/events/inbox';
 import { OBJECT_LIMITS } from '../../domain/events/event';
 import { adctl } from '../support/cli';
-import { call, errorBody, startHarness, type Harness } from '../support/harness';
+import { call, errorBody, useHarness } from '../support/harness';
 import { clickhouse, keyedOrg, storedEvents, waitForEvents } from './support';
 import { until } from '../support/wait';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await clickhouse.close();
-});
+const h = useHarness([clickhouse]);
 
 const org = () => keyedOrg(h.db);
 /** JSON with a lone UTF-16 surrogate escaped as `\ud800`, as a client would send it (JSON.stringify would too). */

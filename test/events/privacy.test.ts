@@ -7,7 +7,7 @@ import { config } from '../../lib/config';
 import { mayKeepIdentifiers, truncateIp } from '../../domain/events/consent';
 import { enrich, type GeoLocation } from '../../domain/events/enrich';
 import { organizationIdOf } from '../support/fixtures';
-import { call, newOrg, startHarness, type Harness } from '../support/harness';
+import { call, newOrg, useHarness } from '../support/harness';
 import { clickhouse, waitForEvents } from './support';
 
 const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -58,14 +58,7 @@ test('enrich locates the full address to decide, and stores the truncated one lo
 });
 
 describe('through the pipeline', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-    await clickhouse.close();
-  });
+  const h = useHarness([clickhouse]);
 
   test('an event whose consent denies ad storage is stored with a truncated address and no raw user agent', async () => {
     const created = await newOrg(h.db);

@@ -5,19 +5,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createApiMetrics, createApp } from '../../api/app';
+import { apiProcessDeps, createApp } from '../../api/app';
 import { startMetricsServer } from '../../lib/metrics-server';
 import { createOrganization, type NewOrganization } from '../../domain/organizations/service';
-import { createAssetStore } from '../../lib/asset-store';
-import { createCreativeGenerator } from '../../domain/creatives/generator';
 import { closeDb, createDb, createPgPool, type Db } from '../../lib/db';
 import { config } from '../../lib/config';
 import { closeWithin } from '../../lib/deadline';
 import { createTemporalClient } from '../../lib/temporal';
-import { temporalCreativeReviews } from '../../workflows/clients/creative-review';
-import { campaignSearchOf } from '../../domain/campaigns/search';
-import { budgetExhaustionSignaller } from '../../workflows/clients/campaign-lifecycle';
-import { startDeliveryLedger } from '../../domain/delivery/tracker';
 import { runUntilIdle, type Job } from '../../jobs/job';
 import { createClickhouse } from '../../lib/clickhouse/client';
 
@@ -37,27 +31,12 @@ export interface Harness {
 export async function startHarness(options: { onBudgetExhausted?: (campaignIds: string[]) => void } = {}): Promise<Harness> {
   const db = createDb(undefined, 5);
   const temporal = createTemporalClient();
-  const metrics = createApiMetrics(db);
-  const ledger = startDeliveryLedger({
-    pool: createPgPool(undefined, 4),
-    onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal),
-    observer: metrics.delivery,
-  });
+  const { deps, metrics, delivery: ledger } = apiProcessDeps(db, temporal, options);
   const jobPool = createPgPool(undefined, 2);
   const jobClickhouse = createClickhouse();
   const jobDeps = { db, pool: jobPool, clickhouse: jobClickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl, heartbeat: () => {} };
   const metricsServer = await startMetricsServer(metrics.registry, { host: '127.0.0.1', port: 0 });
   const server: Server = await new Promise((resolve) => {
-    // creativeReviews reaches the ad services through the deps object (see api/server.ts).
-    const deps = {
-      db,
-      temporal,
-      assets: createAssetStore(),
-      creatives: createCreativeGenerator(),
-      creativeReviews: temporalCreativeReviews(temporal, (campaignId) => campaignSearchOf(db, campaignId)),
-      deliveryLedger: ledger.ledger,
-      metrics,
-    };
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
@@ -79,6 +58,48 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
       await closeWithin(ms, 'temporal connection close', () => temporal.connection.close());
       await closeDb(db, ms);
     },
+  };
+}
+
+/**
+ * A harness for the tests around the call (the file's, or a describe block's):
+ * started before them and closed after them, then each of `alsoClose` (clients
+ * they share). Filled in by beforeAll: read it in tests and hooks only.
+ */
+export function useHarness(alsoClose: { close(): Promise<unknown> }[] = [], options: Parameters<typeof startHarness>[0] = {}): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(h, await startHarness(options));
+  });
+  afterAll(async () => {
+    await h.close();
+    for (const client of alsoClose) await client.close();
+  });
+  return h;
+}
+
+/**
+ * useHarness with two fresh organizations: `org`, whose key `api` calls with,
+ * and `other` (what `org` must not see). Filled in by beforeAll as well.
+ */
+export function useOrgs() {
+  const h = useHarness();
+  type Org = Awaited<ReturnType<typeof newOrg>>;
+  const org = {} as Org;
+  const other = {} as Org;
+  beforeAll(async () => {
+    const [first, second] = await Promise.all([newOrg(h.db), newOrg(h.db)]);
+    Object.assign(org, first);
+    Object.assign(other, second);
+  });
+  return {
+    h,
+    org,
+    other,
+    api: apiClient(
+      () => h,
+      () => org,
+    ),
   };
 }
 
