@@ -17,6 +17,7 @@ import { runUntilIdle } from '../jobs/job';
 import { createWorkerMetrics } from '../jobs/metrics';
 import { startBackgroundJobs } from './jobs';
 import { workflowSource } from './workflow-source';
+import { openCampaignReview } from '../workflows/clients/campaign-review';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
@@ -34,6 +35,7 @@ async function main() {
   const metrics = await startMetricsServer(registry, { host: config.metrics.host, port: config.metrics.workerPort });
   console.log(`worker metrics on ${metrics.url}`);
   const connection = await NativeConnection.connect({ address: temporalConfig.address });
+  const client = createTemporalClient();
   const worker = await Worker.create({
     connection,
     namespace: temporalConfig.namespace,
@@ -47,10 +49,10 @@ async function main() {
       clickhouse,
       pool,
       jobMetrics,
+      openReview: (review) => openCampaignReview(client, review),
     }),
   });
   // The background jobs run on this worker's queue (workers of one queue share each job's run).
-  const client = createTemporalClient();
   await startBackgroundJobs(client, temporalConfig.taskQueues.main);
   // SIGINT/SIGTERM: the SDK's runtime shuts the worker down itself (a second shutdown would throw).
   // Threads the SDK's runtime started meanwhile, too.

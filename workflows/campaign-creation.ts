@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   startChild,
@@ -11,15 +12,23 @@ import {
 import type { Activities } from '../activities';
 import type { CampaignCreateInput } from '../domain/campaigns/campaign-schema';
 import { campaignReview, campaignReviewWorkflowId } from './campaign-review';
-import { campaignSearchAttributes } from './search-attributes';
+import { campaignSearchAttributes, type CampaignSearchAttributes } from './search-attributes';
 
 // Short calls run as local activities: each saves a round trip through the server.
 const { defaultPaymentMethod, recordDeposit } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
 });
-const { persistCampaignTree } = proxyActivities<Activities>({
+const persistOptions = {
   startToCloseTimeout: '5 minutes', // image downloads are inside, each bounded by the upload guard's timeout
+  retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
+} as const;
+const { persistCampaignTree } = proxyActivities<Activities>(persistOptions);
+// Without image downloads the tree is a few inserts: local, so the saga needs no second workflow task.
+const { persistCampaignTree: persistCampaignTreeLocally } = proxyLocalActivities<Activities>(persistOptions);
+// The review is started by the worker's client, not as a child: no workflow task waits for the child's start.
+const { openCampaignReview } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
 });
 // The deposit: a few quick attempts, then the API answers 502 rather than keep the caller waiting.
@@ -100,9 +109,14 @@ function errorFor(err: unknown, step: Step): SagaError {
  * Campaign creation saga: billing check → persist the tree and its assets →
  * charge the USD 10 deposit → submit for review. Each step registers its
  * compensation before it can have an effect; any failure unwinds them in
- * reverse, so nothing is left behind and no deposit is kept.
+ * reverse, so nothing is left behind and no deposit is kept. Every step of a
+ * successful run is a local activity (the tree's only when no image is
+ * downloaded), so it takes one workflow task; each is idempotent, since a
+ * worker killed mid-task leaves them to run again on the next worker.
  */
 export async function campaignCreation(input: CampaignCreationInput): Promise<CampaignCreationResult> {
+  // Runs started before the saga fit in one workflow task replay the way they ran (tree as an activity, review as a child).
+  const inOneTask = patched('campaign-creation-in-one-task');
   const compensations: (() => Promise<void>)[] = [];
 
   // 1. Billing must be configured; nothing is created otherwise.
@@ -114,12 +128,13 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
   // The campaign id is fixed for the run, so a retried persist finds its own earlier work. Older runs drew
   // it here (uuid4 stays for them: replaying their history must draw it again).
   const campaignId = input.campaignId ?? uuid4();
-  const { workflowId } = workflowInfo();
+  const { workflowId, taskQueue } = workflowInfo();
   let step: Step = 'persist';
   try {
     // 2. The tree and each ad's asset.
     compensations.push(() => deleteCampaignTree(campaignId));
-    await persistCampaignTree({ ...input, campaignId });
+    const persist = inOneTask && !downloadsImages(input.body) ? persistCampaignTreeLocally : persistCampaignTree;
+    await persist({ ...input, campaignId });
 
     // 3. The deposit: an unconfirmed intent first, so its compensation knows what to undo.
     step = 'charge';
@@ -136,15 +151,15 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
 
     // 4. Review: a workflow of its own that outlives this one.
     step = 'review';
-    await startChild(campaignReview, {
-      workflowId: campaignReviewWorkflowId(campaignId),
-      args: [{ campaignId }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      // Operators find a review in the Temporal UI by campaign name, id or organization (docs/operations.md, Temporal).
-      searchAttributes: input.organizationPublicId
-        ? campaignSearchAttributes({ campaignId, campaignName: input.body.name, organizationPublicId: input.organizationPublicId })
-        : { CampaignId: [campaignId], CampaignName: [input.body.name] },
-    });
+    const searchAttributes = reviewSearchAttributes(input, campaignId);
+    if (inOneTask) await openCampaignReview({ campaignId, taskQueue, searchAttributes });
+    else
+      await startChild(campaignReview, {
+        workflowId: campaignReviewWorkflowId(campaignId),
+        args: [{ campaignId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        searchAttributes,
+      });
     return { ok: true, campaignId };
   } catch (err) {
     for (const compensate of compensations.reverse()) await compensate();
@@ -152,6 +167,18 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
     if (SERVER_FAULTS.has(error.code)) throw ApplicationFailure.nonRetryable(error.message, error.code, error);
     return { ok: false, error };
   }
+}
+
+/** Whether persisting the tree downloads images (an `image_url`): then it runs as an activity of its own. */
+function downloadsImages(body: CampaignCreateInput): boolean {
+  return body.ad_groups.some((group) => group.ads.some((ad) => 'image_url' in ad.creative && ad.creative.image_url !== undefined));
+}
+
+/** Operators find a review in the Temporal UI by campaign name, id or organization (docs/operations.md, Temporal). */
+function reviewSearchAttributes(input: CampaignCreationInput, campaignId: string): CampaignSearchAttributes {
+  return input.organizationPublicId
+    ? campaignSearchAttributes({ campaignId, campaignName: input.body.name, organizationPublicId: input.organizationPublicId })
+    : { CampaignId: [campaignId], CampaignName: [input.body.name] };
 }
 
 /**

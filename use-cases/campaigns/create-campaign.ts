@@ -5,7 +5,7 @@ import { campaignCreateSchema } from '../../domain/campaigns/campaign-schema';
 import type { CampaignRow } from '../../domain/campaigns/rows';
 import { bodyObject, parseOrThrow } from '../../lib/validation';
 import { sha256Hex } from '../../lib/hash';
-import { runCreationSaga } from '../../workflows/clients/campaign-creation';
+import { legacyRunOf, runCreationSaga } from '../../workflows/clients/campaign-creation';
 import type { UseCaseDeps } from '../deps';
 
 /**
@@ -21,12 +21,16 @@ import type { UseCaseDeps } from '../deps';
  */
 export async function createCampaign({ db, temporal }: UseCaseDeps, organizationId: string, rawBody: unknown, workflowKey: string): Promise<CampaignRow> {
   const body = parseOrThrow(campaignCreateSchema, bodyObject(rawBody));
-  const adAccountId = await resolveAdAccount(db, organizationId, body.ad_account_id);
-  const { publicId: organizationPublicId } = await db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { publicId: true } });
+  // Temporal is asked about a run under the old id while the database answers the reads below, not after them.
+  const legacyRun = legacyRunOf(temporal, `campaign-create-${workflowKey}`);
+  const [adAccountId, { publicId: organizationPublicId }] = await Promise.all([
+    resolveAdAccount(db, organizationId, body.ad_account_id),
+    db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { publicId: true } }),
+  ]);
   const request = {
     input: { organizationId, organizationPublicId, adAccountId, body },
     campaignIdOf: (run: number) => campaignIdOfCreation(workflowKey, run),
-    legacyWorkflowId: `campaign-create-${workflowKey}`,
+    legacyRun,
   };
   const result = await runCreationSaga(temporal, request, config.timeouts.campaignCreateMs);
   if (!result.ok) {

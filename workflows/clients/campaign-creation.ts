@@ -1,4 +1,11 @@
-import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  ApplicationFailure,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { DomainError } from '../../domain/errors';
 import { temporalConfig } from '../../temporal.config';
 import { campaignCreation, campaignCreationWorkflowId, type CampaignCreationInput, type CampaignCreationResult, type SagaError } from '../campaign-creation';
@@ -12,11 +19,24 @@ export interface CampaignCreationRequest {
   input: Omit<CampaignCreationInput, 'campaignId'> & { organizationPublicId: string };
   campaignIdOf: (run: number) => string;
   /**
-   * The id the request's run had before workflow ids held the campaign id
-   * (`campaign-create-<key>`): a run started under it and retried since still
-   * answers. Drop once no such run is within the namespace's retention.
+   * The run the request had before workflow ids held the campaign id
+   * (`campaign-create-<key>`), looked up by `legacyRunOf`: one started under it
+   * and retried since still answers. Drop once no such run is within the
+   * namespace's retention.
    */
-  legacyWorkflowId?: string;
+  legacyRun?: Promise<CreationRun | null | Error>;
+}
+
+type CreationRun = WorkflowHandle<typeof campaignCreation>;
+
+/**
+ * The run under the request's id of before (`campaign-create-<key>`) if it is
+ * running or completed. Started by the caller while it reads what the saga's
+ * input needs, so the lookup adds no round trip of its own; settles, never
+ * rejects, so a caller that fails before awaiting it leaves nothing unhandled.
+ */
+export function legacyRunOf(temporal: Client, legacyWorkflowId: string): Promise<CreationRun | null | Error> {
+  return liveRun(temporal, legacyWorkflowId).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
 }
 
 /** Most runs one request may go through (each failed one answered a 5xx). */
@@ -58,8 +78,9 @@ const timedOut = (timeoutMs: number) =>
  * one (a 5xx, nothing was created) leaves the request to the next run. Every
  * caller of one request walks the same ids, so concurrent retries meet on one run.
  */
-async function startOrAttach(temporal: Client, { input, campaignIdOf, legacyWorkflowId }: CampaignCreationRequest) {
-  const legacy = legacyWorkflowId ? await liveRun(temporal, legacyWorkflowId) : null;
+async function startOrAttach(temporal: Client, { input, campaignIdOf, legacyRun }: CampaignCreationRequest) {
+  const legacy = await legacyRun;
+  if (legacy instanceof Error) throw legacy;
   if (legacy) return legacy;
   for (let run = 0; run < MAX_RUNS; run += 1) {
     const campaignId = campaignIdOf(run);
@@ -83,7 +104,7 @@ async function startOrAttach(temporal: Client, { input, campaignIdOf, legacyWork
 }
 
 /** The run under `workflowId` if it is running or completed (the request's answer), else null. */
-async function liveRun(temporal: Client, workflowId: string) {
+async function liveRun(temporal: Client, workflowId: string): Promise<CreationRun | null> {
   const handle = temporal.workflow.getHandle<typeof campaignCreation>(workflowId);
   try {
     const { status } = await handle.describe();

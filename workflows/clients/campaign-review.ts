@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { campaignReview, campaignReviewWorkflowId, reviewSignal, type ReviewDecision, type ReviewStatus } from '../campaign-review';
 import { temporalConfig } from '../../temporal.config';
 import type { CampaignSearch } from '../../domain/campaigns/search';
@@ -17,6 +17,28 @@ export function startCampaignReview(temporal: Client, campaign: CampaignSearch) 
     args: [{ campaignId: campaign.campaignId }],
     searchAttributes: campaignSearchAttributes(campaign),
   });
+}
+
+/**
+ * The creation saga's review start (its last step, run by the worker's client):
+ * on the saga's task queue, once per campaign ever. A review already there,
+ * running or closed, was started by an earlier attempt of the same step.
+ */
+export async function openCampaignReview(
+  temporal: Client,
+  review: { campaignId: string; taskQueue: string; searchAttributes: Partial<Record<string, string[]>> },
+): Promise<void> {
+  try {
+    await temporal.workflow.start(campaignReview, {
+      taskQueue: review.taskQueue,
+      workflowId: campaignReviewWorkflowId(review.campaignId),
+      args: [{ campaignId: review.campaignId }],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      searchAttributes: review.searchAttributes,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
 }
 
 /** Whether the campaign's review workflow is running. */
