@@ -12,6 +12,15 @@ type Options = (
   spec: Record<string, { type: 'string' | 'boolean' }>,
 ) => { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
+/** `options` for a command of one positional argument (`what` names it in the usage error). */
+function oneArgument(options: Options, usage: (m: string) => Error) {
+  return (args: string[], what: string, spec: Parameters<Options>[1] = {}) => {
+    const { values, positionals } = options(args, spec);
+    if (positionals.length !== 1) throw usage(`exactly one ${what} is required`);
+    return { values, argument: positionals[0] };
+  };
+}
+
 const PUBLISHER_SETTING_OPTIONS = {
   'floor-cpm': { type: 'string' },
   tmax: { type: 'string' },
@@ -54,6 +63,7 @@ function publisherSettingsOf(values: Record<string, string | boolean | undefined
 /** adctl's publisher commands: create (a sandbox with --test), list, show, update its settings, its report. */
 async function runPublisherCommand(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
   const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+  const withArgument = oneArgument(options, usage);
   switch (command) {
     case 'publisher create': {
       const { values } = options(rest, { name: { type: 'string' }, domain: { type: 'string' }, tmax: { type: 'string' }, test: { type: 'boolean' } });
@@ -68,27 +78,22 @@ async function runPublisherCommand(db: Db, command: string, rest: string[], opti
     case 'publisher list':
       options(rest, {});
       return { publishers: await listPublishers(db) };
-    case 'publisher show': {
-      const { positionals } = options(rest, {});
-      if (positionals.length !== 1) throw usage('exactly one PUBLISHER_ID is required');
-      return showPublisher(db, positionals[0]);
-    }
+    case 'publisher show':
+      return showPublisher(db, withArgument(rest, 'PUBLISHER_ID').argument);
     case 'publisher update': {
-      const { values, positionals } = options(rest, PUBLISHER_SETTING_OPTIONS);
-      if (positionals.length !== 1) throw usage('exactly one PUBLISHER_ID is required');
-      return updatePublisherSettings(db, positionals[0], publisherSettingsOf(values, usage));
+      const { values, argument } = withArgument(rest, 'PUBLISHER_ID', PUBLISHER_SETTING_OPTIONS);
+      return updatePublisherSettings(db, argument, publisherSettingsOf(values, usage));
     }
     case 'publisher report': {
-      const { values, positionals } = options(rest, {
+      const { values, argument } = withArgument(rest, 'PUBLISHER_ID', {
         'start-date': { type: 'string' },
         'end-date': { type: 'string' },
         granularity: { type: 'string' },
         'group-by': { type: 'string' },
       });
-      if (positionals.length !== 1) throw usage('exactly one PUBLISHER_ID is required');
       if (!values['start-date'] || !values['end-date']) throw usage('--start-date and --end-date are required');
       const { reportOfPublisher } = await import('../auction/reports/report');
-      return reportOfPublisher(db, positionals[0], {
+      return reportOfPublisher(db, argument, {
         start_date: str(values['start-date']),
         end_date: str(values['end-date']),
         granularity: str(values.granularity),
@@ -102,6 +107,7 @@ async function runPublisherCommand(db: Db, command: string, rest: string[], opti
 
 export async function runSupplyCommand(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
   const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+  const withArgument = oneArgument(options, usage);
   switch (command) {
     case 'publisher create':
     case 'publisher list':
@@ -137,17 +143,13 @@ export async function runSupplyCommand(db: Db, command: string, rest: string[], 
     case 'dsp list':
       options(rest, {});
       return { dsps: await listDsps(db) };
-    case 'dsp disable': {
-      const { positionals } = options(rest, {});
-      if (positionals.length !== 1) throw usage('exactly one DSP_ID is required');
-      return disableDsp(db, positionals[0]);
-    }
+    case 'dsp disable':
+      return disableDsp(db, withArgument(rest, 'DSP_ID').argument);
     case 'dsp check': {
-      const { values, positionals } = options(rest, { protocol: { type: 'string' }, key: { type: 'string' }, 'render-url': { type: 'string' } });
-      if (positionals.length !== 1) throw usage('exactly one URL is required');
+      const { values, argument } = withArgument(rest, 'URL', { protocol: { type: 'string' }, key: { type: 'string' }, 'render-url': { type: 'string' } });
       if (values.protocol !== 'native' && values.protocol !== 'openrtb') throw usage('--protocol must be native or openrtb');
       const { checkDsp } = await import('../auction/dsp-check');
-      return checkDsp({ bidUrl: positionals[0], protocol: values.protocol, key: str(values.key), renderUrl: str(values['render-url']) });
+      return checkDsp({ bidUrl: argument, protocol: values.protocol, key: str(values.key), renderUrl: str(values['render-url']) });
     }
     case 'dsp report': {
       const { values } = options(rest, { dsp: { type: 'string' }, since: { type: 'string' } });

@@ -59,29 +59,35 @@ async function organizationOf(db: Db, publicId: string | undefined) {
   return org;
 }
 
-/**
- * Runs `use` with a Temporal client, closed afterwards (bounded). Loaded only when
- * a command needs it: the Temporal client costs every other command start-up time.
- */
-async function withTemporal<T>(use: (temporal: import('@temporalio/client').Client) => Promise<T>): Promise<T> {
-  const { createTemporalClient } = await import('../lib/temporal');
-  const temporal = createTemporalClient();
+/** Runs `use` with the client `open` makes, closed afterwards (bounded; `label` names the close). */
+async function withClient<C, T>(open: () => Promise<C>, close: (client: C) => Promise<unknown>, label: string, use: (client: C) => Promise<T>): Promise<T> {
+  const client = await open();
   try {
-    return await use(temporal);
+    return await use(client);
   } finally {
-    await closeWithin(config.timeouts.closeMs, 'temporal connection close', () => temporal.connection.close());
+    await closeWithin(config.timeouts.closeMs, label, () => close(client));
   }
 }
 
-async function withClickhouse<T>(use: (ch: import('@clickhouse/client').ClickHouseClient) => Promise<T>): Promise<T> {
-  const { createClickhouse } = await import('../lib/clickhouse/client');
-  const ch = createClickhouse();
-  try {
-    return await use(ch);
-  } finally {
-    await closeWithin(config.timeouts.closeMs, 'clickhouse close', () => ch.close());
-  }
-}
+/**
+ * Runs `use` with a Temporal client. Loaded only when a command needs it: the
+ * Temporal client costs every other command start-up time.
+ */
+const withTemporal = <T>(use: (temporal: import('@temporalio/client').Client) => Promise<T>): Promise<T> =>
+  withClient(
+    async () => (await import('../lib/temporal')).createTemporalClient(),
+    (temporal) => temporal.connection.close(),
+    'temporal connection close',
+    use,
+  );
+
+const withClickhouse = <T>(use: (ch: import('@clickhouse/client').ClickHouseClient) => Promise<T>, requestTimeoutMs?: number): Promise<T> =>
+  withClient(
+    async () => (await import('../lib/clickhouse/client')).createClickhouse(undefined, { requestTimeoutMs }),
+    (ch) => ch.close(),
+    'clickhouse close',
+    use,
+  );
 
 /** Progress on stderr (stdout is the command's JSON): a bar on a terminal, plain lines otherwise. */
 async function progressReporter(unit: string) {
@@ -314,6 +320,8 @@ const externalSupplyCommands: Record<string, Command> = {
   },
 };
 
+const DEMO_SEED_STATEMENT_MS = 10 * 60_000;
+
 const demoSeedCommand: Command = async (db, args) => {
   const { values } = options(args, { days: { type: 'string' }, impressions: { type: 'string' } } as const);
   const days = Number(values.days ?? 90);
@@ -326,16 +334,19 @@ const demoSeedCommand: Command = async (db, args) => {
   const progress = await progressReporter('rows');
   try {
     const result = await withTemporal((temporal) =>
-      withClickhouse((ch) =>
-        seedDemo(
-          { db, ch, database: config.clickhouse.database },
-          {
-            days,
-            impressions,
-            onProgress: progress.update,
-            startReview: async (campaign) => startCampaignReview(temporal, (await campaignSearchOf(db, campaign.id))!),
-          },
-        ),
+      withClickhouse(
+        (ch) =>
+          seedDemo(
+            { db, ch, database: config.clickhouse.database },
+            {
+              days,
+              impressions,
+              onProgress: progress.update,
+              startReview: async (campaign) => startCampaignReview(temporal, (await campaignSearchOf(db, campaign.id))!),
+            },
+          ),
+        // A chunk's INSERT ... SELECT can outlast a request's timeout on a busy machine; an abandoned one would finish unreported.
+        DEMO_SEED_STATEMENT_MS,
       ),
     );
     // Each organization with a one-time sign-in link for its owner: the demo is a click away.

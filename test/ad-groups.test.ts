@@ -1,25 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { assetUrl } from '../domain/assets/ad-images';
 import { createAssetStore } from '../lib/asset-store';
-import { apiClient, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { errorBody, useOrgs } from './support/harness';
 import { insertAdGroup, insertCampaign, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
 
 /** /v1/ad_groups: list, create (with ads), read, update and the status rule of the parent campaign. */
-let h: Harness;
-let org: Awaited<ReturnType<typeof newOrg>>;
-let other: Awaited<ReturnType<typeof newOrg>>;
+const { h, org, other, api } = useOrgs();
 const store = createAssetStore();
-
-beforeAll(async () => {
-  h = await startHarness();
-  [org, other] = await Promise.all([newOrg(h.db), newOrg(h.db)]);
-});
-afterAll(() => h.close());
-
-const api = apiClient(
-  () => h,
-  () => org,
-);
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 const approved = { status: 'paused', reviewStatus: 'approved' };
 const card = { type: 'chat_card', title: 'Run faster', body: 'Light shoes' };
