@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { execFileSync } from 'node:child_process';
 import { createTemporalClient } from '../lib/temporal';
 import { createAssetStore } from '../lib/asset-store';
-import { insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
+import { CAMPAIGN_FIELDS, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
 import { adctl, pipBinary } from './support/cli';
 import { emulatorStripe, intentsWhere } from './support/stripe';
 import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
@@ -98,21 +98,7 @@ describe('the saga succeeds', () => {
     const res = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body });
     expect(res.status).toBe(201);
     const campaign = res.body;
-    expect(Object.keys(campaign).sort()).toEqual([
-      'budget',
-      'created_at',
-      'description',
-      'end_time',
-      'id',
-      'name',
-      'pricing_model',
-      'recurring_frequency',
-      'review_status',
-      'start_time',
-      'status',
-      'targeting',
-      'updated_at',
-    ]);
+    expect(Object.keys(campaign).sort()).toEqual(CAMPAIGN_FIELDS);
     expect(campaign).toMatchObject({
       name: body.name,
       description: 'Spring push',

@@ -1,22 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { apiClient, call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
-import { insertCampaign, organizationIdOf } from './support/fixtures';
+import { call, errorBody, newOrg, useOrgs } from './support/harness';
+import { CAMPAIGN_FIELDS, insertCampaign, organizationIdOf } from './support/fixtures';
 
 /** GET /v1/campaigns, GET and POST /v1/campaigns/{id}, and the status actions. */
-let h: Harness;
-let org: Awaited<ReturnType<typeof newOrg>>;
-let other: Awaited<ReturnType<typeof newOrg>>;
-
-beforeAll(async () => {
-  h = await startHarness();
-  [org, other] = await Promise.all([newOrg(h.db), newOrg(h.db)]);
-});
-afterAll(() => h.close());
-
-const api = apiClient(
-  () => h,
-  () => org,
-);
+const { h, org, other, api } = useOrgs();
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 describe('GET /v1/campaigns/{campaign_id}', () => {
@@ -110,21 +97,7 @@ describe('GET /v1/campaigns', () => {
       has_more: false,
     });
     expect(idsOf(res.body)).toEqual([...ids].reverse());
-    expect(Object.keys(res.body.data[0]).sort()).toEqual([
-      'budget',
-      'created_at',
-      'description',
-      'end_time',
-      'id',
-      'name',
-      'pricing_model',
-      'recurring_frequency',
-      'review_status',
-      'start_time',
-      'status',
-      'targeting',
-      'updated_at',
-    ]);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(CAMPAIGN_FIELDS);
   });
 
   test('without limit, a page holds 20 (the default page size)', async () => {

@@ -6,22 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { adctl } from '../support/cli';
 import { insertAd, insertTree } from '../support/fixtures';
-import { call, newOrg, startHarness, type Harness } from '../support/harness';
-import { adRequest, contextualRequest, loggedBids, startAuction, until, type AuctionHarness } from '../auction/support';
+import { call, newOrg } from '../support/harness';
+import { useApiAndAuction } from '../support/api-and-auction';
+import { adRequest, contextualRequest, loggedBids, until } from '../auction/support';
 
-let api: Harness;
-let h: AuctionHarness;
-beforeAll(async () => {
-  api = await startHarness();
-  h = await startAuction();
-});
-afterAll(async () => {
-  await api.db.campaign.updateMany({ where: { id: { in: live } }, data: { status: 'paused' } });
-  await h.close();
-  await api.close();
-});
-/** Campaigns this file made servable: paused again afterwards, so other files' auctions never see them. */
-const live: string[] = [];
+/** `live`: campaigns this file made servable, paused again afterwards. */
+const { api, h, live } = useApiAndAuction();
 
 const HOUR = 3_600_000;
 const word = () => `zd${randomBytes(4).toString('hex')}`;

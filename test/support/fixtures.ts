@@ -102,3 +102,20 @@ export async function insertUpload(db: Db, store: AssetStore, organizationId: st
   });
   return fileId;
 }
+
+/** A campaign object's fields in the spec, sorted (what every campaign response carries). */
+export const CAMPAIGN_FIELDS = [
+  'budget',
+  'created_at',
+  'description',
+  'end_time',
+  'id',
+  'name',
+  'pricing_model',
+  'recurring_frequency',
+  'review_status',
+  'start_time',
+  'status',
+  'targeting',
+  'updated_at',
+];

@@ -10,21 +10,11 @@ import { deliveryExportJob } from '../../jobs/delivery-export';
 import { eventPipelineJob } from '../../jobs/event-pipeline';
 import { insertTree, organizationIdOf } from '../support/fixtures';
 import { waitForEvents } from '../events/support';
-import { call, newOrg, startHarness, type Harness } from '../support/harness';
-import { adRequest, contextualRequest, startAuction, until, type AuctionHarness } from '../auction/support';
+import { call, newOrg } from '../support/harness';
+import { useApiAndAuction } from '../support/api-and-auction';
+import { adRequest, contextualRequest, until } from '../auction/support';
 
-let api: Harness;
-let h: AuctionHarness;
-const live: string[] = [];
-beforeAll(async () => {
-  api = await startHarness();
-  h = await startAuction();
-});
-afterAll(async () => {
-  await api.db.campaign.updateMany({ where: { id: { in: live } }, data: { status: 'paused' } });
-  await h.close();
-  await api.close();
-});
+const { api, h, live } = useApiAndAuction();
 
 /** A tracking URL of the auction's answer, sent to this test's api. */
 const onApi = (url: string) => `${api.url}${new URL(url).pathname}${new URL(url).search}`;
