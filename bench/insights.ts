@@ -61,6 +61,36 @@ async function ensureRows(db: ReturnType<typeof createDb>, ch: Clickhouse, rawTa
   return countRows();
 }
 
+/**
+ * Waits (up to 30 minutes) for ClickHouse's background merges of the delivery tables to finish:
+ * a database that grew over 90 days has its parts merged, and merges running beside the timed
+ * queries would slow both sides by whatever the merge happens to take.
+ */
+async function waitForMerges(ch: Clickhouse) {
+  const started = performance.now();
+  const database = config.clickhouse.database;
+  const running = async () =>
+    Number(
+      (
+        await (
+          await ch.query({
+            query: `SELECT count() AS n FROM system.merges WHERE ${sql`database = ${database}`} AND table LIKE 'delivery%'`,
+            format: 'JSONEachRow',
+          })
+        ).json<{ n: string }>()
+      )[0].n,
+    );
+  while ((await running()) > 0 && performance.now() - started < 30 * 60_000) await new Promise((r) => setTimeout(r, 5000));
+  const [size] = await (
+    await ch.query({
+      query: `SELECT formatReadableSize(sum(bytes_on_disk)) AS disk, toString(count()) AS parts FROM system.parts
+              WHERE active AND ${sql`database = ${database}`} AND table LIKE 'delivery%'`,
+      format: 'JSONEachRow',
+    })
+  ).json<{ disk: string; parts: string }>();
+  console.log(`merges settled in ${((performance.now() - started) / 1000).toFixed(1)} s; delivery tables ${size.disk} on disk in ${size.parts} parts`);
+}
+
 /** The organization with the most delivery in the last 90 days, and one of its ad groups. */
 async function busiestOrganization(ch: Clickhouse, now: number): Promise<Busiest> {
   const since90 = new Date((Math.floor(now / DAY) * DAY - 89 * DAY) * 1000);
@@ -158,8 +188,9 @@ async function main() {
   const iterations = Number(process.env.BENCH_ITERATIONS ?? 30);
   const rawTable = `${identifier(config.clickhouse.database)}.${DELIVERY_TABLES.rows}`;
   const db = createDb();
-  const ch = createClickhouse(undefined, { compressResponses: false });
+  const ch = createClickhouse(undefined, { compressResponses: false, requestTimeoutMs: 10 * 60_000 });
   const rows = await ensureRows(db, ch, rawTable, wantedRows);
+  await waitForMerges(ch);
 
   const now = Math.floor(Date.now() / 1000);
   const busiest = await busiestOrganization(ch, now);

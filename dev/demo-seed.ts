@@ -6,8 +6,11 @@
  * 2% click rate, CPM prices), and a partner's daily external-supply report.
  *
  * Delivery rows are generated inside ClickHouse (INSERT ... SELECT FROM
- * numbers()) in chunks: shipping ten million rows through JSON from Node
- * would take minutes on two cores. Their event ids are unique by
+ * numbers()) in chunks, already in the raw table's key order, two INSERTs at
+ * once: shipping rows through JSON from Node, or letting ClickHouse sort each
+ * block, would make 100 million rows an hour's work. They go into
+ * `delivery_events` as the trackers' rows do, so the materialized views fill
+ * every rollup from the same rows. Their event ids are unique by
  * construction, so the insert-time dedup of insertDeliveryRows is not needed.
  */
 import { randomBytes } from 'node:crypto';
@@ -27,6 +30,8 @@ export interface DemoSeedOptions {
   adsPerAdGroup?: number;
   /** Rows per INSERT ... SELECT (progress is reported after each). */
   chunkRows?: number;
+  /** INSERTs running at once (default 2, the cores of the dev machine). */
+  parallel?: number;
   onProgress?: (done: number, total: number) => void;
   /**
    * Starts the review workflow of a campaign waiting for review (adctl passes the
@@ -154,33 +159,104 @@ async function createCampaignInReview(
   await startReview({ id: campaign.id, name: campaign.name, organizationId: tree.organizationId });
 }
 
-/** `INSERT ... SELECT` of `count` delivery rows numbered from `offset`, spread evenly over [start, start + span). */
-function deliveryInsert(database: string, runId: string, ads: AdPath[], offset: number, count: number, total: number, start: number, span: number): string {
-  const column = (name: keyof AdPath) => literal(ads.map((a) => a[name]));
-  // The ad of row n: a hash of n, so every ad gets about the same share of every hour.
-  const pick = (name: keyof AdPath) => `arrayElement(${column(name)}, toUInt32(1 + cityHash64(n, 1) % ${ads.length}))`;
+/** One campaign's share of the delivery rows: its entity path, its ads, and the row numbers `[first, first + rows)`. */
+interface CampaignRows {
+  organization_id: string;
+  ad_account_id: string;
+  campaign_id: string;
+  ads: AdPath[];
+  first: number;
+  rows: number;
+}
+
+/**
+ * The rows split evenly between campaigns, numbered in the raw table's sort
+ * order (organization, ad account, campaign, then time): each INSERT then
+ * writes rows already sorted by the table's key, which ClickHouse detects and
+ * does not sort again (sorting blocks by five string columns was most of a seed).
+ */
+function campaignShares(ads: AdPath[], total: number): CampaignRows[] {
+  const byCampaign = new Map<string, AdPath[]>();
+  for (const ad of ads) byCampaign.set(ad.campaign_id, [...(byCampaign.get(ad.campaign_id) ?? []), ad]);
+  const key = (a: AdPath) => [a.organization_id, a.ad_account_id, a.campaign_id].join('\u0000');
+  const campaigns = [...byCampaign.values()].sort((a, b) => (key(a[0]) < key(b[0]) ? -1 : key(a[0]) > key(b[0]) ? 1 : 0));
+  return campaigns.map((campaignAds, k) => {
+    const first = Math.floor((total * k) / campaigns.length);
+    const { organization_id, ad_account_id, campaign_id } = campaignAds[0];
+    return { organization_id, ad_account_id, campaign_id, ads: campaignAds, first, rows: Math.floor((total * (k + 1)) / campaigns.length) - first };
+  });
+}
+
+/**
+ * `INSERT ... SELECT` of rows `[offset, offset + count)`. Row n belongs to
+ * campaign k (the last whose first row is at most n), its time grows with n
+ * over [start, start + span) within the campaign's rows, and its event id is
+ * n zero-padded: the rows come out in the table's key order.
+ */
+function deliveryInsert(database: string, runId: string, campaigns: CampaignRows[], offset: number, count: number, start: number, span: number): string {
+  const of = (values: (string | number)[]) => `arrayElement(${literal(values)}, k)`;
+  const ads = campaigns.flatMap((c) => c.ads);
+  const adOffsets = campaigns.map((_, k) => campaigns.slice(0, k).reduce((sum, c) => sum + c.ads.length, 0));
+  // The ad of row n: a hash of n, so every ad of the campaign gets about the same share of every hour.
+  const adIndex = `toUInt32(1 + ${of(adOffsets)} + cityHash64(n, 1) % ${of(campaigns.map((c) => c.ads.length))})`;
+  const pick = (name: keyof AdPath) => `arrayElement(${literal(ads.map((a) => a[name]))}, ${adIndex})`;
   return `INSERT INTO ${identifier(database)}.${DELIVERY_TABLES.rows}
       (event_id, event_type, event_time, organization_id, ad_account_id, campaign_id, ad_group_id, ad_id, source, country, device, publisher_id, auction_id, impressions, clicks, spend_micros)
-    SELECT concat(${literal(`demo-${runId}-`)}, toString(n)), 'impression',
-      toDateTime(${literal(start)} + intDiv(n * ${literal(span)}, ${literal(total)}), 'UTC'),
-      ${pick('organization_id')}, ${pick('ad_account_id')}, ${pick('campaign_id')}, ${pick('ad_group_id')}, ${pick('ad_id')},
+    SELECT concat(${literal(`demo-${runId}-`)}, substring(toString(1000000000000 + n), 2)), 'impression',
+      toDateTime(${literal(start)} + intDiv((n - ${of(campaigns.map((c) => c.first))}) * ${literal(span)}, ${of(campaigns.map((c) => c.rows))}), 'UTC'),
+      ${of(campaigns.map((c) => c.organization_id))}, ${of(campaigns.map((c) => c.ad_account_id))}, ${of(campaigns.map((c) => c.campaign_id))},
+      ${pick('ad_group_id')}, ${pick('ad_id')},
       'own',
       arrayElement(${literal(COUNTRIES)}, toUInt32(1 + cityHash64(n, 2) % ${COUNTRIES.length})),
       arrayElement(${literal(DEVICES)}, toUInt32(1 + cityHash64(n, 3) % ${DEVICES.length})),
       ${literal(`demo-publisher-${runId}`)},
       concat('auction-', toString(n)),
       toInt64(1), toInt64(cityHash64(n, 4) % 50 = 0), toInt64(1000 + cityHash64(n, 5) % 9000)
-    FROM (SELECT number + ${literal(offset)} AS n FROM system.numbers LIMIT ${literal(count)})`;
+    FROM (SELECT n, arrayCount(f -> f <= n, ${literal(campaigns.map((c) => c.first))}) AS k
+          FROM (SELECT number + ${literal(offset)} AS n FROM system.numbers LIMIT ${literal(count)}))`;
+}
+
+/**
+ * The rows in chunks of `chunkRows`, `parallel` INSERTs at a time (one
+ * INSERT ... SELECT keeps about one core busy); progress after each chunk.
+ */
+async function insertDeliveryRowsInChunks(
+  deps: { ch: ClickHouseClient; database: string },
+  runId: string,
+  campaigns: CampaignRows[],
+  window: { start: number; span: number },
+  options: { chunkRows: number; parallel: number; total: number; onProgress?: DemoSeedOptions['onProgress'] },
+) {
+  let done = 0;
+  let next = 0;
+  options.onProgress?.(0, options.total);
+  const worker = async () => {
+    while (next < options.total) {
+      const offset = next;
+      const count = Math.min(options.chunkRows, options.total - offset);
+      next += count;
+      await deps.ch.command({
+        query: deliveryInsert(deps.database, runId, campaigns, offset, count, window.start, window.span),
+        // One part per chunk: fewer, larger parts for the background merges to fold.
+        clickhouse_settings: { min_insert_block_size_rows: String(options.chunkRows), min_insert_block_size_bytes: String(1 << 30) },
+      });
+      done += count;
+      options.onProgress?.(done, options.total);
+    }
+  };
+  await Promise.all(Array.from({ length: options.parallel }, worker));
 }
 
 /**
  * The shared spend store as the trackers would have left it: each campaign's
- * own-supply charges (what the dashboard shows against the budget).
+ * own-supply charges (what the dashboard shows against the budget), summed
+ * from the daily rollup the materialized view filled (the raw rows hold the
+ * same sums; the rollup is thousands of rows where they are millions).
  */
 async function recordDemoSpend(deps: { db: Db; ch: ClickHouseClient; database: string }, organizationIds: string[]) {
   const result = await deps.ch.query({
     query: `SELECT campaign_id, toString(sum(spend_micros)) AS spent, toString(sum(impressions)) AS impressions, toString(sum(clicks)) AS clicks
-      FROM ${identifier(deps.database)}.${DELIVERY_TABLES.rows} WHERE organization_id IN ${inList(organizationIds)} GROUP BY campaign_id`,
+      FROM ${identifier(deps.database)}.${DELIVERY_TABLES.daily} WHERE organization_id IN ${inList(organizationIds)} AND source = 'own' GROUP BY campaign_id`,
     format: 'JSONEachRow',
   });
   const rows = await result.json<{ campaign_id: string; spent: string; impressions: string; clicks: string }>();
@@ -205,13 +281,13 @@ export async function seedDemo(deps: { db: Db; ch: ClickHouseClient; database: s
   const end = Math.floor(Date.now() / 1000 / DAY) * DAY + DAY;
   const start = end - options.days * DAY;
   const total = options.impressions;
-  const chunk = options.chunkRows ?? 1_000_000;
-  options.onProgress?.(0, total);
-  for (let offset = 0; offset < total; offset += chunk) {
-    const count = Math.min(chunk, total - offset);
-    await deps.ch.command({ query: deliveryInsert(deps.database, runId, ads, offset, count, total, start, options.days * DAY) });
-    options.onProgress?.(offset + count, total);
-  }
+  await insertDeliveryRowsInChunks(
+    deps,
+    runId,
+    campaignShares(ads, total),
+    { start, span: options.days * DAY },
+    { chunkRows: options.chunkRows ?? 1_000_000, parallel: options.parallel ?? 2, total, onProgress: options.onProgress },
+  );
 
   // External supply: a partner's daily rows for every other ad, about a tenth of own volume.
   const perAdDay = Math.max(1, Math.round(total / 10 / (ads.length / 2) / options.days));

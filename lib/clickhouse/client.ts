@@ -13,13 +13,21 @@ export const CLICKHOUSE_SETTINGS = {
 /**
  * `compressResponses: false` suits latency-bound readers next to ClickHouse
  * (insights): gzip on both ends costs more time than a small answer saves.
+ * `requestTimeoutMs` is for batch work whose statements run longer than a request (the demo seed).
  */
-export function createClickhouse(database: string | undefined = config.clickhouse.database, options: { compressResponses?: boolean } = {}): ClickHouseClient {
+export function createClickhouse(
+  database: string | undefined = config.clickhouse.database,
+  options: { compressResponses?: boolean; requestTimeoutMs?: number } = {},
+): ClickHouseClient {
   return createClient({
     url: config.clickhouse.url,
     database,
-    clickhouse_settings: CLICKHOUSE_SETTINGS,
-    request_timeout: config.timeouts.clickhouseRequestMs,
+    // A long statement sends progress headers now and then, so nothing between here and the server takes the connection for idle.
+    clickhouse_settings:
+      options.requestTimeoutMs === undefined
+        ? CLICKHOUSE_SETTINGS
+        : { ...CLICKHOUSE_SETTINGS, send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '50000' },
+    request_timeout: options.requestTimeoutMs ?? config.timeouts.clickhouseRequestMs,
     ...(options.compressResponses === false ? { compression: { response: false } } : {}),
   });
 }
