@@ -9,16 +9,15 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { AssetStore } from '../../lib/asset-store';
 import type { Db } from '../../lib/db';
-import { defineOperation, type Operation } from '../../lib/http/operations';
+import type { Operation } from '../../lib/http/operations';
 import { accountChanges, accountSettings, accountUpdateSchema, updateAccount, type AccountSettings } from '../../domain/ad-accounts/settings';
 import { DomainError } from '../../domain/errors';
 import type { Role } from '../../domain/organizations/service';
 import { MAX_UPLOAD_BYTES } from '../../domain/uploads/image-inspect';
 import { readFilePart } from '../uploads/multipart';
-import { DASHBOARD_PREFIX, memberOf } from './session-cookie';
+import { dashboardOperation } from './operation';
+import { memberOf } from './session-cookie';
 
-const BASE = `${DASHBOARD_PREFIX}/api`;
-const tag = 'Dashboard';
 const editors: Role[] = ['owner', 'admin'];
 
 export const accountViewSchema = z.object({
@@ -71,12 +70,10 @@ export function accountOperations(deps: { db: Db; assets: AssetStore }): Operati
   const { db } = deps;
   const settingsDeps = { db, store: deps.assets };
   return [
-    defineOperation({
+    dashboardOperation({
       id: 'dashboardAccount',
       method: 'get',
-      path: `${BASE}/account`,
-      tag,
-      auth: 'dashboard',
+      path: `/account`,
       summary: "The organization's website, logo and default card (every member; the card's id for owners and admins)",
       success: { status: 200, description: 'The account settings', schema: accountViewSchema },
       handle: async (_input, _req, res) => {
@@ -84,12 +81,10 @@ export function accountOperations(deps: { db: Db; assets: AssetStore }): Operati
         return viewFor(await accountSettings(db, member.organizationId), member.role);
       },
     }),
-    defineOperation({
+    dashboardOperation({
       id: 'dashboardUpdateAccount',
       method: 'post',
-      path: `${BASE}/account`,
-      tag,
-      auth: 'dashboard',
+      path: `/account`,
       body: accountUpdateSchema,
       summary: 'Set the website or the default card (owners and admins); fields left out stay as they are',
       success: { status: 200, description: 'The account settings after the change', schema: accountViewSchema },
@@ -99,12 +94,10 @@ export function accountOperations(deps: { db: Db; assets: AssetStore }): Operati
         return viewFor(await updateAccount(settingsDeps, member.organizationId, accountChanges(body)), member.role);
       },
     }),
-    defineOperation({
+    dashboardOperation({
       id: 'dashboardUploadAccountLogo',
       method: 'post',
-      path: `${BASE}/account/logo`,
-      tag,
-      auth: 'dashboard',
+      path: `/account/logo`,
       summary: "Upload the account's logo (owners and admins): PNG, JPEG or WebP, at most 5 MB; chat cards show it in text placements",
       rawBody: { 'multipart/form-data': z.strictObject({ file: z.string().meta({ format: 'binary' }) }) },
       success: { status: 200, description: 'The account settings with the new logo', schema: accountViewSchema },

@@ -15,7 +15,7 @@ import type { AssetStore } from '../../lib/asset-store';
 import type { Db } from '../../lib/db';
 import { jsonBody } from '../../lib/http/body';
 import { unknownRoute } from '../../lib/http/errors';
-import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
+import { mountOperations, type Operation } from '../../lib/http/operations';
 import { listApiKeys } from '../../domain/api-keys/service';
 import type { CampaignAction } from '../../domain/campaigns/campaigns';
 import { campaignDetail, campaignOverview, reviewQueue } from '../../domain/dashboard/views';
@@ -32,10 +32,9 @@ import type { UseCaseDeps } from '../../use-cases/deps';
 import { apiKeyRecordSchema, createApiKeySchema } from '../api-keys/routes';
 import { campaignDeliverySchema } from '../campaigns/delivery';
 import { accountOperations } from './account';
+import { DASHBOARD_API, dashboardOperation } from './operation';
 import { dashboardAuthOf, loadDashboardSession, memberOf, requireCsrf, securityHeaders, staffOf } from './session-cookie';
 
-const BASE = '/dashboard/api';
-const tag = 'Dashboard';
 /** Views shaped for the dashboard's own pages (domain/dashboard/views.ts), not a public contract. */
 const view = z.looseObject({});
 const CAMPAIGN_ACTIONS = ['activate', 'pause', 'archive'] as const satisfies readonly CampaignAction[];
@@ -58,12 +57,10 @@ function campaignOperations(deps: UseCaseDeps, ch: ClickHouseClient): Operation[
   const { db } = deps;
   const insightsDeps = (): InsightsDeps => ({ db, ch, database: config.clickhouse.database, timeoutSeconds: config.insights.queryTimeoutSeconds });
   const insights = ([segment, level]: readonly ['campaigns' | 'ad-groups', 'campaign' | 'ad_group']) =>
-    defineOperation({
+    dashboardOperation({
       id: `dashboard${level === 'campaign' ? 'Campaign' : 'AdGroup'}Insights`,
       method: 'get',
-      path: `${BASE}/${segment}/:id/insights`,
-      tag,
-      auth: 'dashboard',
+      path: `/${segment}/:id/insights`,
       summary: `A ${level.replace('_', ' ')}'s insights, with the same query and rules as /v1`,
       handlerValidatesQuery: true,
       success: { status: 200, description: 'The report', schema: view },
@@ -73,12 +70,10 @@ function campaignOperations(deps: UseCaseDeps, ch: ClickHouseClient): Operation[
     });
 
   return [
-    defineOperation({
+    dashboardOperation({
       id: 'dashboardMe',
       method: 'get',
-      path: `${BASE}/me`,
-      tag,
-      auth: 'dashboard',
+      path: `/me`,
       summary: 'Who is signed in',
       success: { status: 200, description: 'A member (role, organization) or a staff reviewer', schema: view },
       handle: (_input, _req, res) => {
@@ -90,22 +85,18 @@ function campaignOperations(deps: UseCaseDeps, ch: ClickHouseClient): Operation[
           : { kind: 'member', role: p.role, organization: { public_id: p.organizationPublicId, name: p.organizationName } };
       },
     }),
-    defineOperation({
+    dashboardOperation({
       id: 'dashboardCampaigns',
       method: 'get',
-      path: `${BASE}/campaigns`,
-      tag,
-      auth: 'dashboard',
+      path: `/campaigns`,
       summary: "The organization's campaigns with their delivery",
       success: { status: 200, description: 'The campaign list', schema: view },
       handle: async (_input, _req, res) => campaignOverview(insightsDeps(), memberOf(res).organizationId),
     }),
-    defineOperation({
+    dashboardOperation({
       id: 'dashboardCampaign',
       method: 'get',
-      path: `${BASE}/campaigns/:campaign_id`,
-      tag,
-      auth: 'dashboard',
+      path: `/campaigns/:campaign_id`,
       summary: 'One campaign, its ad groups and ads',
       success: { status: 200, description: 'The campaign', schema: view },
       errors: ['not_found'],
@@ -113,12 +104,10 @@ function campaignOperations(deps: UseCaseDeps, ch: ClickHouseClient): Operation[
     }),
     campaignDeliveryOperation(db, ch),
     ...CAMPAIGN_ACTIONS.map((action) =>
-      defineOperation({
+      dashboardOperation({
         id: `dashboard${action[0].toUpperCase()}${action.slice(1)}Campaign`,
         method: 'post',
-        path: `${BASE}/campaigns/:campaign_id/${action}`,
-        tag,
-        auth: 'dashboard',
+        path: `/campaigns/:campaign_id/${action}`,
         summary: `${action[0].toUpperCase()}${action.slice(1)} a campaign (as the /v1 status action)`,
         success: { status: 200, description: 'The campaign after the change', schema: view },
         errors: ['not_found', 'campaign_not_approved', 'campaign_terminal', 'campaign_not_running', 'cannot_archive'],
@@ -136,12 +125,10 @@ function campaignOperations(deps: UseCaseDeps, ch: ClickHouseClient): Operation[
 
 /** The campaign page's delivery panel: what GET /v1/campaigns/{id}/delivery answers, for the signed-in member's organization. */
 function campaignDeliveryOperation(db: UseCaseDeps['db'], ch: ClickHouseClient): Operation {
-  return defineOperation({
+  return dashboardOperation({
     id: 'dashboardCampaignDelivery',
     method: 'get',
-    path: `${BASE}/campaigns/:campaign_id/delivery`,
-    tag,
-    auth: 'dashboard',
+    path: `/campaigns/:campaign_id/delivery`,
     summary: 'Why the campaign is or is not delivering: its status and issues, with the last hour of auctions (as GET /v1/campaigns/{id}/delivery)',
     success: { status: 200, description: 'The delivery status and issues', schema: campaignDeliverySchema },
     errors: ['not_found'],
@@ -154,22 +141,18 @@ function campaignDeliveryOperation(db: UseCaseDeps['db'], ch: ClickHouseClient):
 function apiKeyOperations(deps: UseCaseDeps): Operation[] {
   const { db } = deps;
   return [
-    defineOperation({
+    dashboardOperation({
       id: 'dashboardApiKeys',
       method: 'get',
-      path: `${BASE}/api-keys`,
-      tag,
-      auth: 'dashboard',
+      path: `/api-keys`,
       summary: "The organization's API keys (owners and admins; no secrets)",
       success: { status: 200, description: 'Key records', schema: z.object({ api_keys: z.array(apiKeyRecordSchema) }) },
       handle: async (_input, _req, res) => ({ api_keys: await listApiKeys(db, memberOf(res, [...owners]).organizationId) }),
     }),
-    defineOperation({
+    dashboardOperation({
       id: 'dashboardMintApiKey',
       method: 'post',
-      path: `${BASE}/api-keys`,
-      tag,
-      auth: 'dashboard',
+      path: `/api-keys`,
       body: createApiKeySchema,
       summary: 'Mint an API key (owners and admins); the active one stays valid for its grace window',
       success: {
@@ -183,12 +166,10 @@ function apiKeyOperations(deps: UseCaseDeps): Operation[] {
         return { api_key: minted.record, previous_key_expires_at: minted.rotatedOut?.expiresAt.toISOString() ?? null };
       },
     }),
-    defineOperation({
+    dashboardOperation({
       id: 'dashboardRevokeApiKey',
       method: 'delete',
-      path: `${BASE}/api-keys/:key_public_id`,
-      tag,
-      auth: 'dashboard',
+      path: `/api-keys/:key_public_id`,
       summary: 'Revoke a key at once (owners and admins)',
       success: { status: 200, description: 'Revoked', schema: z.object({ public_id: z.uuid(), revoked: z.literal(true) }) },
       errors: ['not_found'],
@@ -206,12 +187,10 @@ function reviewOperations(deps: UseCaseDeps): Operation[] {
         ['live', 'live'],
       ] as const
     ).map(([segment, list]) =>
-      defineOperation({
+      dashboardOperation({
         id: segment === 'campaigns' ? 'dashboardReviewQueue' : 'dashboardLiveQueue',
         method: 'get',
-        path: `${BASE}/review/${segment}`,
-        tag,
-        auth: 'dashboard',
+        path: `/review/${segment}`,
         summary: segment === 'campaigns' ? 'Campaigns, or edited creatives of approved ones, waiting for review (staff)' : 'Live campaigns (staff)',
         query: filterQuery,
         success: { status: 200, description: 'The queue', schema: view },
@@ -223,12 +202,10 @@ function reviewOperations(deps: UseCaseDeps): Operation[] {
       }),
     ),
     ...VERDICTS.map((verdict) =>
-      defineOperation({
+      dashboardOperation({
         id: `dashboard${verdict[0].toUpperCase()}${verdict.slice(1)}Campaign`,
         method: 'post',
-        path: `${BASE}/review/campaigns/:campaign_id/${verdict}`,
-        tag,
-        auth: 'dashboard',
+        path: `/review/campaigns/:campaign_id/${verdict}`,
         body: verdictSchema,
         summary:
           verdict === 'approve' ? 'Approve a campaign in review (staff)' : `${verdict === 'block' ? 'Block' : 'Reject'} a campaign, with a reason (staff)`,
@@ -253,12 +230,10 @@ function reviewOperations(deps: UseCaseDeps): Operation[] {
 /** The staff's verdicts on edited creatives of approved campaigns (listed in the review queue beside the version that serves). */
 function creativeReviewOperations(deps: UseCaseDeps): Operation[] {
   return (['approve', 'reject'] as const).map((verdict) =>
-    defineOperation({
+    dashboardOperation({
       id: `dashboard${verdict === 'approve' ? 'Approve' : 'Reject'}Creative`,
       method: 'post',
-      path: `${BASE}/review/ads/:ad_id/${verdict}`,
-      tag,
-      auth: 'dashboard',
+      path: `/review/ads/:ad_id/${verdict}`,
       body: creativeVerdictSchema,
       summary:
         verdict === 'approve'
@@ -286,7 +261,7 @@ const jsonUnlessMultipart: RequestHandler = (req, res, next) => (req.is('multipa
 export function dashboardApiRoutes(db: Db, operations: Operation[]): Router {
   const router = Router();
   router.use(
-    BASE,
+    DASHBOARD_API,
     (_req, res, next) => {
       securityHeaders(res);
       next();
@@ -296,6 +271,6 @@ export function dashboardApiRoutes(db: Db, operations: Operation[]): Router {
     requireCsrf,
   );
   router.use(mountOperations(operations));
-  router.use(BASE, unknownRoute);
+  router.use(DASHBOARD_API, unknownRoute);
   return router;
 }
