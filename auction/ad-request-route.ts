@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { PublisherRecord } from '../domain/publishers';
-import { bodyObject, parseOrThrow } from '../lib/validation';
-import { adRequestSchema, type AdRequest } from './request-schema';
+import type { AdRequest } from './request-schema';
+import { parseAdRequest } from './request-fast-path';
 import { plainJsonLength } from '../lib/http/plain-json';
 import { readPlainJsonBody, writeJson, type DirectRoute } from '../lib/http/direct-route';
 
@@ -11,7 +11,7 @@ import { readPlainJsonBody, writeJson, type DirectRoute } from '../lib/http/dire
  * with a Content-Length) skips Express's generic pipeline (nested routers,
  * body-parser's content negotiation and decoding, res.json) and runs the very
  * same steps itself: the publisher key first (before the body is read), then
- * strict JSON, the operation's schema, the auction, the JSON answer.
+ * strict JSON, the operation's schema (its common case checked by request-fast-path.ts), the auction, the JSON answer.
  *
  * It runs on node's own request and response, before Express sees the
  * request at all (auction/app.ts): no router closures, no prototype swap, no
@@ -42,7 +42,7 @@ export function directAdRequestRoute(deps: {
     }
 
     readPlainJsonBody(req, length)
-      .then((raw) => deps.run(req, parseOrThrow(adRequestSchema, bodyObject(raw)), publisher))
+      .then((raw) => deps.run(req, parseAdRequest(raw), publisher))
       .then((result) => writeJson(res, 200, result), next);
   };
 }

@@ -1,5 +1,12 @@
 import { mintPollTokens } from '../domain/polls/poll-token';
-import { signDeliveryToken, TRACKING_PATHS, type DeliveryClaims, type DeliveryTokenKind } from '../domain/delivery/tracking-token';
+import {
+  deliveryTokenSigner,
+  signDeliveryToken,
+  TRACKING_PATHS,
+  type DeliveryClaims,
+  type DeliveryTokenKind,
+  type OwnClaims,
+} from '../domain/delivery/tracking-token';
 import { auctionSettings } from './settings';
 import type { AuctionContext, ValidBid } from './types';
 
@@ -46,6 +53,13 @@ const ttlOf = (kind: DeliveryTokenKind) => (kind === 'view' ? auctionSettings.vi
 export function trackingUrl(kind: DeliveryTokenKind, claims: BaseClaims, ttlSeconds = ttlOf(kind)): string {
   const token = signDeliveryToken({ ...claims, kind }, ttlSeconds);
   return `${auctionSettings.trackingUrl}${TRACKING_PATHS[kind]}?token=${token}`;
+}
+
+/** The tracking URLs of one delivery, as trackingUrl makes them, the shared claims serialized once for all of them. */
+export function deliveryUrls(claims: BaseClaims): (kind: DeliveryTokenKind, own?: OwnClaims) => string {
+  const sign = deliveryTokenSigner(claims);
+  const base = auctionSettings.trackingUrl;
+  return (kind, own) => `${base}${TRACKING_PATHS[kind]}?token=${sign(kind, own ?? null, ttlOf(kind))}`;
 }
 
 /** A delivered poll's `vote_url` and `results_url`: tokens minted by the poll-tracking owner. */

@@ -13,7 +13,9 @@
  * BENCH_CPU_PROF=<dir> writes a CPU profile of each service's measured steps
  * (summarize it with `npx tsx bench/profile-top.ts <file>`). BENCH_GC_TRACE=1 prints, per
  * step, how many of the slowest 2% of requests a GC pause of the service, the
- * DSPs or the generator overlapped (bench/gc-trace.ts).
+ * DSPs or the generator overlapped (bench/gc-trace.ts). BENCH_AUCTION_PROCESSES=2 spreads
+ * the load over two auction processes (undici's BalancedPool; CPU per request summed over
+ * both; the metrics printed are the first process's).
  *
  *   npm run bench:auction        (BENCH_RATES=100,200,... BENCH_STEP_SECONDS=3)
  *
@@ -25,7 +27,7 @@ import { cpSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { build } from 'esbuild';
-import { Pool } from 'undici';
+import { BalancedPool, Pool } from 'undici';
 import { createDb } from '../lib/db';
 import { createPublisher } from '../domain/publishers';
 import { addDsp } from '../domain/dsps';
@@ -40,6 +42,8 @@ const generatorGcs = gcTrace();
 const RATES = (process.env.BENCH_RATES ?? '100,200,300,400,500,600,800,1000,1200,1500,1800,2100,2500').split(',').map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 3);
 const TARGET_RPS = 500;
+/** BENCH_AUCTION_PROCESSES=2: the load spread over that many auction processes (their CPU summed). */
+const AUCTION_PROCESSES = Number(process.env.BENCH_AUCTION_PROCESSES ?? 1);
 const ROOT = path.resolve(__dirname, '..');
 const BUILD_DIR = path.join(ROOT, 'node_modules/.cache/bench-auction');
 
@@ -96,6 +100,25 @@ async function child(script: string, env: Record<string, string> = {}, serviceFl
     proc.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
   });
   return { proc, ask, ready };
+}
+
+/** Several auction processes as one service: every message to each, the answers merged (CPU summed, the worst delay, all pauses and profiles). */
+function together(children: (Child & { ready: any })[]): Child & { ready: any } {
+  const ask = async <T>(message: string): Promise<T> => {
+    const answers = await Promise.all(children.map((c) => c.ask<any>(message)));
+    if (message === 'cpu') {
+      const cpu = { user: 0, system: 0 };
+      for (const a of answers) {
+        cpu.user += a.cpu.user;
+        cpu.system += a.cpu.system;
+      }
+      return { cpu, loopP99Ms: Math.max(...answers.map((a) => a.loopP99Ms)), loopMaxMs: Math.max(...answers.map((a) => a.loopMaxMs)) } as T;
+    }
+    if (message === 'gc') return { gc: answers.flatMap((a) => a.gc) } as T;
+    if (message === 'profile-stop') return { profile: answers.map((a) => a.profile).join(' ') } as T;
+    return answers[0] as T;
+  };
+  return { proc: children[0].proc, ask, ready: { ...children[0].ready, ports: children.map((c) => c.ready.port) } };
 }
 
 async function stop(c: Child) {
@@ -177,7 +200,16 @@ async function ramp(
   headers: Record<string, string>,
   makeBody: (id: string) => string,
 ) {
-  const pool = new Pool(`http://127.0.0.1:${service.ready.port}`, { connections: 256, keepAliveTimeout: 30_000 });
+  const ports: number[] = (service.ready as { ports?: number[] }).ports ?? [service.ready.port];
+  const options = { connections: 256, keepAliveTimeout: 30_000 };
+  const pool = (
+    ports.length === 1
+      ? new Pool(`http://127.0.0.1:${ports[0]}`, options)
+      : new BalancedPool(
+          ports.map((p) => `http://127.0.0.1:${p}`),
+          options,
+        )
+  ) as Pool;
   // Warm-up: JIT, connection pools, the index.
   await step(pool, dsps, pathName, headers, makeBody, 100);
   await step(pool, dsps, pathName, headers, makeBody, 300);
@@ -259,7 +291,10 @@ async function main() {
     });
 
   try {
-    const auction = await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' }, SERVICE_NODE_FLAGS.auction);
+    const auctions = [];
+    for (let i = 0; i < AUCTION_PROCESSES; i += 1)
+      auctions.push(await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' }, SERVICE_NODE_FLAGS.auction));
+    const auction = auctions.length === 1 ? auctions[0] : together(auctions);
     const auctionResults = await ramp(
       'auction',
       auction,
@@ -282,7 +317,7 @@ async function main() {
     const buckets = [...metrics.matchAll(/^auction_overhead_ms_bucket\{le="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])] as const);
     const total = buckets.at(-1)?.[1] ?? 0;
     console.log(`auction  in-service overhead of all steps (its histogram): p99 <= ${buckets.find(([, n]) => n >= total * 0.99)?.[0]} ms`);
-    await stop(auction);
+    for (const a of auctions) await stop(a);
 
     const floor = await child('auction-floor', { FLOOR_DSPS: dspUrls.map((u) => `${u}/native/bid`).join(',') });
     const floorResults = await ramp('floor', floor, dsps, '/', { 'content-type': 'application/json' }, body);

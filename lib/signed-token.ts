@@ -45,8 +45,12 @@ const mac = (key: Buffer, data: string) => createHmac('sha256', key).update(data
 
 /** Signs `payload` (which must not carry `exp`) valid for `ttlSeconds`. */
 export function signToken(payload: Record<string, unknown>, ttlSeconds: number, keys: SigningKeys = configuredKeys(), now = Date.now()): string {
+  return signTokenJson(JSON.stringify(payload), ttlSeconds, keys, now);
+}
+
+/** signToken over a payload already serialized (a JSON object's text): callers that sign several tokens of shared claims serialize those once. */
+export function signTokenJson(json: string, ttlSeconds: number, keys: SigningKeys = configuredKeys(), now = Date.now()): string {
   // JSON.stringify({ ...payload, exp }) without copying the payload: `exp` appended as its last member.
-  const json = JSON.stringify(payload);
   const exp = JSON.stringify(Math.floor(now / 1000) + ttlSeconds);
   const body = Buffer.from(json === '{}' ? `{"exp":${exp}}` : `${json.slice(0, -1)},"exp":${exp}}`).toString('base64url');
   const signed = `${keys.currentKid}.${body}`;

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../lib/bounded-map';
 import { BidRejection, type NonBidReason } from '../non-bid';
 
 /**
@@ -39,8 +40,24 @@ export function bidIdOf(value: unknown, where: string): string {
 export function creativeText(value: string, where: string, max: number, multiline = false): string {
   if (!value.isWellFormed() || (multiline ? CONTROL_BUT_NEWLINE : CONTROL).test(value))
     reject('invalid_ad_data', `${where} must be well-formed text without control characters`);
-  if ([...value].length > max) reject('asset_too_long', `${where} is longer than ${max} characters`);
+  if (value.length > max && codePoints(value) > max) reject('asset_too_long', `${where} is longer than ${max} characters`);
   return value;
+}
+
+/** Characters as `[...value].length` counts them (a lone surrogate is one), without the array; never more than `value.length`. */
+export function codePoints(value: string): number {
+  let n = value.length;
+  for (let i = 0; i < value.length; i += 1) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n -= 1;
+        i += 1;
+      }
+    }
+  }
+  return n;
 }
 
 /**
@@ -49,6 +66,9 @@ export function creativeText(value: string, where: string, max: number, multilin
  * percent-encoded, tabs and newlines dropped), at most DSP_LIMITS.url long.
  */
 export function creativeUrl(value: string, where: string): string {
+  // DSPs send the same creatives over and over: a URL already served is served again as it was normalized.
+  const known = servedUrls.get(value);
+  if (known !== undefined) return known;
   let url: URL;
   try {
     url = new URL(value);
@@ -57,9 +77,12 @@ export function creativeUrl(value: string, where: string): string {
   }
   if (url.protocol !== 'https:') reject('not_secure', `${where} must be an https URL`);
   if (url.username !== '' || url.password !== '') reject('invalid_ad_data', `${where} must not carry a user name or password`);
-  if (url.href.length > DSP_LIMITS.url) reject('invalid_ad_data', `${where} is longer than ${DSP_LIMITS.url} characters`);
-  return url.href;
+  const href = url.href;
+  if (href.length > DSP_LIMITS.url) reject('invalid_ad_data', `${where} is longer than ${DSP_LIMITS.url} characters`);
+  if (value.length <= DSP_LIMITS.url) servedUrls.set(value, href);
+  return href;
 }
+const servedUrls = new BoundedMap<string, string>(2_000);
 
 /** An advertiser domain (creative `domain`, OpenRTB `adomain`): a host name, as the URL parser spells it (lower case, punycode). */
 export function creativeDomain(value: string, where: string): string {

@@ -1,5 +1,5 @@
 import { BidRejection } from '../non-bid';
-import { creativeDomain, creativeText, creativeUrl, DSP_LIMITS } from './dsp-content';
+import { codePoints, creativeDomain, creativeText, creativeUrl, DSP_LIMITS } from './dsp-content';
 import type { AdFormat } from '../request-schema';
 import type { CarouselCreative, CarouselTile, MessageCreative } from '../types';
 
@@ -70,7 +70,7 @@ function domain(obj: Record<string, unknown>, where: string): string | undefined
 
 function headline(obj: Record<string, unknown>, where: string, max: number): string {
   const value = text(obj, 'headline', where, true)!;
-  if ([...value].length > max) reject('asset_too_long', `${where}: headline is longer than max_headline_chars (${max})`);
+  if (value.length > max && codePoints(value) > max) reject('asset_too_long', `${where}: headline is longer than max_headline_chars (${max})`);
   return creativeText(value, `${where}: headline`, max);
 }
 

@@ -49,8 +49,11 @@ export class RowQueue {
   constructor(private readonly maxRows: number) {}
 
   push(line: string) {
-    const bytes = Buffer.byteLength(line) + 1;
-    if (this.used + bytes > this.chunk.length) this.seal(Math.max(CHUNK_BYTES, bytes));
+    // A UTF-16 unit is at most 3 UTF-8 bytes: the exact length is needed only near the chunk's end.
+    if (this.used + line.length * 3 + 1 > this.chunk.length) {
+      const bytes = Buffer.byteLength(line) + 1;
+      if (this.used + bytes > this.chunk.length) this.seal(Math.max(CHUNK_BYTES, bytes));
+    }
     this.used += this.chunk.write(line, this.used);
     this.chunk[this.used++] = 0x0a;
     this.chunkRows += 1;
@@ -82,6 +85,17 @@ export class RowQueue {
   }
 }
 
+/** A JSON string as JSON.stringify writes it: quoted as is unless something in it needs escaping (quote, backslash, control, surrogate). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const str = (s: string) => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`);
+/** A number as JSON.stringify writes it (null when not finite). */
+const num = (n: number) => (Number.isFinite(n) ? `${n}` : 'null');
+const strings = (list: readonly string[]) => {
+  let out = '[';
+  for (let i = 0; i < list.length; i += 1) out += i === 0 ? str(list[i]) : `,${str(list[i])}`;
+  return `${out}]`;
+};
+
 /** A log row's key among dead letters: its auction, and for a bid its bidder (a stats row: its ad and outcome). */
 function auctionRowKey(line: string): string {
   try {
@@ -112,49 +126,26 @@ export class AuctionLog {
   }
 
   record(ctx: AuctionContext, winner: ValidBid | null, records: BidRecord[], latencyMs: number, format: string | null, noFillReason = '') {
-    const time = nowDateTime();
+    const time = str(nowDateTime());
+    const auctionId = str(ctx.auctionId);
+    const req = ctx.request;
+    let valid = 0;
+    for (const r of records) if (r.outcome !== 'rejected') valid += 1;
+    // Written out rather than JSON.stringify of a row object: the same text (same keys, order, escaping), without the object.
     this.auctions.push(
-      JSON.stringify({
-        auction_id: ctx.auctionId,
-        event_time: time,
-        publisher_id: ctx.publisher.publicId,
-        request_type: ctx.request.request_type,
-        country: ctx.request.country_code,
-        device: ctx.request.device,
-        ad_formats: ctx.request.ad_formats,
-        tmax_ms: ctx.tmaxMs,
-        bidders: records.length,
-        valid_bids: records.filter((r) => r.outcome !== 'rejected').length,
-        filled: winner ? 1 : 0,
-        winner_bidder: winner?.bidderId ?? '',
-        winner_bid_id: winner?.bidId ?? '',
-        winner_ad_id: winner?.inhouse?.adId ?? '',
-        winner_campaign_id: winner?.inhouse?.campaignId ?? '',
-        format: format ?? '',
-        price_micros: winner?.priceMicros ?? 0,
-        latency_ms: latencyMs,
-        no_fill_reason: noFillReason,
-        test: ctx.publisher.test ? 1 : 0,
-      }),
+      `{"auction_id":${auctionId},"event_time":${time},"publisher_id":${str(ctx.publisher.publicId)},"request_type":${str(req.request_type)},` +
+        `"country":${str(req.country_code)},"device":${str(req.device)},"ad_formats":${strings(req.ad_formats)},"tmax_ms":${num(ctx.tmaxMs)},` +
+        `"bidders":${records.length},"valid_bids":${valid},"filled":${winner ? 1 : 0},"winner_bidder":${str(winner?.bidderId ?? '')},` +
+        `"winner_bid_id":${str(winner?.bidId ?? '')},"winner_ad_id":${str(winner?.inhouse?.adId ?? '')},"winner_campaign_id":${str(winner?.inhouse?.campaignId ?? '')},` +
+        `"format":${str(format ?? '')},"price_micros":${num(winner?.priceMicros ?? 0)},"latency_ms":${num(latencyMs)},"no_fill_reason":${str(noFillReason)},` +
+        `"test":${ctx.publisher.test ? 1 : 0}}`,
     );
     for (const r of records) {
       this.bids.push(
-        JSON.stringify({
-          auction_id: ctx.auctionId,
-          event_time: time,
-          bidder_id: r.bidderId,
-          bidder_name: r.bidderName,
-          bidder_kind: r.kind,
-          bid_id: r.bidId ?? '',
-          price_micros: r.priceMicros ?? 0,
-          outcome: r.outcome,
-          reason: r.reason ?? '',
-          seat_non_bid_code: r.reason ? seatNonBidCode(r.reason) : -1,
-          detail: boundedText(r.detail ?? '', 500),
-          latency_ms: r.latencyMs,
-          ad_id: r.adId ?? '',
-          campaign_id: r.campaignId ?? '',
-        }),
+        `{"auction_id":${auctionId},"event_time":${time},"bidder_id":${str(r.bidderId)},"bidder_name":${str(r.bidderName)},"bidder_kind":${str(r.kind)},` +
+          `"bid_id":${str(r.bidId ?? '')},"price_micros":${num(r.priceMicros ?? 0)},"outcome":${str(r.outcome)},"reason":${str(r.reason ?? '')},` +
+          `"seat_non_bid_code":${r.reason ? seatNonBidCode(r.reason) : -1},"detail":${str(boundedText(r.detail ?? '', 500))},"latency_ms":${num(r.latencyMs)},` +
+          `"ad_id":${str(r.adId ?? '')},"campaign_id":${str(r.campaignId ?? '')}}`,
       );
     }
     if (this.auctions.rows >= this.opts.batchSize) void this.flush();

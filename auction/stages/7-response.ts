@@ -1,4 +1,4 @@
-import { baseClaims, pollUrls, trackingUrl, withViewUrl } from '../tracking';
+import { baseClaims, deliveryUrls, pollUrls, withViewUrl } from '../tracking';
 import type { AuctionContext, Creative, ValidBid } from '../types';
 
 /**
@@ -7,30 +7,30 @@ import type { AuctionContext, Creative, ValidBid } from '../types';
  * trackers travel inside the tokens), and the price as a CPM in USD.
  */
 export function presentAd(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' | 'request'>, bid: ValidBid & { creative: Creative }) {
-  const claims = baseClaims(ctx, bid);
+  const trackingUrl = deliveryUrls(baseClaims(ctx, bid));
   const auctionId = ctx.auctionId;
   const c = bid.creative;
   const price = bid.priceMicros / 1_000_000;
   if (c.format === 'poll') {
-    const view = trackingUrl('view', claims);
+    const view = trackingUrl('view');
     return {
       format: 'poll' as const,
       question: c.question,
       options: c.options,
       // Polls are our advertisers' (in-house) ads only.
       ...pollUrls(auctionId, bid.inhouse!.adId),
-      ...(c.cta_url ? { cta_url: trackingUrl('click', { ...claims, url: c.cta_url }) } : {}),
+      ...(c.cta_url ? { cta_url: trackingUrl('click', { url: c.cta_url }) } : {}),
       ...(c.logo_url ? { logo_url: c.logo_url } : {}),
       view_url: view,
-      url: trackingUrl('click', { ...claims, url: c.cta_url }),
-      feedback_url: trackingUrl('feedback', claims),
+      url: trackingUrl('click', { url: c.cta_url }),
+      feedback_url: trackingUrl('feedback'),
       advertiser: c.advertiser,
       price,
     };
   }
-  const view = trackingUrl('view', { ...claims, ...(c.view_url ? { dsp_view_url: c.view_url } : {}) });
-  const feedback = trackingUrl('feedback', { ...claims, ...(c.feedback_url ? { dsp_feedback_url: c.feedback_url } : {}) });
-  const click = (url: string, tile?: number) => trackingUrl('click', { ...claims, url: withViewUrl(url, c.view_url), ...(tile === undefined ? {} : { tile }) });
+  const view = trackingUrl('view', c.view_url ? { dsp_view_url: c.view_url } : undefined);
+  const feedback = trackingUrl('feedback', c.feedback_url ? { dsp_feedback_url: c.feedback_url } : undefined);
+  const click = (url: string, tile?: number) => trackingUrl('click', { url: withViewUrl(url, c.view_url), tile });
   if (c.format === 'sponsored_carousel') {
     const items = c.items.map((tile, i) => ({ ...tile, url: click(tile.url, i) }));
     return {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { inspectToken, signToken } from '../../lib/signed-token';
+import { BoundedMap } from '../../lib/bounded-map';
+import { inspectToken, signToken, signTokenJson } from '../../lib/signed-token';
 import { isUuid } from '../ids';
 
 /**
@@ -62,6 +63,32 @@ export function signDeliveryToken(claims: DeliveryClaims, ttlSeconds: number): s
   return signToken(claims, ttlSeconds);
 }
 
+/** A token's own claims, beside those every token of a delivery shares. */
+export type OwnClaims = Pick<DeliveryClaims, 'dsp_view_url' | 'dsp_feedback_url' | 'url' | 'tile'>;
+
+/**
+ * The tokens of one delivery (its view, click and feedback URLs): the shared
+ * claims serialized once, each token's own claims and `kind` appended. Every
+ * token is byte for byte signDeliveryToken({ ...shared, ...own, kind }).
+ */
+export function deliveryTokenSigner(shared: Omit<DeliveryClaims, 'kind'>): (kind: DeliveryTokenKind, own: OwnClaims | null, ttlSeconds: number) => string {
+  const head = JSON.stringify(shared).slice(0, -1);
+  const sep = head === '{' ? '' : ',';
+  return (kind, own, ttlSeconds) => {
+    let json = head;
+    let next = sep;
+    if (own) {
+      for (const key in own) {
+        const value = own[key as keyof OwnClaims];
+        if (value === undefined) continue;
+        json += `${next}"${key}":${JSON.stringify(value)}`;
+        next = ',';
+      }
+    }
+    return signTokenJson(`${json}${next}"kind":"${kind}"}`, ttlSeconds);
+  };
+}
+
 /**
  * A genuine token of `kind` and whether it has expired, or null (malformed,
  * tampered, another kind, a foreign key): trackers count nothing for those.
@@ -77,10 +104,35 @@ export function readDeliveryToken(token: unknown, kind: DeliveryTokenKind): { cl
 /** The spec: the SSP appends `view_url` as a query parameter to the DSP's click URL. */
 export function withViewUrl(clickUrl: string, viewUrl: string | undefined): string {
   if (!viewUrl) return clickUrl;
+  const around = viewUrlSlots.get(clickUrl) ?? viewUrlSlot(clickUrl);
+  return around ? `${around[0]}${formEncoded(viewUrl)}${around[1]}` : appendViewUrl(clickUrl, viewUrl);
+}
+
+const appendViewUrl = (clickUrl: string, viewUrl: string) => {
   const url = new URL(clickUrl);
   url.searchParams.append('view_url', viewUrl);
   return url.toString();
+};
+
+/**
+ * What comes before and after the appended value, per click URL (a DSP's few,
+ * parsed once): the parser's normalization and the re-serialized query depend
+ * only on the click URL, so the result is the parts around the value's encoding.
+ */
+const SLOT = 'viewurlslot0';
+const viewUrlSlots = new BoundedMap<string, readonly [string, string] | null>(10_000);
+function viewUrlSlot(clickUrl: string): readonly [string, string] | null {
+  const marked = appendViewUrl(clickUrl, SLOT);
+  const at = marked.indexOf(SLOT);
+  const around = at >= 0 && marked.indexOf(SLOT, at + 1) < 0 ? ([marked.slice(0, at), marked.slice(at + SLOT.length)] as const) : null;
+  viewUrlSlots.set(clickUrl, around);
+  return around;
 }
+
+/** application/x-www-form-urlencoded, as URLSearchParams writes a value: encodeURIComponent also escapes !'()~, and a space is '+'. */
+const FORM_EXTRA = /[!'()~]|%20/g;
+const formEncoded = (value: string) =>
+  encodeURIComponent(value.toWellFormed()).replace(FORM_EXTRA, (c) => (c === '%20' ? '+' : `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
 
 /**
  * The click id our click redirect hands the advertiser's landing page: the
