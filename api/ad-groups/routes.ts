@@ -2,12 +2,12 @@ import { adGroupCreateSchema, adGroupListFilterSchema, adGroupUpdateSchema } fro
 import { createAdGroup, findAdGroup, listAdGroups, setAdGroupStatus, updateAdGroup } from '../../domain/campaigns/ad-groups';
 import type { TreeDeps } from '../../domain/campaigns/tree';
 import type { ErrorCode } from '../../lib/http/error-codes';
-import { defineOperation, type Operation } from '../../lib/http/operations';
+import type { Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';
 import { presentAdGroup } from '../campaigns/presenters';
 import { adGroupListSchema, adGroupSchema } from '../campaigns/resources';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
-import { listOperation, retrieveOperation } from '../http/resource-operations';
+import { createOperation, listOperation, retrieveOperation, updateOperation } from '../http/resource-operations';
 import { resourceLinks, STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
 
 const tag = 'Ad groups';
@@ -31,17 +31,18 @@ export function adGroupOperations(deps: TreeDeps): Operation[] {
       load: (organizationId, filters, page) => listAdGroups(db, organizationId, filters.campaign_id, page),
       present: presentAdGroup,
     }),
-    defineOperation({
+    createOperation({
       id: 'createAdGroup',
-      method: 'post',
       path: '/v1/ad_groups',
       tag,
-      auth: 'apiKey',
       summary: 'Create an ad group with its ads',
       body: adGroupCreateSchema,
-      success: { status: 201, description: 'The ad group', schema: adGroupSchema, links: adGroupLinks('$response.body#/id') },
+      description: 'The ad group',
+      schema: adGroupSchema,
+      links: adGroupLinks('$response.body#/id'),
       errors: ['required', 'invalid_value', 'string_too_long', 'poll_cannot_be_ai', ...IMAGE_ERRORS, 'not_found'],
-      handle: async ({ body }, _req, res) => presentAdGroup(await createAdGroup(deps, organizationOf(res), body)),
+      create: (organizationId, body) => createAdGroup(deps, organizationId, body),
+      present: presentAdGroup,
     }),
     retrieveOperation({
       id: 'getAdGroup',
@@ -53,17 +54,17 @@ export function adGroupOperations(deps: TreeDeps): Operation[] {
       find: (organizationId, id) => findAdGroup(db, organizationId, id),
       present: presentAdGroup,
     }),
-    defineOperation({
+    updateOperation({
       id: 'updateAdGroup',
-      method: 'post',
       path: '/v1/ad_groups/:id',
       tag,
-      auth: 'apiKey',
       summary: 'Update an ad group; only sent fields change',
       body: adGroupUpdateSchema,
-      success: { status: 200, description: 'The ad group', schema: adGroupSchema },
+      description: 'The ad group',
+      schema: adGroupSchema,
       errors: ['invalid_value', 'required', 'string_too_long', ...statusLocked, 'not_found'],
-      handle: async ({ params, body }, _req, res) => presentAdGroup(await updateAdGroup(db, organizationOf(res), params.id, body)),
+      update: (organizationId, id, body) => updateAdGroup(db, organizationId, id, body),
+      present: presentAdGroup,
     }),
     ...statusActionOperations({
       noun: 'ad group',

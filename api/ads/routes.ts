@@ -1,12 +1,12 @@
 import { adCreateSchema, adListFilterSchema, adUpdateSchema } from '../../domain/campaigns/ad-schema';
 import { createAd, findAd, listAds, setAdStatus, updateAd } from '../../domain/campaigns/ads';
 import type { TreeDeps } from '../../domain/campaigns/tree';
-import { defineOperation, type Operation } from '../../lib/http/operations';
+import type { Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';
 import { presentAd } from '../campaigns/presenters';
 import { adListSchema, adSchema } from '../campaigns/resources';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
-import { listOperation, retrieveOperation } from '../http/resource-operations';
+import { createOperation, listOperation, retrieveOperation, updateOperation } from '../http/resource-operations';
 import { resourceLinks, STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
 
 const tag = 'Ads';
@@ -28,17 +28,18 @@ export function adOperations(deps: TreeDeps): Operation[] {
       load: (organizationId, filters, page) => listAds(db, organizationId, filters.ad_group_id, page),
       present: presentAd,
     }),
-    defineOperation({
+    createOperation({
       id: 'createAd',
-      method: 'post',
       path: '/v1/ads',
       tag,
-      auth: 'apiKey',
       summary: 'Create an ad in an ad group',
       body: adCreateSchema,
-      success: { status: 201, description: 'The ad (active)', schema: adSchema, links: adLinks },
+      description: 'The ad (active)',
+      schema: adSchema,
+      links: adLinks,
       errors: ['required', 'string_too_long', 'poll_cannot_be_ai', ...IMAGE_ERRORS, 'not_found'],
-      handle: async ({ body }, _req, res) => presentAd(await createAd(deps, organizationOf(res), body)),
+      create: (organizationId, body) => createAd(deps, organizationId, body),
+      present: presentAd,
     }),
     retrieveOperation({
       id: 'getAd',
@@ -50,17 +51,17 @@ export function adOperations(deps: TreeDeps): Operation[] {
       find: (organizationId, id) => findAd(db, organizationId, id),
       present: presentAd,
     }),
-    defineOperation({
+    updateOperation({
       id: 'updateAd',
-      method: 'post',
       path: '/v1/ads/:ad_id',
       tag,
-      auth: 'apiKey',
       summary: 'Update an ad; a new creative replaces the old one, a new file_id or image_url swaps the image',
       body: adUpdateSchema,
-      success: { status: 200, description: 'The ad', schema: adSchema },
+      description: 'The ad',
+      schema: adSchema,
       errors: ['required', 'string_too_long', 'campaign_not_approved', ...IMAGE_ERRORS, 'not_found'],
-      handle: async ({ params, body }, _req, res) => presentAd(await updateAd(deps, organizationOf(res), params.ad_id, body)),
+      update: (organizationId, id, body) => updateAd(deps, organizationId, id, body),
+      present: presentAd,
     }),
     ...statusActionOperations({
       noun: 'ad',

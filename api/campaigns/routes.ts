@@ -1,11 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db';
-import { defineOperation, type Operation } from '../../lib/http/operations';
+import type { Operation } from '../../lib/http/operations';
 import { campaignListFilterSchema, campaignUpdateSchema } from '../../domain/campaigns/campaign-schema';
 import { findCampaign, listCampaigns } from '../../domain/campaigns/campaigns';
 import { changeCampaign, changeCampaignStatus } from '../../use-cases/campaigns/change-campaign';
 import { organizationOf } from '../auth/api-key-auth';
-import { listOperation, retrieveOperation } from '../http/resource-operations';
+import { listOperation, retrieveOperation, updateOperation } from '../http/resource-operations';
 import { statusActionOperations } from '../http/status-actions';
 import { presentCampaign } from './presenters';
 import { campaignListSchema, campaignSchema } from './resources';
@@ -38,17 +38,17 @@ export function campaignOperations(db: Db, temporal: Client): Operation[] {
       find: (organizationId, id) => findCampaign(db, organizationId, id),
       present: presentCampaign,
     }),
-    defineOperation({
+    updateOperation({
       id: 'updateCampaign',
-      method: 'post',
       path: '/v1/campaigns/:campaign_id',
       tag,
-      auth: 'apiKey',
       summary: 'Update a campaign; only sent fields change',
       body: campaignUpdateSchema,
-      success: { status: 200, description: 'The updated campaign', schema: campaignSchema },
+      description: 'The updated campaign',
+      schema: campaignSchema,
       errors: ['use_status_action', 'invalid_value', 'required', 'string_too_long', 'not_found', 'name_conflict'],
-      handle: async ({ params, body }, _req, res) => presentCampaign(await changeCampaign(deps, organizationOf(res), params.campaign_id, body)),
+      update: (organizationId, id, body) => changeCampaign(deps, organizationId, id, body),
+      present: presentCampaign,
     }),
     ...statusActionOperations({
       noun: 'campaign',

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Page, PageRequest } from '../../domain/pagination';
 import type { ErrorCode } from '../../lib/http/error-codes';
-import { defineOperation, type Operation } from '../../lib/http/operations';
+import { defineOperation, type Link, type Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';
 import { EXCLUSIVE_CURSORS, listQuerySchema, pageRequest, type paginationQuerySchema, presentList } from './pagination';
 
@@ -59,4 +59,40 @@ export function retrieveOperation<Row, Out>(resource: ResourceOperation<Row, Out
     errors: ['not_found'],
     handle: async ({ params }, _req, res) => resource.present(await resource.find(organizationOf(res), params[idParam])),
   });
+}
+
+type Write<B extends z.ZodType, Row, Out> = ResourceOperation<Row, Out> & { body: B; errors: ErrorCode[] };
+
+/** `POST` of a JSON body under an API key, answering `status` with the presented row `write` makes. */
+function postOperation<B extends z.ZodType, Row, Out>(
+  op: Write<B, Row, Out> & { status: number; links?: Record<string, Link> },
+  write: (organizationId: string, params: Record<string, string>, body: z.output<B>) => Promise<Row>,
+): Operation {
+  return defineOperation({
+    id: op.id,
+    method: 'post',
+    path: op.path,
+    tag: op.tag,
+    auth: 'apiKey',
+    summary: op.summary,
+    body: op.body,
+    success: { status: op.status, description: op.description, schema: op.schema, ...(op.links ? { links: op.links } : {}) },
+    errors: op.errors,
+    handle: async ({ params, body }, _req, res) => op.present(await write(organizationOf(res), params, body as z.output<B>)),
+  });
+}
+
+/** A `/v1` create: 201 with the new resource and its links. */
+export function createOperation<B extends z.ZodType, Row, Out>(
+  create: Write<B, Row, Out> & { links: Record<string, Link>; create: (organizationId: string, body: z.output<B>) => Promise<Row> },
+): Operation {
+  return postOperation({ ...create, status: 201 }, (organizationId, _params, body) => create.create(organizationId, body));
+}
+
+/** A `/v1` update of the resource whose id ends its path: 200 with it changed. */
+export function updateOperation<B extends z.ZodType, Row, Out>(
+  update: Write<B, Row, Out> & { update: (organizationId: string, id: string, body: z.output<B>) => Promise<Row> },
+): Operation {
+  const idParam = /:([A-Za-z_]+)$/.exec(update.path)![1];
+  return postOperation({ ...update, status: 200 }, (organizationId, params, body) => update.update(organizationId, params[idParam], body));
 }
