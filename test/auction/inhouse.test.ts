@@ -11,26 +11,16 @@ import { randomBytes } from 'node:crypto';
 import { verifyToken } from '../../lib/signed-token';
 import { adctl } from '../support/cli';
 import { insertTree } from '../support/fixtures';
-import { call, newOrg, startHarness, type Harness } from '../support/harness';
-import { adRequest, contextualRequest, loggedBids, startAuction, type AuctionHarness } from './support';
+import { call, newOrg } from '../support/harness';
+import { useApiAndAuction } from '../support/api-and-auction';
+import { adRequest, contextualRequest, loggedBids } from './support';
 import { until } from '../support/wait';
 import { smoothedCtr } from '../../auction/inhouse/eligibility';
 import { INDEX_PAGE_SIZE, loadIndexedAds } from '../../auction/inhouse/ad-index';
 import { readPollToken } from '../../domain/polls/poll-token';
 
-let api: Harness;
-let h: AuctionHarness;
-beforeAll(async () => {
-  api = await startHarness();
-  h = await startAuction();
-});
-afterAll(async () => {
-  // Leave nothing live behind for other test files (openers skip relevance).
-  await api.db.campaign.updateMany({ where: { id: { in: campaignIds } }, data: { status: 'paused' } });
-  await h.close();
-  await api.close();
-});
-const campaignIds: string[] = [];
+// Leave nothing live behind for other test files (openers skip relevance).
+const { api, h, live: campaignIds } = useApiAndAuction();
 
 const word = () => `zq${randomBytes(4).toString('hex')}`;
 const talkAbout = (topic: string, o: Record<string, unknown> = {}) =>
