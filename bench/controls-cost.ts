@@ -8,8 +8,8 @@
  * The index: INDEX_SIZE servable ads of as many campaigns (every one reaches the controls).
  */
 import { randomUUID } from 'node:crypto';
+import { benchAuctionContext } from './support/auction-context';
 import type { Db } from '../lib/db';
-import type { AuctionContext } from '../auction/types';
 import type { IndexedAd } from '../auction/inhouse/ad-index';
 import type { AdTally } from '../auction/inhouse/tally';
 
@@ -41,7 +41,7 @@ export async function controlsCostMs(db: Db): Promise<{ withoutMs: number; withM
     const controlled = { ...plain, pacing, caps };
     const batchMs = (deps: typeof plain) => {
       const started = performance.now();
-      for (let i = 0; i < BATCH; i += 1) inhouseBid(opener(), ads, deps);
+      for (let i = 0; i < BATCH; i += 1) inhouseBid(benchAuctionContext({ country_code: 'AQ', ad_formats: ['sponsored_message', 'poll'] }), ads, deps);
       return (performance.now() - started) / BATCH;
     };
     const without: number[] = [];
@@ -58,30 +58,6 @@ export async function controlsCostMs(db: Db): Promise<{ withoutMs: number; withM
     await caps.close();
     await pool.end();
   }
-}
-
-function opener(): AuctionContext {
-  return {
-    auctionId: randomUUID(),
-    startedAt: 0,
-    deadlineAt: Infinity,
-    tmaxMs: 2000,
-    floorMicros: 0,
-    blocks: { advertisers: new Set(), categories: [] },
-    userIp: '',
-    userAgent: '',
-    audience: undefined,
-    publisher: { publicId: 'bench', name: 'bench', tmaxMs: 2000 } as AuctionContext['publisher'],
-    request: {
-      userId: randomUUID(),
-      request_type: 'opener',
-      country_code: 'AQ',
-      device: 'mobile',
-      timezone: 'UTC',
-      ad_formats: ['sponsored_message', 'poll'],
-      config: { max_headline_chars: 100, image_enabled: true },
-    } as unknown as AuctionContext['request'],
-  };
 }
 
 function servableAd(tally: AdTally): IndexedAd {

@@ -23,10 +23,10 @@
  *   npm run bench:pacing
  */
 import { randomUUID } from 'node:crypto';
+import { benchAuctionContext } from './support/auction-context';
 import type { Db } from '../lib/db';
 import type { DeliveryLedgerWriter } from '../domain/delivery/ledger';
 import type { IndexedAd } from '../auction/inhouse/ad-index';
-import type { AuctionContext } from '../auction/types';
 import { plannedSpend } from '../domain/serving/pacing';
 import type { PacingGate } from '../auction/inhouse/pacing-gate';
 
@@ -142,36 +142,11 @@ async function benchCampaign(db: Db, f: Flight) {
   return { campaignId: campaign.id, ad };
 }
 
-/** A request the bench campaign is eligible for (a fresh user: caps are not what is measured here). */
-function requestContext(): AuctionContext {
-  return {
-    auctionId: randomUUID(),
-    startedAt: 0,
-    deadlineAt: Infinity,
-    tmaxMs: 2000,
-    floorMicros: 0,
-    blocks: { advertisers: new Set(), categories: [] },
-    userIp: '',
-    userAgent: '',
-    audience: undefined,
-    publisher: { publicId: 'bench', name: 'bench', tmaxMs: 2000 } as AuctionContext['publisher'],
-    request: {
-      userId: randomUUID(),
-      request_type: 'opener',
-      country_code: 'US',
-      device: 'mobile',
-      timezone: 'UTC',
-      ad_formats: ['sponsored_message'],
-      config: { max_headline_chars: 100, image_enabled: true },
-    } as unknown as AuctionContext['request'],
-  };
-}
-
 /** One request through the bidder; a bid wins and is charged at `atMs`. */
 async function serve(ad: IndexedAd, gate: PacingGate, ledger: DeliveryLedgerWriter, atMs: number) {
   const { inhouseBid } = await import('../auction/inhouse/bidder');
   const { priorCtr, alwaysOpenBudget } = await import('../auction/inhouse/eligibility');
-  const ctx = requestContext();
+  const ctx = benchAuctionContext({ country_code: 'US', ad_formats: ['sponsored_message'] });
   const { bid } = inhouseBid(ctx, [ad], { budget: alwaysOpenBudget, ctr: priorCtr, pacing: gate }, atMs);
   if (!bid?.inhouse) return;
   const i = bid.inhouse;
