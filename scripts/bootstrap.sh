@@ -141,8 +141,11 @@ if [[ -z "${TEMPORAL_ADDRESS:-}" ]]; then
   TEMPORAL="$PY_SCRIPTS/temporal"
   if ! "$TEMPORAL" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT" >/dev/null 2>&1; then
     log "starting Temporal dev server"
+    # WAL without a sync per commit: every workflow start and task otherwise waits for the disk. A crash
+    # of the process loses nothing; a crash of the machine may lose the last writes (a development server).
     setsid -f "$TEMPORAL" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" \
       --ui-port "$TEMPORAL_UI_PORT" --db-filename "$DATA_DIR/temporal.sqlite" \
+      --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
       --log-level warn >>"$LOG_DIR/temporal.log" 2>&1 < /dev/null
   fi
   wait_for Temporal 60 "$TEMPORAL" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
