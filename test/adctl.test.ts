@@ -12,17 +12,11 @@ import { createTemporalClient } from '../lib/temporal';
 import { keyRotationGraceWorkflowId } from '../workflows/key-rotation-grace';
 import { adctl, type AdctlRun } from './support/cli';
 import { uniquePng } from './support/fixtures';
-import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { call, newOrg, useHarness } from './support/harness';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 type Run = AdctlRun;
 

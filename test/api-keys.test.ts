@@ -12,15 +12,9 @@ import { createMember, createSession } from '../domain/organizations/service';
 import { createTemporalClient } from '../lib/temporal';
 import { keyRotationGraceWorkflowId } from '../workflows/key-rotation-grace';
 import { hashSecret } from '../lib/secrets';
-import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { call, newOrg, useHarness } from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 const GRACE_MS = 30 * 60 * 1000;
 const keysPath = (org: string) => `/api/organizations/${org}/api-keys/`;

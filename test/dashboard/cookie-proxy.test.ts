@@ -5,15 +5,9 @@
 import { config } from '../../lib/config';
 import { createLoginLink, memberForLoginLink } from '../../domain/dashboard/sessions';
 import { organizationIdOf } from '../support/fixtures';
-import { newOrg, startHarness, type Harness } from '../support/harness';
+import { newOrg, useHarness } from '../support/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 async function signIn(headers: Record<string, string>): Promise<string> {
   const orgId = await organizationIdOf(h.db, await newOrg(h.db));
