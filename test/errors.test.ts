@@ -2,16 +2,12 @@
  * The error object on every failure path (spec: Conventions, Errors), request
  * ids, and the health endpoint.
  */
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { call, errorBody, newOrg, useHarness } from './support/harness';
 
-let h: Harness;
+const h = useHarness();
 let apiKey: string;
 beforeAll(async () => {
-  h = await startHarness();
   apiKey = (await newOrg(h.db)).api_key;
-});
-afterAll(async () => {
-  await h.close();
 });
 
 /** Neither an HTML page nor a stack trace, and a JSON content type. */

@@ -4,16 +4,12 @@
  */
 import { createMember } from '../domain/organizations/service';
 import { insertTree, organizationIdOf } from './support/fixtures';
-import { apiClient, call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, call, errorBody, newOrg, useHarness } from './support/harness';
 
-let h: Harness;
+const h = useHarness();
 let org: Awaited<ReturnType<typeof newOrg>>;
 beforeAll(async () => {
-  h = await startHarness();
   org = await newOrg(h.db);
-});
-afterAll(async () => {
-  await h.close();
 });
 
 const NUL = 'abc\u0000def';

@@ -3,18 +3,14 @@
  * routes the app serves so far, with the spec's error object.
  */
 import { csrfTokenFor } from '../lib/csrf';
-import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { call, newOrg, useHarness } from './support/harness';
 
-let h: Harness;
+const h = useHarness();
 let doc: any;
 beforeAll(async () => {
-  h = await startHarness();
   const res = await call(h.url, 'GET', '/v1/openapi.json');
   expect(res.status).toBe(200);
   doc = res.body;
-});
-afterAll(async () => {
-  await h.close();
 });
 
 const KEYS = '/api/organizations/{org_public_id}/api-keys/';
