@@ -11,17 +11,11 @@ import { config } from '../../lib/config';
 import { csrfTokenFor } from '../../lib/csrf';
 import { createMember } from '../../domain/organizations/service';
 import { insertTree, organizationIdOf, uniquePng } from '../support/fixtures';
-import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
+import { call, errorBody, newOrg, useHarness } from '../support/harness';
 import { until } from '../support/wait';
 import { adRequest, contextualRequest, startAuction, type AuctionHarness } from '../auction/support';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness();
 
 type Org = Awaited<ReturnType<typeof newOrg>>;
 

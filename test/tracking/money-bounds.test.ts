@@ -17,21 +17,15 @@ import { exportHeldImpressions, exportLedgerBatch } from '../../domain/delivery/
 import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/ledger';
 import { TRACKING_PATHS } from '../../domain/delivery/tracking-token';
 import { baseClaims, trackingUrl } from '../../auction/tracking';
-import { newOrg, startHarness, type Harness } from '../support/harness';
+import { newOrg, useHarness } from '../support/harness';
 import { until } from '../support/wait';
 import { deliverableCampaign, get, ledgerRows, spendOf, trackerUrl, type Claims } from './support';
 
-let h: Harness;
 let pool: Pool;
 const ch = createClickhouse();
-beforeAll(async () => {
-  h = await startHarness();
+const h = useHarness([{ close: () => pool.end() }, ch]);
+beforeAll(() => {
   pool = createPgPool();
-});
-afterAll(async () => {
-  await h.close();
-  await pool.end();
-  await ch.close();
 });
 
 const view = (claims: Claims) => get(trackerUrl(h.url, 'view', claims));
