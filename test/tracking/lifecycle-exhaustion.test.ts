@@ -9,19 +9,12 @@ import { createTemporalClient } from '../../lib/temporal';
 import { adctl } from '../support/cli';
 import { campaignLifecycleWorkflowId } from '../../workflows/campaign-lifecycle';
 import { startCampaignLifecycle } from '../../workflows/clients/campaign-lifecycle';
-import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
+import { call, errorBody, newOrg, useHarness } from '../support/harness';
 import { until } from '../support/wait';
 import { deliverableCampaign, get, spendOf, trackerUrl } from './support';
 
-let h: Harness;
 const temporal = createTemporalClient();
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await temporal.connection.close();
-});
+const h = useHarness([temporal.connection]);
 
 test('the impression that spends the budget completes the campaign (budget_exhausted)', async () => {
   const org = await newOrg(h.db);

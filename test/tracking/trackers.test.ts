@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { addDsp } from '../../domain/dsps';
 import { withViewUrl } from '../../domain/delivery/tracking-token';
-import { call, errorBody, newOrg, startHarness, type Harness } from '../support/harness';
+import { call, errorBody, newOrg, useHarness } from '../support/harness';
 import { until } from '../support/wait';
 import { adctl } from '../support/cli';
 import {
@@ -26,14 +26,8 @@ import {
   type Claims,
 } from './support';
 
-let h: Harness;
 const exhausted: string[] = [];
-beforeAll(async () => {
-  h = await startHarness({ onBudgetExhausted: (ids) => exhausted.push(...ids) });
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness([], { onBudgetExhausted: (ids) => exhausted.push(...ids) });
 
 const PIXEL_TYPE = 'image/gif';
 
