@@ -5,23 +5,21 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { runAnalyticsQuery } from '../../domain/insights/analytics-query';
-import { call, errorBody, startHarness, type Harness } from '../support/harness';
+import { call, errorBody, useHarness } from '../support/harness';
 import { clickhouse, newTenant, queryString, type Tenant } from './support';
 
-let h: Harness;
+const h = useHarness();
 let ch: ClickHouseClient;
 let t: Tenant;
 let other: Tenant;
 
 beforeAll(async () => {
-  h = await startHarness();
   ch = clickhouse();
   t = await newTenant(h);
   other = await newTenant(h);
 });
 afterAll(async () => {
   await ch.close();
-  await h.close();
 });
 
 const day = (since: string, until = since, timezone?: string) => ({ type: 'date_range', since, until, ...(timezone ? { timezone } : {}) });

@@ -4,10 +4,10 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { importExternalReport } from '../../domain/delivery/external-supply';
-import { startHarness, type Harness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { clickhouse, database, insertRows, newTenant, row, type Tenant } from './support';
 
-let h: Harness;
+const h = useHarness();
 let ch: ClickHouseClient;
 let t: Tenant;
 
@@ -16,7 +16,6 @@ const window = { type: 'date_range', since: DAYS[0], until: DAYS[4] };
 const accountPath = '/v1/ad_account/insights';
 
 beforeAll(async () => {
-  h = await startHarness();
   ch = clickhouse();
   t = await newTenant(h, { campaigns: 2, groups: 2, ads: 3 });
   const rows = t.ads.flatMap((ad, i) =>
@@ -48,7 +47,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await ch.close();
-  await h.close();
 });
 
 const adLevel = (extra: Record<string, any> = {}) => t.get(accountPath, { aggregation_level: 'ad', 'time_ranges[]': [window], ...extra });

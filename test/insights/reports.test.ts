@@ -7,10 +7,10 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DELIVERY_TABLES } from '../../domain/delivery/clickhouse-tables';
 import { sql } from '../../lib/clickhouse/sql';
-import { startHarness, type Harness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { clickhouse, database, insertRows, newTenant, row, unix, type Tenant } from './support';
 
-let h: Harness;
+const h = useHarness();
 let ch: ClickHouseClient;
 let t: Tenant;
 
@@ -25,7 +25,6 @@ function hourlyRows(ad: Tenant['ads'][number], fromIso: string, toIso: string) {
 }
 
 beforeAll(async () => {
-  h = await startHarness();
   ch = clickhouse();
   t = await newTenant(h, { campaigns: 2, groups: 1, ads: 2 });
   const [a, b] = t.ads;
@@ -39,7 +38,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await ch.close();
-  await h.close();
 });
 
 const berlinDay = (day: string) => ({ type: 'date_range', since: day, until: day, timezone: 'Europe/Berlin' });
