@@ -13,19 +13,16 @@ import { createTemporalClient } from '../lib/temporal';
 import { endKeyRotationGrace, settleKeyRotation } from '../workflows/clients/key-rotation-grace';
 import { keyRotationGraceWorkflowId } from '../workflows/key-rotation-grace';
 import { organizationIdOf } from './support/fixtures';
-import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { call, newOrg, useHarness } from './support/harness';
 
-let h: Harness;
+const h = useHarness();
 const temporal = createTemporalClient();
-beforeAll(async () => {
-  h = await startHarness();
-});
+beforeAll(async () => {});
 /** Every grace workflow these tests may have started runs 30 minutes: end them. */
 const keyIds: string[] = [];
 afterAll(async () => {
   await Promise.allSettled(keyIds.map((id) => temporal.workflow.getHandle(keyRotationGraceWorkflowId(id)).terminate('test cleanup')));
   await temporal.connection.close();
-  await h.close();
 });
 
 const v1Status = async (secret: string) => (await call(h.url, 'GET', '/v1/ad_account', { token: secret })).status;

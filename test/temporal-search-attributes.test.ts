@@ -16,21 +16,18 @@ import { campaignSearchAttributes } from '../workflows/search-attributes';
 import { temporalConfig } from '../temporal.config';
 import { creativeReviewWorkflowId } from '../workflows/creative-review';
 import { adctl } from './support/cli';
-import { call, newOrg, startHarness, type Harness } from './support/harness';
+import { call, newOrg, useHarness } from './support/harness';
 import { eventually } from './support/wait';
 
-let h: Harness;
+const h = useHarness();
 let approved: { campaignId: string; name: string; organizationPublicId: string } | undefined;
 const temporal = createTemporalClient();
 const started: string[] = [];
 
-beforeAll(async () => {
-  h = await startHarness();
-});
+beforeAll(async () => {});
 afterAll(async () => {
   await Promise.allSettled(started.map((id) => temporal.workflow.getHandle(id).terminate('test cleanup')));
   await temporal.connection.close();
-  await h.close();
 });
 
 const body = (name: string) => ({

@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { createAssetStore } from '../lib/asset-store';
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { call, errorBody, newOrg, useHarness } from './support/harness';
 
 /** POST /v1/upload end to end: multipart and image_url, against the real store and database. */
-let h: Harness;
+const h = useHarness();
 let apiKey: string;
 let imageServer: http.Server;
 let imageBase: string;
@@ -27,7 +27,6 @@ function multipart(bytes: Buffer, field = 'file', filename = 'image.png', type =
 }
 
 beforeAll(async () => {
-  h = await startHarness();
   apiKey = (await newOrg(h.db)).api_key;
   png = await solid('png');
   const gif = await solid('gif');
@@ -54,7 +53,6 @@ beforeAll(async () => {
   imageBase = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await h.close();
   await new Promise((r) => imageServer.close(r));
 });
 
