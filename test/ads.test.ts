@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { assetKey, assetUrl } from '../domain/assets/ad-images';
 import { templateGenerator } from '../domain/creatives/generator';
 import { createAssetStore } from '../lib/asset-store';
-import { apiClient, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, errorBody, newOrg, useHarness } from './support/harness';
 import { insertAd, insertAdGroup, insertCampaign, insertTree, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
 
 /** /v1/ads: list, create (images, auto_generate), read, update (creative and image swap) and status. */
-let h: Harness;
+const h = useHarness();
 let org: Awaited<ReturnType<typeof newOrg>>;
 let other: Awaited<ReturnType<typeof newOrg>>;
 let orgId: string;
@@ -18,7 +18,6 @@ let imageBase: string;
 const served = new Map<string, Buffer>();
 
 beforeAll(async () => {
-  h = await startHarness();
   [org, other] = await Promise.all([newOrg(h.db), newOrg(h.db)]);
   orgId = await organizationIdOf(h.db, org);
   imageServer = http.createServer((req, res) => {
@@ -30,7 +29,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise((r) => imageServer.close(r));
-  await h.close();
 });
 
 const api = apiClient(

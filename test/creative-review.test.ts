@@ -15,9 +15,9 @@ import { createTemporalClient } from '../lib/temporal';
 import { creativeReviewWorkflowId, pendingRevisionQuery } from '../workflows/creative-review';
 import { adctl } from './support/cli';
 import { insertAd, insertAdGroup, insertCampaign, uniquePng } from './support/fixtures';
-import { apiClient, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, newOrg, useHarness } from './support/harness';
 
-let h: Harness;
+const h = useHarness();
 let org: Awaited<ReturnType<typeof newOrg>>;
 const temporal = createTemporalClient();
 const store = createAssetStore();
@@ -27,7 +27,6 @@ const images = new Map<string, Buffer>();
 const reviewIds: string[] = [];
 
 beforeAll(async () => {
-  h = await startHarness();
   org = await newOrg(h.db);
   imageServer = http.createServer((req, res) => {
     const bytes = images.get(req.url ?? '');
@@ -42,7 +41,6 @@ afterAll(async () => {
   await temporal.connection.close();
   imageServer.closeAllConnections();
   await new Promise((resolve) => imageServer.close(resolve));
-  await h.close();
 });
 
 const api = apiClient(

@@ -16,9 +16,9 @@ import { parseOrThrow } from '../lib/validation';
 import sharp from 'sharp';
 import { createAssetStore, type AssetStore } from '../lib/asset-store';
 import { insertAd, insertAdGroup, insertCampaign, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
-import { apiClient, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { apiClient, errorBody, newOrg, useHarness } from './support/harness';
 
-let h: Harness;
+const h = useHarness();
 let org: Awaited<ReturnType<typeof newOrg>>;
 let organizationId: string;
 const store = createAssetStore();
@@ -31,7 +31,6 @@ const hits = new Map<string, number>();
 let batch: { size: number; total: number; held: (() => void)[]; received: number; maxInFlight: number; inFlight: number } | null = null;
 
 beforeAll(async () => {
-  h = await startHarness();
   org = await newOrg(h.db);
   organizationId = await organizationIdOf(h.db, org);
   imageServer = http.createServer((req, res) => {
@@ -58,7 +57,6 @@ beforeAll(async () => {
 afterAll(async () => {
   imageServer.closeAllConnections();
   await new Promise((resolve) => imageServer.close(resolve));
-  await h.close();
 });
 
 const api = apiClient(
