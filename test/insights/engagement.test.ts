@@ -10,10 +10,10 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
 import { mintPollTokens } from '../../domain/polls/poll-token';
 import { identifier } from '../../lib/clickhouse/sql';
-import { call, startHarness, type Harness } from '../support/harness';
+import { call, useHarness } from '../support/harness';
 import { clickhouse, database, insertRows, newTenant, row, unix, type Tenant } from './support';
 
-let h: Harness;
+const h = useHarness();
 let ch: ClickHouseClient;
 let t: Tenant;
 let adA: Tenant['ads'][number];
@@ -43,7 +43,6 @@ const collected = (fields: Record<string, string>, iso: string) => ({
 });
 
 beforeAll(async () => {
-  h = await startHarness();
   ch = clickhouse();
   t = await newTenant(h, { campaigns: 1, groups: 2, ads: 1 });
   [adA, adB] = t.ads;
@@ -84,7 +83,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await ch.close();
-  await h.close();
 });
 
 const pick = (rows: any[], keys: string[]) => rows.map((r) => Object.fromEntries(keys.map((k) => [k, r[k]])));

@@ -15,11 +15,11 @@ import { createTemporalClient } from '../../lib/temporal';
 import { temporalConfig } from '../../temporal.config';
 import { scheduleExternalImport } from '../../workflows/clients/external-supply';
 import { adctl } from '../support/cli';
-import { startHarness, type Harness } from '../support/harness';
+import { useHarness } from '../support/harness';
 import { eventually } from '../support/wait';
 import { newTenant, type Tenant } from './support';
 
-let h: Harness;
+const h = useHarness();
 let t: Tenant;
 let partnerServer: Server;
 let partnerUrl: string;
@@ -29,7 +29,6 @@ const dir = mkdtempSync(path.join(tmpdir(), 'external-supply-'));
 const reports = new Map<string, string>();
 
 beforeAll(async () => {
-  h = await startHarness();
   t = await newTenant(h, { campaigns: 1, groups: 1, ads: 2 });
   partnerServer = createServer((req, res) => {
     const body = reports.get(req.url ?? '');
@@ -45,7 +44,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((r) => partnerServer.close(r));
   await temporal.connection.close();
-  await h.close();
 });
 
 /** External totals of the tenant over some UTC days. */

@@ -11,24 +11,22 @@ import { createTemporalClient } from '../../lib/temporal';
 import { mintPollTokens, readPollToken } from '../../domain/polls/poll-token';
 import { percentages, pollVotesByAd } from '../../domain/polls/service';
 import { insertTree } from '../support/fixtures';
-import { call, newOrg, startHarness, type Harness } from '../support/harness';
+import { call, newOrg, useHarness } from '../support/harness';
 
 const VOTE = '/api/v1/tracking/sponsored-polls/vote';
 const RESULTS = '/api/v1/tracking/sponsored-polls/results';
 const LINK_NOT_FOUND = { detail: 'Link expired or not found' };
 
-let h: Harness;
+const h = useHarness();
 let apiProcesses: ServiceProcess[];
 let org: Awaited<ReturnType<typeof newOrg>>;
 
 beforeAll(async () => {
-  h = await startHarness();
   // Two more api processes (api/server.ts) over the same database, for concurrent repeats.
   apiProcesses = await Promise.all([startApiProcess({ NODE_ENV: 'test' }), startApiProcess({ NODE_ENV: 'test' })]);
   org = await newOrg(h.db);
 });
 afterAll(async () => {
-  await h.close();
   await Promise.all(apiProcesses.map((p) => p.stop()));
 });
 
