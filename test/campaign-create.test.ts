@@ -6,7 +6,7 @@ import { createAssetStore } from '../lib/asset-store';
 import { CAMPAIGN_FIELDS, insertUpload, organizationIdOf, uniquePng } from './support/fixtures';
 import { adctl, pipBinary } from './support/cli';
 import { emulatorStripe, intentsWhere } from './support/stripe';
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { call, errorBody, newOrg, useHarness } from './support/harness';
 import { closeWithin } from '../lib/deadline';
 
 /**
@@ -14,7 +14,7 @@ import { closeWithin } from '../lib/deadline';
  * real Temporal server and worker, PostgreSQL, the asset store and the local
  * Stripe emulator (through the stripe SDK).
  */
-let h: Harness;
+const h = useHarness();
 let imageServer: http.Server;
 let imageBase: string;
 const images = new Map<string, Buffer>();
@@ -69,7 +69,6 @@ async function treeCounts(organizationPublicId: string) {
 const nothing = { campaigns: 0, adGroups: 0, ads: 0, assets: 0 };
 
 beforeAll(async () => {
-  h = await startHarness();
   imageServer = http.createServer((req, res) => {
     const bytes = images.get(req.url ?? '');
     if (!bytes) {
@@ -84,7 +83,6 @@ beforeAll(async () => {
   imageBase = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await h.close();
   await closeWithin(5_000, 'temporal connection', () => temporal.connection.close());
   await new Promise((r) => imageServer.close(r));
 });

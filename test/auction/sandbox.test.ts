@@ -7,21 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { insertTree } from '../support/fixtures';
-import { newOrg, startHarness, type Harness } from '../support/harness';
-import { addReferenceDsp, adRequest, contextualRequest, removeDsp, startAuction, until, type AuctionHarness } from './support';
+import { newOrg } from '../support/harness';
+import { useApiAndAuction } from '../support/api-and-auction';
+import { addReferenceDsp, adRequest, contextualRequest, removeDsp, until } from './support';
 
-let api: Harness;
-let h: AuctionHarness;
-const live: string[] = [];
-beforeAll(async () => {
-  api = await startHarness();
-  h = await startAuction({}, { test: true });
-});
-afterAll(async () => {
-  await api.db.campaign.updateMany({ where: { id: { in: live } }, data: { status: 'paused' } });
-  await h.close();
-  await api.close();
-});
+const { api, h, live } = useApiAndAuction({}, { test: true });
 
 /** A tracking URL of the auction's answer, sent to this test's api. */
 const onApi = (url: string) => `${api.url}${new URL(url).pathname}${new URL(url).search}`;
