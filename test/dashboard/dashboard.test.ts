@@ -10,25 +10,23 @@ import { hashSecret } from '../../lib/secrets';
 import { createAssetStore } from '../../lib/asset-store';
 import { adctl } from '../support/cli';
 import { insertTree, insertUpload, organizationIdOf, uniquePng } from '../support/fixtures';
-import { call, newOrg, startHarness, type Harness } from '../support/harness';
+import { call, newOrg, useHarness } from '../support/harness';
 import { clickhouse, insertRows, queryString, row } from '../insights/support';
 import { csrfOf, launchBrowser, linkOn, newSession, PHONE, screenshot, signIn, waitReady, type Session } from './browser';
 
 // A browser, the review workflow and ClickHouse in one test: roomy on a loaded shared machine.
 jest.setTimeout(120_000);
 
-let h: Harness;
+const h = useHarness();
 let browser: Browser;
 const sessions: Session[] = [];
 
 beforeAll(async () => {
-  h = await startHarness();
   browser = await launchBrowser();
 });
 afterAll(async () => {
   for (const s of sessions) expect(s.outside).toEqual([]); // browser traffic stayed on 127.0.0.1
   await browser?.close();
-  await h?.close();
 });
 
 async function session(viewport?: { width: number; height: number }): Promise<Session> {
