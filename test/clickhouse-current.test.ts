@@ -36,6 +36,7 @@ import { parseInsightsQuery, type RawQuery } from '../domain/insights/query';
 import { REPORT_COLUMNS, reportQuery, type ReportScope } from '../domain/insights/sql';
 import type { InsightsDeps } from '../domain/insights/report';
 import type { AuctionContext, BidRecord, ValidBid } from '../auction/types';
+import { lostBid } from './support/fixtures';
 import type { Db } from '../lib/db';
 
 const RUNNER = `${__dirname}/../scripts/chdb-run.py`;
@@ -391,19 +392,8 @@ const STEPS: Step[] = [
         publisher: { publicId: 'pub-2' },
         request: { request_type: 'contextual', country_code: 'US', device: 'mobile', ad_formats: [] },
       };
-      const bid = (bidderId: string, bidId: string): BidRecord => ({
-        bidderId,
-        bidderName: bidderId,
-        kind: 'native',
-        bidId,
-        priceMicros: 1,
-        outcome: 'lost',
-        reason: null,
-        detail: null,
-        latencyMs: 1,
-      });
       // A lone UTF-16 surrogate: what a DSP's checks now refuse, recorded straight into the log.
-      log.record(ctx as unknown as AuctionContext, null, [bid('good-1', 'a'), bid('poison', 'x\ud800'), bid('good-2', 'b')], 1, null);
+      log.record(ctx as unknown as AuctionContext, null, [lostBid('good-1', 'a'), lostBid('poison', 'x\ud800'), lostBid('good-2', 'b')], 1, null);
       await log.drain();
       const stored = await (
         await inDatabase.query({ query: "SELECT bidder_id FROM auction_bids WHERE auction_id = 'poisoned' ORDER BY bidder_id", format: 'JSONEachRow' })

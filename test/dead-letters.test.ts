@@ -14,7 +14,8 @@ import { createDb, createPgPool } from '../lib/db';
 import { recordDeadLetters } from '../domain/dead-letters/store';
 import { awaitingExport, exportLedgerBatch } from '../domain/delivery/exporter';
 import { exportOptions } from '../jobs/delivery-export';
-import type { AuctionContext, BidRecord } from '../auction/types';
+import type { AuctionContext } from '../auction/types';
+import { lostBid } from './support/fixtures';
 import { until } from './support/wait';
 import { newOrg } from './support/harness';
 import { deliverableCampaign } from './tracking/support';
@@ -113,19 +114,8 @@ describe('the auction log', () => {
       publisher: { publicId: 'pub' },
       request: { request_type: 'contextual', country_code: 'US', device: 'mobile', ad_formats: ['sponsored_message'] },
     } as unknown as AuctionContext;
-    const bid = (bidderId: string, bidId: string): BidRecord => ({
-      bidderId,
-      bidderName: bidderId,
-      kind: 'native',
-      bidId,
-      priceMicros: 1,
-      outcome: 'lost',
-      reason: null,
-      detail: null,
-      latencyMs: 1,
-    });
     // A bid id the DSP checks would now refuse (a lone surrogate), recorded straight into the log.
-    log.record(ctx, null, [bid('good-1', 'a'), bid('poison', 'x\ud800'), bid('good-2', 'b')], 1, null);
+    log.record(ctx, null, [lostBid('good-1', 'a'), lostBid('poison', 'x\ud800'), lostBid('good-2', 'b')], 1, null);
     await log.drain();
     const bids = await rowsOf<{ bidder_id: string }>(sql`SELECT bidder_id FROM auction_bids WHERE auction_id = ${auctionId} ORDER BY bidder_id`);
     expect(bids.map((b) => b.bidder_id)).toEqual(['good-1', 'good-2']);

@@ -7,6 +7,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import sharp from 'sharp';
 import type { AssetStore } from '../../lib/asset-store';
 import type { Db, Prisma } from '../../lib/db';
+import type { BidRecord } from '../../auction/types';
 
 /** An organization given by its internal id or its public id (what `newOrg` returns). */
 export async function organizationIdOf(db: Db, org: string | { org_public_id: string }): Promise<string> {
@@ -119,3 +120,16 @@ export const CAMPAIGN_FIELDS = [
   'targeting',
   'updated_at',
 ];
+
+/** A bid row that lost, as the auction log records it (bidder `bidderId`, bid id `bidId`). */
+export const lostBid = (bidderId: string, bidId: string): BidRecord => ({
+  bidderId,
+  bidderName: bidderId,
+  kind: 'native',
+  bidId,
+  priceMicros: 1,
+  outcome: 'lost',
+  reason: null,
+  detail: null,
+  latencyMs: 1,
+});
