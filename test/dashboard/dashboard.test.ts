@@ -11,6 +11,7 @@ import { createAssetStore } from '../../lib/asset-store';
 import { adctl } from '../support/cli';
 import { insertTree, insertUpload, organizationIdOf, uniquePng } from '../support/fixtures';
 import { call, newOrg, useHarness } from '../support/harness';
+import { imageLoaded } from '../support/image-loaded';
 import { clickhouse, insertRows, queryString, row } from '../insights/support';
 import { csrfOf, launchBrowser, linkOn, newSession, PHONE, screenshot, signIn, waitReady, type Session } from './browser';
 
@@ -200,14 +201,7 @@ describe('reviewer', () => {
     // Each ad as the chat host shows it: the card with its image, the poll with its options; the landing URLs.
     const image = card.locator('figure.card img');
     await image.scrollIntoViewIfNeeded();
-    const loaded = (img: any) =>
-      img.complete
-        ? img.naturalWidth > 0
-        : new Promise((resolve) => {
-            img.addEventListener('load', () => resolve(img.naturalWidth > 0));
-            img.addEventListener('error', () => resolve(false));
-          });
-    await expect(image.evaluate(loaded)).resolves.toBe(true);
+    await expect(image.evaluate(imageLoaded)).resolves.toBe(true);
     await expect(card.locator('figure.poll li').allTextContents()).resolves.toEqual(['5 km', '10 km', 'Marathon']);
     await expect(card.locator('figure.poll .landing').textContent()).resolves.toContain('https://shoes.example/poll');
     await expect(card.locator('figure.card .landing').textContent()).resolves.toContain('example.com');

@@ -13,6 +13,7 @@ import { castVote } from '../../domain/polls/service';
 import { config } from '../../lib/config';
 import { insertAd, insertAdGroup, insertTree, organizationIdOf, uniquePng } from '../support/fixtures';
 import { call, newOrg, startHarness, type Harness } from '../support/harness';
+import { imageLoaded } from '../support/image-loaded';
 import { until } from '../support/wait';
 import { adRequest, contextualRequest, startAuction, type AuctionHarness } from '../auction/support';
 import { launchBrowser, linkOn, newSession, screenshot, signIn, waitReady, type Session } from './browser';
@@ -60,14 +61,6 @@ async function open(page: Page, path: string): Promise<void> {
   await waitReady(page);
 }
 const badgeOf = (page: Page, campaignId: string) => page.locator(`tr[data-campaign-id="${campaignId}"] [data-delivery]`);
-/** Whether an <img> has loaded real pixels. */
-const loaded = (img: any) =>
-  img.complete
-    ? img.naturalWidth > 0
-    : new Promise((resolve) => {
-        img.addEventListener('load', () => resolve(img.naturalWidth > 0));
-        img.addEventListener('error', () => resolve(false));
-      });
 
 test('a card with no landing page: the badge, the issue and what to do; the owner sets a logo and the website on the Account page and the card serves', async () => {
   const org = await newOrg(h.db, { domain: undefined });
@@ -104,7 +97,7 @@ test('a card with no landing page: the badge, the issue and what to do; the owne
   await page.getByLabel('Logo image (PNG, JPEG or WebP, at most 5 MB)').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logo.bytes });
   await page.getByRole('button', { name: 'Upload logo' }).click();
   await page.getByText('Logo uploaded.').waitFor();
-  await expect(page.locator('img.logo').evaluate(loaded)).resolves.toBe(true);
+  await expect(page.locator('img.logo').evaluate(imageLoaded)).resolves.toBe(true);
   expect((await adRequest(auction, request)).body.ad).toBeNull();
 
   await page.getByLabel('Website (where a click goes when an ad names no target URL)').fill('https://nr-shop.example/');
