@@ -7,23 +7,21 @@ import { startApiProcess, type ServiceProcess } from '../dev/processes';
 import { mintApiKey } from '../domain/api-keys/service';
 import { config } from '../lib/config';
 import { hashSecret } from '../lib/secrets';
-import { call, errorBody, newOrg, startHarness, type Harness } from './support/harness';
+import { call, errorBody, newOrg, useHarness } from './support/harness';
 import { burst, clearOfWindowEdge, PROBE } from './support/rate-limit';
 
 const LIMIT = 1000;
 
-let h: Harness;
 /** Two real api processes (`tsx api/server.ts`), started with the harness. */
 let apis: Promise<string[]>;
-beforeAll(async () => {
+beforeAll(() => {
   apis = Promise.all([startApi(), startApi()]);
   apis.catch(() => undefined); // awaited (and reported) by the test
-  h = await startHarness();
 });
 afterAll(async () => {
   await stopApis();
-  await h.close();
 });
+const h = useHarness();
 
 const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
 

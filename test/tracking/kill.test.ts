@@ -9,18 +9,14 @@ import { startApiProcess, type ServiceProcess } from '../../dev/processes';
 import { once } from 'node:events';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { inList, sql } from '../../lib/clickhouse/sql';
-import { newOrg, startHarness, type Harness } from '../support/harness';
+import { newOrg, useHarness } from '../support/harness';
 import { allExported, clickhouseTotals, deliverableCampaign, spendOf, trackerUrl } from './support';
 
-let h: Harness;
 let api: ServiceProcess | undefined;
-beforeAll(async () => {
-  h = await startHarness();
-}, 60_000);
 afterAll(async () => {
   await api?.stop();
-  await h?.close();
 });
+const h = useHarness();
 
 const env = { NODE_ENV: 'test', DELIVERY_EXPORT_INTERVAL_MS: '100' };
 
