@@ -225,9 +225,10 @@ export class AuctionLog {
     return this.auctions.rows + this.bids.rows + this.inhouseStats.rows;
   }
 
-  /** Flushes until the queue is empty (or a flush fails twice in a row). */
+  /** Flushes until the queue is empty (or a flush fails twice in a row), after any flush in flight: its rows are no longer queued. */
   async drain(): Promise<void> {
     clearInterval(this.timer);
+    await this.flushing;
     for (let attempt = 0; attempt < 3 && this.queued > 0; attempt += 1) await this.flush();
   }
 }

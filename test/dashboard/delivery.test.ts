@@ -122,6 +122,8 @@ test('a card with no landing page: the badge, the issue and what to do; the owne
   const click = await fetch(linkOn(h.url, ad.url), { redirect: 'manual' }); // the tracker under the public URL, on this harness
   expect(click.headers.get('location')).toMatch(/^https:\/\/nr-shop\.example\//);
 
+  // The diagnostics read the auction's last hour from ClickHouse: both pages read it whole, not between two flushes.
+  await auction.auction.deps.log.flush();
   await open(page, '/dashboard/');
   await expect(badgeOf(page, tree.campaign.id).getAttribute('data-delivery')).resolves.toBe('delivering');
   await open(page, `/dashboard/campaigns/${tree.campaign.id}`);
