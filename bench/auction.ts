@@ -27,11 +27,11 @@ import { cpSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { build } from 'esbuild';
-import { BalancedPool, Pool } from 'undici';
+import type { Pool } from 'undici';
 import { createDb } from '../lib/db';
 import { createPublisher } from '../domain/publishers';
 import { addDsp } from '../domain/dsps';
-import { percentile } from './support/load';
+import { loopbackPool, percentile } from './support/load';
 import { gcTrace, overlapping, type GcPause } from './gc-trace';
 import { SERVICE_NODE_FLAGS } from '../dev/node-flags';
 import { controlsCostMs } from './controls-cost';
@@ -201,15 +201,7 @@ async function ramp(
   makeBody: (id: string) => string,
 ) {
   const ports: number[] = (service.ready as { ports?: number[] }).ports ?? [service.ready.port];
-  const options = { connections: 256, keepAliveTimeout: 30_000 };
-  const pool = (
-    ports.length === 1
-      ? new Pool(`http://127.0.0.1:${ports[0]}`, options)
-      : new BalancedPool(
-          ports.map((p) => `http://127.0.0.1:${p}`),
-          options,
-        )
-  ) as Pool;
+  const pool = loopbackPool(ports, { connections: 256, keepAliveTimeout: 30_000 });
   // Warm-up: JIT, connection pools, the index.
   await step(pool, dsps, pathName, headers, makeBody, 100);
   await step(pool, dsps, pathName, headers, makeBody, 300);

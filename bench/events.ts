@@ -12,6 +12,8 @@
  * rate sustained with every step below it, p99_ms its p99, floor_per_s the floor's highest. While the
  * api is loaded, a probe event every 200 ms is timed from its 204 to its row
  * in ClickHouse (the lag).
+ * BENCH_API_PROCESSES=2 runs that many api processes and spreads the load over
+ * them (their CPU summed).
  *
  *   npm run bench:events
  */
@@ -24,9 +26,10 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rates = (process.env.BENCH_RATES ?? '2000,3000,4000,5000,6000,7000,8000,10000,12000,14000,16000').split(',').map(Number);
 const warmupSeconds = 1;
 const P99_LIMIT_MS = 50;
+const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
 
 /** Open-loop steps at rising rates until one is not sustained (bench/support/load.ts). */
-function load(port: number, headers: Record<string, string>, body: () => string, label: string, onStepStart = () => {}) {
+function load(port: number | number[], headers: Record<string, string>, body: () => string, label: string, onStepStart = () => {}) {
   console.log(`${label}, open loop, ${seconds} s a step after ${warmupSeconds} s warm-up:`);
   return sustainedRate({
     port,
@@ -139,7 +142,9 @@ async function main() {
   const clickhouse = createClickhouse();
   // BENCH_PROFILE_DIR=dir: the api process writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const api = await startApiProcess({ RATE_LIMIT_EVENTS_PER_HOUR: String(1_000_000_000) }, profile);
+  const apis = await Promise.all(Array.from({ length: API_PROCESSES }, () => startApiProcess({ RATE_LIMIT_EVENTS_PER_HOUR: String(1_000_000_000) }, profile)));
+  const api = apis[0];
+  const apiCpuSeconds = () => apis.reduce((sum, a) => sum + cpuSeconds(a.child.pid!), 0);
   const org = await createOrganization(db, { name: `bench events ${Date.now()}`, domain: 'bench.example', withAdAccount: true });
   const orgId = (await db.organization.findFirstOrThrow({ where: { publicId: org.org_public_id } })).id;
   const headers = { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' };
@@ -157,11 +162,18 @@ async function main() {
 
   // The api's CPU per request over the whole stepped run (every request sent counts, warm-ups too).
   let sent = 0;
-  const cpuBefore = cpuSeconds(api.child.pid!);
-  const durable = await load(api.port, headers, event, '/api/collect, durable (PostgreSQL group commit)', () => {
-    sent += 1;
-  });
-  const apiCpuMsPerEvent = ((cpuSeconds(api.child.pid!) - cpuBefore) * 1000) / sent;
+  const cpuBefore = apiCpuSeconds();
+  const label = `/api/collect, durable (PostgreSQL group commit), ${API_PROCESSES} api process${API_PROCESSES > 1 ? 'es' : ''}`;
+  const durable = await load(
+    apis.map((a) => a.port),
+    headers,
+    event,
+    label,
+    () => {
+      sent += 1;
+    },
+  );
+  const apiCpuMsPerEvent = ((apiCpuSeconds() - cpuBefore) * 1000) / sent;
   const lags = await probe.stop();
 
   const floorServer = await startFloor();
@@ -171,17 +183,17 @@ async function main() {
   // The highest rate sustained with p99 under the bound (if none, the lowest step, as measured).
   const reported = durable.best ?? durable.steps[0];
   const floorRate = floor.best?.perSecond ?? 0;
-  console.log(`api process CPU: ${apiCpuMsPerEvent.toFixed(3)} ms per request (user + system)`);
+  console.log(`api CPU: ${apiCpuMsPerEvent.toFixed(3)} ms per request (user + system, all api processes)`);
   console.log(
     `pipeline lag (204 -> row in ClickHouse), ${lags.length} probes: p50 ${percentile(lags, 50).toFixed(2)} s  p99 ${percentile(lags, 99).toFixed(2)} s  max ${lags[lags.length - 1].toFixed(2)} s`,
   );
   if (floor.best === floor.steps[floor.steps.length - 1])
     console.log(`  (the floor sustained every step: its figure is a lower bound, set by the load generator)`);
   console.log(
-    `events accepted_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} lag_p99_s=${percentile(lags, 99).toFixed(2)} floor_per_s=${floorRate.toFixed(0)}`,
+    `events accepted_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} lag_p99_s=${percentile(lags, 99).toFixed(2)} floor_per_s=${floorRate.toFixed(0)}${API_PROCESSES > 1 ? ` api_processes=${API_PROCESSES}` : ''}`,
   );
 
-  await api.stop();
+  await Promise.all(apis.map((a) => a.stop()));
   await stack.stop();
   await clickhouse.close();
   await db.$disconnect();

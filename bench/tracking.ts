@@ -15,6 +15,7 @@
  * Overspend: 20 campaigns with a 0.99 USD budget at a 50 USD CPM (50,000 micros
  * an impression); 60 impressions each, fired concurrently at both apis;
  * overspend = spent - limit: the charge that reaches the limit is cut to it, so at most 0.
+ * BENCH_API_PROCESSES=2 spreads the throughput phase over both api processes.
  *
  *   npm run bench:tracking
  */
@@ -26,6 +27,7 @@ import type { Db } from '../lib/db';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rates = (process.env.BENCH_RATES ?? '1000,2000,3000,3500,4000,5000,6000').split(',').map(Number);
 const P99_LIMIT_MS = 20;
+const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
 
 async function main() {
   const { startLocalStack } = await import('../dev/local-stack');
@@ -38,7 +40,7 @@ async function main() {
   const db = createDb();
   // BENCH_PROFILE_DIR=dir: the first api process (the one the throughput phase loads) writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const apis = await Promise.all([startApiProcess({}, profile), startApiProcess()]);
+  const apis = await Promise.all([startApiProcess({}, profile), ...Array.from({ length: Math.max(1, API_PROCESSES - 1) }, () => startApiProcess())]);
   const org = await createOrganization(db, { name: `bench tracking ${Date.now()}`, domain: 'bench.example', withAdAccount: true });
   const organization = await db.organization.findFirstOrThrow({ where: { publicId: org.org_public_id }, include: { adAccounts: true } });
   const adAccountId = organization.adAccounts[0].id;
@@ -94,8 +96,12 @@ async function main() {
 
   // 1. Throughput and latency through one api process; 2. overspend: 20 small budgets, both apis at once.
   const unlimited = (await campaign(10n ** 15n, 2_000_000n)).view;
-  const throughput = await throughputPhase(apis[0].port, unlimited);
+  const throughput = await throughputPhase(
+    apis.slice(0, API_PROCESSES).map((a) => a.port),
+    unlimited,
+  );
   const reported = throughput.best ?? throughput.steps[0];
+  console.log(await ledgerFlushSummary(apis.slice(0, API_PROCESSES)));
   const { spends, overspends, overspendMax } = await overspendPhase(db, apis, campaign);
 
   if (!throughput.best) console.log(`  no rate sustained with p99 under ${P99_LIMIT_MS} ms: the lowest step is reported`);
@@ -103,7 +109,9 @@ async function main() {
     `budget bound: ${spends.length} campaigns, limit ${LIMIT} micros, ${CPM / 1000} micros an impression, 60 impressions each over two api processes:`,
   );
   console.log(`  spent - limit per campaign (micros): ${overspends.map(String).join(' ')}`);
-  console.log(`tracking impressions_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} overspend_max_micros=${overspendMax}`);
+  console.log(
+    `tracking impressions_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} overspend_max_micros=${overspendMax}${API_PROCESSES > 1 ? ` api_processes=${API_PROCESSES}` : ''}`,
+  );
 
   await Promise.all(apis.map((a) => a.stop()));
   await stack.stop();
@@ -111,13 +119,13 @@ async function main() {
 }
 
 /** View pixels of new auctions of one campaign, open loop at rising rates. */
-async function throughputPhase(port: number, view: (priceMicros: number) => string) {
+async function throughputPhase(ports: number[], view: (priceMicros: number) => string) {
   const fmt = (s: RateStep) =>
     `  ${s.rate}/s offered: ${s.ok} answered, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.latencies[s.latencies.length - 1]?.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}`;
-  console.log(`view pixel through one api process, open loop, ${seconds} s a step after 1 s warm-up:`);
+  console.log(`view pixel through ${ports.length} api process${ports.length > 1 ? 'es' : ''}, open loop, ${seconds} s a step after 1 s warm-up:`);
   let paths: string[] = [];
   return sustainedRate({
-    port,
+    port: ports,
     rates,
     durationS: seconds,
     warmupS: 1,
@@ -131,6 +139,21 @@ async function throughputPhase(port: number, view: (priceMicros: number) => stri
     ok: (status) => status === 200,
     onStep: (s) => console.log(fmt(s)),
   });
+}
+
+/** The throughput phase's ledger flushes, from the api processes' metrics: how many, their mean duration and batch size. */
+async function ledgerFlushSummary(apis: { metricsUrl(): string | null }[]) {
+  let count = 0;
+  let ms = 0;
+  let requests = 0;
+  for (const api of apis) {
+    const text = await (await fetch(api.metricsUrl()!)).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+    count += value(/_ledger_flush_duration_ms_count\{outcome="ok"\} (\S+)/);
+    ms += value(/_ledger_flush_duration_ms_sum\{outcome="ok"\} (\S+)/);
+    requests += value(/_ledger_flush_batch_size_sum (\S+)/);
+  }
+  return `ledger flushes: ${count}, mean ${(ms / count).toFixed(2)} ms, mean batch ${(requests / count).toFixed(1)} pixels`;
 }
 
 const LIMIT = 990_000n;

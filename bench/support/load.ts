@@ -1,4 +1,4 @@
-import { Pool } from 'undici';
+import { BalancedPool, Pool } from 'undici';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -29,9 +29,23 @@ export interface LoadResult {
 export const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
-/** undici's pool: about half the CPU of node:http's client per request, so the load generator leaves more of the machine to the server. */
-function sender(port: number, connections: number) {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+/**
+ * undici's pool to a service on loopback: about half the CPU of node:http's client per request, so the load
+ * generator leaves more of the machine to the server. Several ports (several processes of one service) share
+ * the load through a balanced pool.
+ */
+export function loopbackPool(port: number | number[], options: Pool.Options): Pool {
+  const ports = typeof port === 'number' ? [port] : port;
+  if (ports.length === 1) return new Pool(`http://127.0.0.1:${ports[0]}`, options);
+  const each = options.connections ? { ...options, connections: Math.ceil(options.connections / ports.length) } : options;
+  return new BalancedPool(
+    ports.map((p) => `http://127.0.0.1:${p}`),
+    each,
+  ) as unknown as Pool;
+}
+
+function sender(port: number | number[], connections: number) {
+  const pool = loopbackPool(port, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
   const send = async (r: LoadRequest): Promise<number> => {
     try {
       const res = await pool.request({ method: r.method, path: r.path, headers: r.headers, body: r.body });
@@ -45,7 +59,8 @@ function sender(port: number, connections: number) {
 }
 
 export interface OpenLoopOptions {
-  port: number;
+  /** The service's port, or the ports of its processes (the load spread over them). */
+  port: number | number[];
   /** Requests per second. */
   rate: number;
   durationS: number;
