@@ -4,6 +4,8 @@
  * workflow started → 201. Real PostgreSQL and Temporal (run the bootstrap first:
  * `npm run bench:campaign-create` does).
  *
+ * BENCH_API_PROCESSES=2 sends the creates to that many api processes in turn.
+ *
  *   BENCH_CREATES=50 BENCH_CONCURRENCY=1 npm run bench:campaign-create
  */
 import { performance } from 'node:perf_hooks';
@@ -12,6 +14,7 @@ import { percentile } from './support/load';
 async function main() {
   const total = Number(process.env.BENCH_CREATES ?? 40);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
+  const apiProcesses = Number(process.env.BENCH_API_PROCESSES ?? 1);
   // Loaded after the stack has set the task queue and Stripe URL in the environment.
   const { startLocalStack } = await import('../dev/local-stack');
   const stack = await startLocalStack('bench');
@@ -21,13 +24,12 @@ async function main() {
 
   const db = createDb();
   // The api as it runs in production: its own process (api/server.ts).
-  const api = await startApiProcess();
-  const base = api.url;
+  const apis = await Promise.all(Array.from({ length: apiProcesses }, () => startApiProcess()));
   const org = await createOrganization(db, { name: `bench ${Date.now()}`, domain: 'bench.example', paymentMethodId: 'pm_card_visa', withAdAccount: true });
 
   const createOne = async (i: number) => {
     const started = performance.now();
-    const res = await fetch(`${base}/v1/campaigns`, {
+    const res = await fetch(`${apis[(i + apiProcesses) % apiProcesses].url}/v1/campaigns`, {
       method: 'POST',
       headers: { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -70,10 +72,10 @@ async function main() {
     `  p50 ${pct(50).toFixed(1)} ms   p95 ${pct(95).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms   throughput ${(total / wall).toFixed(1)}/s`,
   );
   console.log(
-    `campaign-create requests=${total} concurrency=${concurrency} p50_ms=${pct(50).toFixed(1)} p95_ms=${pct(95).toFixed(1)} throughput_per_s=${(total / wall).toFixed(1)}`,
+    `campaign-create requests=${total} concurrency=${concurrency} p50_ms=${pct(50).toFixed(1)} p95_ms=${pct(95).toFixed(1)} throughput_per_s=${(total / wall).toFixed(1)}${apiProcesses > 1 ? ` api_processes=${apiProcesses}` : ''}`,
   );
 
-  await api.stop();
+  await Promise.all(apis.map((api) => api.stop()));
   await db.$disconnect();
   await stack.stop();
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../lib/hash';
 import type { Client } from '@temporalio/client';
 import { config } from '../../lib/config';
@@ -72,13 +71,13 @@ export function campaignCreateOperation(db: Db, temporal: Client): Operation {
       const { organizationId } = apiKeyAuthOf(res);
       const key = parseIdempotencyKey(req.get('Idempotency-Key'));
       // The saga's run is named by the Idempotency-Key (one campaign, one charge per key), else by a fresh id.
-      const run = (workflowKey: string) =>
+      const run = (workflowKey: string | null) =>
         asResponse(async () => ({
           status: 201,
           body: presentCampaign(await createCampaign({ db, temporal }, organizationId, req.body, workflowKey)),
         }));
       if (key === null) {
-        const response = await run(randomUUID());
+        const response = await run(null);
         res.status(response.status).json(response.body);
         return;
       }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { config } from '../../lib/config';
 import { DomainError } from '../../domain/errors';
 import { resolveAdAccount } from '../../domain/ad-accounts/account';
@@ -12,17 +13,19 @@ import type { UseCaseDeps } from '../deps';
  * Creates a campaign tree through the creation saga (workflows/campaign-creation.ts:
  * persist the tree, charge the deposit, open the review), and returns the row.
  * `workflowKey` names the saga run: callers sharing a key (an Idempotency-Key)
- * share one run, so they create one campaign and charge once. Throws the
+ * share one run, so they create one campaign and charge once; null for a
+ * request without one (a fresh key, which no earlier run can hold). Throws the
  * spec's errors as DomainErrors; 503 `request_timeout` when the saga outlasts
  * the request (it goes on, and a retry under the same key attaches to it).
  * The campaign's id is a function of `workflowKey` (and of how many runs under
  * it failed) and is in the workflow id (operators find a campaign's creation by
  * id): one key, one sequence of ids, and at most one run that is not failed.
  */
-export async function createCampaign({ db, temporal }: UseCaseDeps, organizationId: string, rawBody: unknown, workflowKey: string): Promise<CampaignRow> {
+export async function createCampaign({ db, temporal }: UseCaseDeps, organizationId: string, rawBody: unknown, requestKey: string | null): Promise<CampaignRow> {
   const body = parseOrThrow(campaignCreateSchema, bodyObject(rawBody));
+  const workflowKey = requestKey ?? randomUUID();
   // Temporal is asked about a run under the old id while the database answers the reads below, not after them.
-  const legacyRun = legacyRunOf(temporal, `campaign-create-${workflowKey}`);
+  const legacyRun = requestKey === null ? undefined : legacyRunOf(temporal, `campaign-create-${workflowKey}`);
   const [adAccountId, { publicId: organizationPublicId }] = await Promise.all([
     resolveAdAccount(db, organizationId, body.ad_account_id),
     db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { publicId: true } }),
