@@ -5,7 +5,7 @@
  * the deadline, and the non-bid reasons recorded per bid.
  */
 import { bankersRoundCents, bidPriceMicros } from '../../auction/dsp/native-creative';
-import { addReferenceDsp, adRequest, contextualRequest, loggedBids, removeDsp, startAuction, type AuctionHarness } from './support';
+import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, startAuction, useReferenceDsp, type AuctionHarness } from './support';
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 
 let h: AuctionHarness;
@@ -36,36 +36,27 @@ const adData = (o: Record<string, unknown> = {}) => ({
 });
 
 describe('one native DSP', () => {
-  let dsp: ReferenceDsp;
-  let dspId: string;
-  let key: string;
-  beforeAll(async () => {
-    ({ dsp, dspId, key } = await addReferenceDsp(h, 'native', { price: 2 }));
-  });
-  afterAll(async () => {
-    await removeDsp(h, dspId);
-    await dsp.close();
-  });
+  const ref = useReferenceDsp(() => h, 'native', { price: 2 });
   beforeEach(() => {
-    dsp.set({ respond: undefined, fault: 'none', creative: 'image', price: 2, latencyMs: 0 });
-    dsp.received.length = 0;
+    ref.dsp.set({ respond: undefined, fault: 'none', creative: 'image', price: 2, latencyMs: 0 });
+    ref.dsp.received.length = 0;
     // Each test starts with a healthy DSP (the back-off has its own test below).
-    h.auction.deps.health.record(dspId, null);
+    h.auction.deps.health.record(ref.dspId, null);
   });
 
   /** Makes the DSP answer `data` verbatim to the bid call; returns the auction's answer and the DSP's record. */
   async function withBid(data: unknown, body = request()) {
-    dsp.set({ respond: (path) => (path === '/native/bid' ? { status: 200, body: { data } } : undefined) });
+    ref.dsp.set({ respond: (path) => (path === '/native/bid' ? { status: 200, body: { data } } : undefined) });
     const res = await adRequest(h, body);
-    const record = (await records(res)).find((r) => r.bidder_id === dspId);
+    const record = (await records(res)).find((r) => r.bidder_id === ref.dspId);
     return { res, record };
   }
 
   test('headers exactly as the spec says, and the native request body', async () => {
     const res = await adRequest(h, request({ ip: '203.0.113.9', user_agent: 'Mozilla/5.0 (iPhone)', request_id: 'req-7', prefetched: true, nAdsBefore: 3 }));
     expect(res.status).toBe(200);
-    const got = dsp.received.find((r) => r.path === '/native/bid')!;
-    expect(got.headers.authorization).toBe(`Bearer ${key}`);
+    const got = ref.dsp.received.find((r) => r.path === '/native/bid')!;
+    expect(got.headers.authorization).toBe(`Bearer ${ref.key}`);
     expect(got.headers['content-type']).toBe('application/json');
     expect(String(got.headers['x-forwarded-for']).split(',')[0].trim()).toBe('203.0.113.9');
     expect(got.headers['user-agent']).toBe('Mozilla/5.0 (iPhone)');
@@ -94,7 +85,7 @@ describe('one native DSP', () => {
       timezone: 'UTC',
       ad_formats: ['poll', 'sponsored_carousel'],
     });
-    const body = dsp.received.find((r) => r.path === '/native/bid')!.body;
+    const body = ref.dsp.received.find((r) => r.path === '/native/bid')!.body;
     expect(body).not.toHaveProperty('chatId');
     expect(body).not.toHaveProperty('messages');
     expect(body).not.toHaveProperty('nAdsBefore');
@@ -106,7 +97,7 @@ describe('one native DSP', () => {
     const body = request();
     delete (body as Record<string, unknown>).ip;
     await adRequest(h, body);
-    expect(dsp.received[0].headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(ref.dsp.received[0].headers['x-forwarded-for']).toBe('127.0.0.1');
   });
 
   test('a valid ad_data bid wins, with our signed URLs and the DSP price', async () => {
@@ -127,7 +118,7 @@ describe('one native DSP', () => {
       price: 2.34,
     });
     expect(record).toMatchObject({ outcome: 'won', reason: '', bid_id: 'b-1', price_micros: 2_340_000 });
-    expect(dsp.received.some((r) => r.path === '/native/render')).toBe(false);
+    expect(ref.dsp.received.some((r) => r.path === '/native/render')).toBe(false);
   });
 
   test.each<[string, unknown, string]>([
@@ -233,10 +224,10 @@ describe('one native DSP', () => {
     ['bid under the floor (0.10)', { bid: 0.09, bidId: 'x', ad_data: adData() }, 'below_floor'],
     ['bid rounding to under the floor (0.095 -> 0.10 is kept; 0.094 -> 0.09)', { bid: 0.094, bidId: 'x', ad_data: adData() }, 'below_floor'],
   ])('%s: %s', async (_label, data, reason) => {
-    dsp.set({ respond: (path) => (path === '/native/bid' ? { status: 200, body: data === null ? { status: 'ok' } : { data } } : undefined) });
+    ref.dsp.set({ respond: (path) => (path === '/native/bid' ? { status: 200, body: data === null ? { status: 'ok' } : { data } } : undefined) });
     const res = await adRequest(h, request());
     expect(res.body.ad).toBeNull();
-    expect((await records(res)).find((r) => r.bidder_id === dspId)).toMatchObject({ reason });
+    expect((await records(res)).find((r) => r.bidder_id === ref.dspId)).toMatchObject({ reason });
   });
 
   test('no bid: data {} is no_bid (code 0), extra top-level fields ignored', async () => {
@@ -252,44 +243,41 @@ describe('one native DSP', () => {
     ['wrong placement', { fault: 'wrong_placement' }, 'dsp_invalid_image_bid', 353],
     ['missing placement', { fault: 'missing_placement' }, 'dsp_missing_placement', 353],
   ])('reference DSP fault %s: %s (%d)', async (_label, options, reason, code) => {
-    dsp.set(options);
+    ref.dsp.set(options);
     const res = await adRequest(h, request());
     expect(res.body.ad).toBeNull();
-    expect((await records(res)).find((r) => r.bidder_id === dspId)).toMatchObject({ reason, seat_non_bid_code: code });
+    expect((await records(res)).find((r) => r.bidder_id === ref.dspId)).toMatchObject({ reason, seat_non_bid_code: code });
   });
 
   test('render: a bid without ad_data is rendered with the realized (first) price, strictly validated', async () => {
-    dsp.set({ creative: 'render', price: 1.25 });
+    ref.dsp.set({ creative: 'render', price: 1.25 });
     const res = await adRequest(h, request());
     expect(res.body.ad).toMatchObject({ format: 'sponsored_message', headline: 'Run your best race', price: 1.25 });
-    const render = dsp.received.find((r) => r.path === '/native/render')!;
+    const render = ref.dsp.received.find((r) => r.path === '/native/render')!;
     expect(render.headers['content-type']).toBe('application/json');
     expect(render.headers.authorization).toBeUndefined();
     expect(render.body).toEqual({ bidId: expect.any(String), realizedPrice: 1.25, production: true });
   });
 
   test('render answers with an unknown field: the ad is dropped (invalid_ad_data)', async () => {
-    dsp.set({ fault: 'render_invalid' });
+    ref.dsp.set({ fault: 'render_invalid' });
     const res = await adRequest(h, request());
     expect(res.body.ad).toBeNull();
-    expect((await records(res)).find((r) => r.bidder_id === dspId)).toMatchObject({ reason: 'invalid_ad_data' });
+    expect((await records(res)).find((r) => r.bidder_id === ref.dspId)).toMatchObject({ reason: 'invalid_ad_data' });
   });
 
   test('render 404 (bid expired at the DSP): render_failed', async () => {
-    dsp.set({ fault: 'expired_render' });
+    ref.dsp.set({ fault: 'expired_render' });
     const res = await adRequest(h, request());
     expect(res.body.ad).toBeNull();
-    expect((await records(res)).find((r) => r.bidder_id === dspId)).toMatchObject({ reason: 'render_failed', seat_non_bid_code: 100 });
+    expect((await records(res)).find((r) => r.bidder_id === ref.dspId)).toMatchObject({ reason: 'render_failed', seat_non_bid_code: 100 });
   });
 });
 
 describe('several DSPs', () => {
   const dsps: { dsp: ReferenceDsp; dspId: string }[] = [];
   afterEach(async () => {
-    for (const d of dsps.splice(0)) {
-      await removeDsp(h, d.dspId);
-      await d.dsp.close();
-    }
+    for (const d of dsps.splice(0)) await dropReferenceDsp(h, d);
   });
 
   test('the highest valid bid wins; the others are lost', async () => {

@@ -4,8 +4,7 @@
  * form, and each response rule (assets, tagid, HTTPS, lengths, image sizes,
  * floors).
  */
-import { addReferenceDsp, adRequest, contextualRequest, loggedBids, removeDsp, startAuction, type AuctionHarness } from './support';
-import type { ReferenceDsp } from '../../dev/reference-dsp/server';
+import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, startAuction, useReferenceDsp, type AuctionHarness } from './support';
 
 let h: AuctionHarness;
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', userId: 'user-anon-1', chatId: 'chat-1', ...o });
@@ -18,24 +17,15 @@ afterAll(async () => {
 });
 
 describe('the BidRequest', () => {
-  let dsp: ReferenceDsp;
-  let dspId: string;
-  let key: string;
-  beforeAll(async () => {
-    ({ dsp, dspId, key } = await addReferenceDsp(h, 'openrtb', { noBidRate: 1 }));
-  });
-  afterAll(async () => {
-    await removeDsp(h, dspId);
-    await dsp.close();
-  });
+  const ref = useReferenceDsp(() => h, 'openrtb', { noBidRate: 1 });
   beforeEach(() => {
-    dsp.received.length = 0;
+    ref.dsp.received.length = 0;
   });
 
   async function sent(body: Record<string, unknown>, headers: Record<string, string> = {}) {
     const res = await adRequest(h, body, h.publisherKey, headers);
     expect(res.status).toBe(200);
-    return { res, got: dsp.received.find((r) => r.path === '/openrtb')! };
+    return { res, got: ref.dsp.received.find((r) => r.path === '/openrtb')! };
   }
 
   test('envelope, impression, native request, site, device, user, regs, source: every field', async () => {
@@ -66,7 +56,7 @@ describe('the BidRequest', () => {
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers.accept).toBe('application/json');
     expect(got.headers['x-openrtb-version']).toBe('2.6');
-    expect(got.headers.authorization).toBe(`Bearer ${key}`);
+    expect(got.headers.authorization).toBe(`Bearer ${ref.key}`);
     const br = got.body;
     const nativeReq = JSON.parse(br.imp[0].native.request);
     expect({ ...br, imp: [{ ...br.imp[0], native: { ...br.imp[0].native, request: nativeReq } }] }).toEqual({
@@ -199,7 +189,7 @@ describe('the BidRequest', () => {
       expect(got.body.regs.gdpr).toBe(1);
       const pub = await h.db.publisher.findUniqueOrThrow({ where: { publicId: h.publisherId } });
       expect(got.body.site.id).toBe(pub.id);
-      dsp.received.length = 0;
+      ref.dsp.received.length = 0;
     }
   });
 
@@ -218,27 +208,18 @@ describe('the BidRequest', () => {
       expect(got.body.site.publisher.id).toBe('pub-override');
       expect(got.body.source.schain.nodes[0].sid).toBe(h.publisherId);
     } finally {
-      await removeDsp(h, other.dspId);
-      await other.dsp.close();
+      await dropReferenceDsp(h, other);
     }
   });
 });
 
 describe('BidResponse handling', () => {
-  let dsp: ReferenceDsp;
-  let dspId: string;
-  beforeAll(async () => {
-    ({ dsp, dspId } = await addReferenceDsp(h, 'openrtb', { price: 1.5 }));
-  });
-  afterAll(async () => {
-    await removeDsp(h, dspId);
-    await dsp.close();
-  });
+  const ref = useReferenceDsp(() => h, 'openrtb', { price: 1.5 });
   beforeEach(() => {
-    dsp.set({ respond: undefined, fault: 'none', creative: 'image', price: 1.5, noBidRate: 0 });
-    h.auction.deps.health.record(dspId, null);
+    ref.dsp.set({ respond: undefined, fault: 'none', creative: 'image', price: 1.5, noBidRate: 0 });
+    h.auction.deps.health.record(ref.dspId, null);
   });
-  const record = async (res: any) => (await loggedBids(h, res.body.auction_id)).find((r) => r.bidder_id === dspId);
+  const record = async (res: any) => (await loggedBids(h, res.body.auction_id)).find((r) => r.bidder_id === ref.dspId);
 
   const adm = (assets: unknown[], extra: Record<string, unknown> = {}) =>
     JSON.stringify({
@@ -266,7 +247,7 @@ describe('BidResponse handling', () => {
         : undefined;
 
   test('a valid image bid serves as a sponsored_message with our tracking URLs', async () => {
-    dsp.set({ respond: answer(adm([...baseAssets(), image(), logo()]), 1.555) });
+    ref.dsp.set({ respond: answer(adm([...baseAssets(), image(), logo()]), 1.555) });
     const res = await adRequest(h, request());
     expect(res.body.ad).toEqual({
       format: 'sponsored_message',
@@ -287,18 +268,18 @@ describe('BidResponse handling', () => {
   });
 
   test('a logo-only bid on an image slot serves as text placement', async () => {
-    dsp.set({ respond: answer(adm([...baseAssets(), logo()])) });
+    ref.dsp.set({ respond: answer(adm([...baseAssets(), logo()])) });
     const res = await adRequest(h, request());
     expect(res.body.ad).toMatchObject({ placement: 'text', logo_url: 'https://cdn.dsp.example/l.png' });
     expect(res.body.ad).not.toHaveProperty('image_url');
   });
 
   test('an image on a _text_v1 slot is dropped; with a logo the bid serves as text, without one it is lost', async () => {
-    dsp.set({ respond: answer(adm([...baseAssets(), image(), logo()])) });
+    ref.dsp.set({ respond: answer(adm([...baseAssets(), image(), logo()])) });
     let res = await adRequest(h, request({ config: { image_enabled: false } }));
     expect(res.body.ad).toMatchObject({ placement: 'text', logo_url: 'https://cdn.dsp.example/l.png' });
     expect(res.body.ad).not.toHaveProperty('image_url');
-    dsp.set({ respond: answer(adm([...baseAssets(), image()])) });
+    ref.dsp.set({ respond: answer(adm([...baseAssets(), image()])) });
     res = await adRequest(h, request({ config: { image_enabled: false } }));
     expect(res.body.ad).toBeNull();
     expect(await record(res)).toMatchObject({ reason: 'dsp_invalid_text_bid', seat_non_bid_code: 353 });
@@ -313,7 +294,7 @@ describe('BidResponse handling', () => {
     ['nbr', (_p, b) => ({ status: 200, body: { id: b.id, nbr: 2 } })],
     ['no seatbid', (_p, b) => ({ status: 200, body: { id: b.id } })],
   ])('no-bid form %s: no_bid', async (_label, respond) => {
-    dsp.set({ respond });
+    ref.dsp.set({ respond });
     const res = await adRequest(h, request());
     expect(res.body.ad).toBeNull();
     expect(await record(res)).toMatchObject({ outcome: 'rejected', reason: 'no_bid', seat_non_bid_code: 0 });
@@ -341,14 +322,14 @@ describe('BidResponse handling', () => {
     ['price below the floor (0.25)', adm([...baseAssets(), image()]), 'below_floor', 0.24],
     ['negative price', adm([...baseAssets(), image()]), 'invalid_response', -1],
   ])('%s: %s', async (_label, admValue, reason, price = 1.5) => {
-    dsp.set({ respond: answer(admValue, price) });
+    ref.dsp.set({ respond: answer(admValue, price) });
     const res = await adRequest(h, request());
     expect(res.body.ad).toBeNull();
     expect(await record(res)).toMatchObject({ outcome: 'rejected', reason });
   });
 
   test('image sizes are only checked when w/h are given', async () => {
-    dsp.set({ respond: answer(adm([...baseAssets(), { id: 4, img: { url: 'https://cdn.dsp.example/i.jpg' } }])) });
+    ref.dsp.set({ respond: answer(adm([...baseAssets(), { id: 4, img: { url: 'https://cdn.dsp.example/i.jpg' } }])) });
     const res = await adRequest(h, request());
     expect(res.body.ad).toMatchObject({ placement: 'image' });
   });
@@ -363,7 +344,7 @@ describe('BidResponse handling', () => {
     ],
     ['HTTP 400 (version not supported)', () => ({ status: 400, body: { error: 'no' } }), 'dsp_http_error'],
   ])('%s: %s', async (_label, respond, reason) => {
-    dsp.set({ respond });
+    ref.dsp.set({ respond });
     const res = await adRequest(h, request());
     expect(await record(res)).toMatchObject({ reason });
   });

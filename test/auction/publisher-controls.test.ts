@@ -10,7 +10,7 @@ import { updatePublisherSettings, type PublisherSettingsInput } from '../../doma
 import { insertTree } from '../support/fixtures';
 import { newOrg } from '../support/harness';
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
-import { addReferenceDsp, adRequest, contextualRequest, loggedBids, removeDsp, startAuction, until, type AuctionHarness } from './support';
+import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, startAuction, until, type AuctionHarness } from './support';
 
 let h: AuctionHarness;
 let openrtb: { dsp: ReferenceDsp; dspId: string };
@@ -21,10 +21,7 @@ beforeAll(async () => {
   native = await addReferenceDsp(h, 'native', { price: 1 });
 });
 afterAll(async () => {
-  for (const d of [openrtb, native]) {
-    await removeDsp(h, d.dspId);
-    await d.dsp.close();
-  }
+  for (const d of [openrtb, native]) await dropReferenceDsp(h, d);
   await h.close();
 });
 beforeEach(async () => {

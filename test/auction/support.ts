@@ -94,6 +94,26 @@ export async function addReferenceDsp(
   return { dsp, dspId: dsp_id, key };
 }
 
+/**
+ * A reference DSP in this auction for the tests around the call: filled in by
+ * beforeAll (`harness()` is read then), removed and closed by afterAll.
+ */
+export function useReferenceDsp(harness: () => AuctionHarness, ...dsp: DropFirst<Parameters<typeof addReferenceDsp>>) {
+  const ref = {} as Awaited<ReturnType<typeof addReferenceDsp>>;
+  beforeAll(async () => {
+    Object.assign(ref, await addReferenceDsp(harness(), ...dsp));
+  });
+  afterAll(() => dropReferenceDsp(harness(), ref));
+  return ref;
+}
+type DropFirst<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
+
+/** Removes a reference DSP from this auction and stops it. */
+export async function dropReferenceDsp(h: AuctionHarness, { dsp, dspId }: { dsp: ReferenceDsp; dspId: string }) {
+  await removeDsp(h, dspId);
+  await dsp.close();
+}
+
 /** Removes a DSP from this auction (disables it in the database). */
 export async function removeDsp(h: AuctionHarness, dspId: string) {
   await h.db.dsp.update({ where: { id: dspId }, data: { enabled: false } });
