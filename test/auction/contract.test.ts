@@ -5,18 +5,12 @@
  */
 import path from 'node:path';
 import { runSchemathesis } from '../support/schemathesis';
-import { startAuction, type AuctionHarness } from './support';
+import { useAuction } from './support';
 
 const MAX_SECONDS = Number(process.env.CONTRACT_MAX_SECONDS ?? 30);
 
-let h: AuctionHarness;
 // No in-house demand (closed budget gate) and no DSPs: the run tests the contract, not the market.
-beforeAll(async () => {
-  h = await startAuction({ budget: { mayServe: () => false } });
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useAuction({ budget: { mayServe: () => false } });
 
 test(
   'schemathesis against GET /v1/openapi.json of the auction: every check, 0 failures',

@@ -4,17 +4,11 @@
  * exact code and param).
  */
 import { hashSecret } from '../../lib/secrets';
-import { adRequest, contextualRequest, startAuction, type AuctionHarness } from './support';
+import { adRequest, contextualRequest, useAuction } from './support';
 import { until } from '../support/wait';
 
-let h: AuctionHarness;
 // In-house demand is switched off (a closed budget gate): other tests' campaigns never fill these auctions.
-beforeAll(async () => {
-  h = await startAuction({ budget: { mayServe: () => false } });
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useAuction({ budget: { mayServe: () => false } });
 
 const err = (code: string, param: string | null, type = 'invalid_request_error') => ({ error: { message: expect.any(String), type, param, code } });
 

@@ -5,18 +5,12 @@
  * the deadline, and the non-bid reasons recorded per bid.
  */
 import { bankersRoundCents, bidPriceMicros } from '../../auction/dsp/native-creative';
-import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, startAuction, useReferenceDsp, type AuctionHarness } from './support';
+import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, useAuction, useReferenceDsp } from './support';
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 
-let h: AuctionHarness;
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', userId: 'user-anon-1', chatId: 'chat-1', ...o });
 // Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
-beforeAll(async () => {
-  h = await startAuction({ settings: { floorMicros: 100_000 }, budget: { mayServe: () => false } });
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useAuction({ settings: { floorMicros: 100_000 }, budget: { mayServe: () => false } });
 
 /** The bid rows logged to ClickHouse for the auction that answered `res`. */
 const records = (res: { body: { auction_id: string } }) => loggedBids(h, res.body.auction_id);
@@ -36,7 +30,7 @@ const adData = (o: Record<string, unknown> = {}) => ({
 });
 
 describe('one native DSP', () => {
-  const ref = useReferenceDsp(() => h, 'native', { price: 2 });
+  const ref = useReferenceDsp(h, 'native', { price: 2 });
   beforeEach(() => {
     ref.dsp.set({ respond: undefined, fault: 'none', creative: 'image', price: 2, latencyMs: 0 });
     ref.dsp.received.length = 0;

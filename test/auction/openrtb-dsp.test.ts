@@ -4,20 +4,14 @@
  * form, and each response rule (assets, tagid, HTTPS, lengths, image sizes,
  * floors).
  */
-import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, startAuction, useReferenceDsp, type AuctionHarness } from './support';
+import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, useAuction, useReferenceDsp } from './support';
 
-let h: AuctionHarness;
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', userId: 'user-anon-1', chatId: 'chat-1', ...o });
 // Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
-beforeAll(async () => {
-  h = await startAuction({ settings: { floorMicros: 250_000 }, budget: { mayServe: () => false } });
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useAuction({ settings: { floorMicros: 250_000 }, budget: { mayServe: () => false } });
 
 describe('the BidRequest', () => {
-  const ref = useReferenceDsp(() => h, 'openrtb', { noBidRate: 1 });
+  const ref = useReferenceDsp(h, 'openrtb', { noBidRate: 1 });
   beforeEach(() => {
     ref.dsp.received.length = 0;
   });
@@ -214,7 +208,7 @@ describe('the BidRequest', () => {
 });
 
 describe('BidResponse handling', () => {
-  const ref = useReferenceDsp(() => h, 'openrtb', { price: 1.5 });
+  const ref = useReferenceDsp(h, 'openrtb', { price: 1.5 });
   beforeEach(() => {
     ref.dsp.set({ respond: undefined, fault: 'none', creative: 'image', price: 1.5, noBidRate: 0 });
     h.auction.deps.health.record(ref.dspId, null);

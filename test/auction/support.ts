@@ -94,16 +94,23 @@ export async function addReferenceDsp(
   return { dsp, dspId: dsp_id, key };
 }
 
-/**
- * A reference DSP in this auction for the tests around the call: filled in by
- * beforeAll (`harness()` is read then), removed and closed by afterAll.
- */
-export function useReferenceDsp(harness: () => AuctionHarness, ...dsp: DropFirst<Parameters<typeof addReferenceDsp>>) {
+/** An auction for the tests around the call (startAuction's arguments): filled in by beforeAll, closed by afterAll. */
+export function useAuction(...options: Parameters<typeof startAuction>): AuctionHarness {
+  const h = {} as AuctionHarness;
+  beforeAll(async () => {
+    Object.assign(h, await startAuction(...options));
+  });
+  afterAll(() => h.close());
+  return h;
+}
+
+/** A reference DSP in auction `h` (useAuction's) for the tests around the call: filled in by beforeAll, removed and stopped by afterAll. */
+export function useReferenceDsp(h: AuctionHarness, ...dsp: DropFirst<Parameters<typeof addReferenceDsp>>) {
   const ref = {} as Awaited<ReturnType<typeof addReferenceDsp>>;
   beforeAll(async () => {
-    Object.assign(ref, await addReferenceDsp(harness(), ...dsp));
+    Object.assign(ref, await addReferenceDsp(h, ...dsp));
   });
-  afterAll(() => dropReferenceDsp(harness(), ref));
+  afterAll(() => dropReferenceDsp(h, ref));
   return ref;
 }
 type DropFirst<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
