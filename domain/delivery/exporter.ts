@@ -52,23 +52,28 @@ interface LedgerRow {
 
 const counts = (type: string) => ({ impressions: type === 'impression' ? 1 : 0, clicks: type === 'click' ? 1 : 0 });
 
+/** What every delivery row says of its event, whoever served it: which, when, where and in which auction. */
+const eventOf = (r: LedgerRow) => ({
+  event_id: r.event_id,
+  event_type: r.event_type,
+  event_time: new Date(Number(r.event_ms)),
+  auction_id: r.auction_id,
+  publisher_id: r.publisher_id,
+  country: r.country,
+  device: r.device,
+  ...counts(r.event_type),
+});
+
 /** An in-house delivery as insights count it: impressions, clicks and the spend actually charged. */
 function ownRow(r: LedgerRow): DeliveryRow {
   return {
-    event_id: r.event_id,
-    event_type: r.event_type,
-    event_time: new Date(Number(r.event_ms)),
+    ...eventOf(r),
     organization_id: r.organization_id,
     ad_account_id: r.ad_account_id,
     campaign_id: r.campaign_id,
     ad_group_id: r.ad_group_id,
     ad_id: r.ad_id,
     source: 'own',
-    country: r.country,
-    device: r.device,
-    publisher_id: r.publisher_id,
-    auction_id: r.auction_id,
-    ...counts(r.event_type),
     spend_micros: BigInt(r.charged_micros),
   };
 }
@@ -76,16 +81,9 @@ function ownRow(r: LedgerRow): DeliveryRow {
 /** A DSP delivery: what the DSP owes is verified against the auction log (dsp-revenue.ts) for impressions. */
 function dspRow(r: LedgerRow, revenue: Map<string, number | undefined>): DspDeliveryRow {
   return {
-    event_id: r.event_id,
-    event_type: r.event_type,
-    event_time: new Date(Number(r.event_ms)),
-    auction_id: r.auction_id,
+    ...eventOf(r),
     dsp_id: r.dsp_id,
     bid_id: r.bid_id,
-    publisher_id: r.publisher_id,
-    country: r.country,
-    device: r.device,
-    ...counts(r.event_type),
     revenue_micros: r.event_type === 'impression' ? (revenue.get(r.event_id) ?? 0) : 0,
   };
 }
