@@ -6,7 +6,7 @@ import { apiKeyActivities } from './api-keys';
 import { billingActivities } from './billing';
 import { campaignTreeActivities } from './campaign-tree';
 import { externalSupplyActivities } from './external-supply';
-import { reviewActivities, type OpenCampaignReview } from './review';
+import { reviewActivities, type CampaignReviewWorkflows } from './review';
 import { campaignLifecycleActivities } from './campaign-lifecycle';
 import { jobActivities } from './jobs';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -25,8 +25,8 @@ export interface ActivityDeps {
   creatives: CreativeGenerator;
   /** Default: the configured ClickHouse. */
   clickhouse?: ClickHouseClient;
-  /** Starts a campaign's review workflow (the creation saga's last step); workers that run no saga may leave it out. */
-  openReview?: OpenCampaignReview;
+  /** Starts and ends campaigns' review workflows (the creation saga's last step and its compensation); workers that run no saga may leave it out. */
+  reviewWorkflows?: CampaignReviewWorkflows;
   /** The background jobs' plain pg pool (default: a small one of its own). */
   pool?: Pool;
   /** Where the background jobs' runs are counted (default: a registry nobody serves). */
@@ -37,7 +37,7 @@ export function createActivities(deps: ActivityDeps) {
   const clickhouse = deps.clickhouse ?? createClickhouse();
   return {
     ...apiKeyActivities(deps.db),
-    ...reviewActivities(deps.db, deps.assets, deps.openReview),
+    ...reviewActivities(deps.db, deps.assets, deps.reviewWorkflows),
     ...campaignLifecycleActivities(deps.db),
     ...billingActivities(deps.db, deps.stripe),
     ...campaignTreeActivities(deps),

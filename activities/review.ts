@@ -11,17 +11,23 @@ export interface OpenCampaignReviewInput {
 }
 
 /**
- * Starts a campaign's review workflow, or finds it started (by an attempt whose
- * answer was lost): the worker process injects it, as it holds the Temporal client.
+ * The creation saga's hold on review workflows, injected by the worker process
+ * (it holds the Temporal client): `open` starts a campaign's review or finds it
+ * started (by an attempt whose answer was lost); `close` ends it, if there is one.
  */
-export type OpenCampaignReview = (input: OpenCampaignReviewInput) => Promise<void>;
+export interface CampaignReviewWorkflows {
+  open(input: OpenCampaignReviewInput): Promise<void>;
+  close(campaignId: string): Promise<void>;
+}
 
-const noReviewStarter: OpenCampaignReview = () => Promise.reject(new Error('this worker cannot start review workflows (no openReview given)'));
+const cannot = () => Promise.reject(new Error('this worker cannot start or end review workflows (no reviewWorkflows given)'));
+const noReviewWorkflows: CampaignReviewWorkflows = { open: cannot, close: cannot };
 
-/** The review workflows' writes (workflows/campaign-review.ts, workflows/creative-review.ts), and the creation saga's review start. */
-export function reviewActivities(db: Db, assets: AssetStore, openReview: OpenCampaignReview = noReviewStarter) {
+/** The review workflows' writes (workflows/campaign-review.ts, workflows/creative-review.ts), and the creation saga's review start and its compensation. */
+export function reviewActivities(db: Db, assets: AssetStore, reviews: CampaignReviewWorkflows = noReviewWorkflows) {
   return {
-    openCampaignReview: (input: OpenCampaignReviewInput): Promise<void> => openReview(input),
+    openCampaignReview: (input: OpenCampaignReviewInput): Promise<void> => reviews.open(input),
+    closeCampaignReview: (campaignId: string): Promise<void> => reviews.close(campaignId),
     setReviewStatus: (campaignId: string, reviewStatus: 'approved' | 'rejected', reason: string | null): Promise<boolean> =>
       recordCampaignReview(db, campaignId, reviewStatus, reason),
     recordCreativeVerdict: (adId: string, decision: 'approved' | 'rejected', reason: string | null, revision: number): Promise<CreativeVerdictResult> =>

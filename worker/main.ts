@@ -17,7 +17,7 @@ import { runUntilIdle } from '../jobs/job';
 import { createWorkerMetrics } from '../jobs/metrics';
 import { startBackgroundJobs } from './jobs';
 import { workflowSource } from './workflow-source';
-import { openCampaignReview } from '../workflows/clients/campaign-review';
+import { closeCampaignReview, openCampaignReview } from '../workflows/clients/campaign-review';
 
 /** The Temporal worker process: every workflow and activity on the main task queue. */
 async function main() {
@@ -49,7 +49,7 @@ async function main() {
       clickhouse,
       pool,
       jobMetrics,
-      openReview: (review) => openCampaignReview(client, review),
+      reviewWorkflows: { open: (review) => openCampaignReview(client, review), close: (campaignId) => closeCampaignReview(client, campaignId) },
     }),
   });
   // The background jobs run on this worker's queue (workers of one queue share each job's run).

@@ -37,7 +37,7 @@ const { createDepositIntent, confirmDeposit } = proxyLocalActivities<Activities>
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds', backoffCoefficient: 2 },
 });
 // Compensations must finish, however long an outage lasts: retried without limit.
-const { deleteCampaignTree, releaseDeposit } = proxyActivities<Activities>({
+const { deleteCampaignTree, releaseDeposit, closeCampaignReview } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
@@ -152,8 +152,11 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
     // 4. Review: a workflow of its own that outlives this one.
     step = 'review';
     const searchAttributes = reviewSearchAttributes(input, campaignId);
-    if (inOneTask) await openCampaignReview({ campaignId, taskQueue, searchAttributes });
-    else
+    if (inOneTask) {
+      // A start whose answer was lost leaves a review behind a failed step: the rollback ends it.
+      if (patched('campaign-review-compensation')) compensations.push(() => closeCampaignReview(campaignId));
+      await openCampaignReview({ campaignId, taskQueue, searchAttributes });
+    } else
       await startChild(campaignReview, {
         workflowId: campaignReviewWorkflowId(campaignId),
         args: [{ campaignId }],

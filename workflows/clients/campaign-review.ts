@@ -41,6 +41,20 @@ export async function openCampaignReview(
   }
 }
 
+/**
+ * The creation saga's compensation for its review step: ends the campaign's
+ * review, if one was started (an attempt whose answer was lost may have), since
+ * the campaign it would review is being removed. None there, or one already
+ * closed, is the same outcome.
+ */
+export async function closeCampaignReview(temporal: Client, campaignId: string): Promise<void> {
+  try {
+    await temporal.workflow.getHandle(campaignReviewWorkflowId(campaignId)).terminate('campaign creation rolled back');
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+}
+
 /** Whether the campaign's review workflow is running. */
 export async function isReviewOpen(temporal: Client, campaignId: string): Promise<boolean> {
   try {
