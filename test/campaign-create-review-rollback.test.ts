@@ -11,7 +11,8 @@ import { createActivities } from '../activities';
 import { campaignCreateSchema } from '../domain/campaigns/campaign-schema';
 import { createCreativeGenerator } from '../domain/creatives/generator';
 import { createAssetStore } from '../lib/asset-store';
-import { closeDb, createDb } from '../lib/db';
+import { closeDb, createDb, createPgPool } from '../lib/db';
+import { createClickhouse } from '../lib/clickhouse/client';
 import { createStripeClient } from '../lib/stripe';
 import { createTemporalClient } from '../lib/temporal';
 import { temporalConfig } from '../temporal.config';
@@ -25,6 +26,9 @@ import { emulatorStripe, intentsWhere } from './support/stripe';
 const taskQueue = `creation-review-rollback-${process.pid}-${Date.now()}`;
 const temporal = createTemporalClient();
 const db = createDb(undefined, 3);
+// The activities' job dependencies, made here so that the test closes them.
+const pool = createPgPool(undefined, 1);
+const clickhouse = createClickhouse();
 let connection: NativeConnection;
 let worker: Worker;
 let running: Promise<void>;
@@ -43,6 +47,8 @@ beforeAll(async () => {
       stripe: createStripeClient(),
       assets: createAssetStore(),
       creatives: createCreativeGenerator(),
+      pool,
+      clickhouse,
       reviewWorkflows: {
         // Each attempt starts the review (or finds it started), then its answer is lost.
         open: async (review) => {
@@ -62,6 +68,8 @@ afterAll(async () => {
   await running;
   await connection.close();
   await temporal.connection.close();
+  await pool.end();
+  await clickhouse.close();
   await closeDb(db);
 });
 
