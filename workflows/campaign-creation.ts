@@ -54,6 +54,12 @@ export interface CampaignCreationInput {
   campaignId?: string;
   /** The organization's public id, for the review's search attributes (absent in older runs). */
   organizationPublicId?: string;
+  /**
+   * What the deposit is charged to, read by the api with the request (which
+   * answers billing_not_configured itself). Runs started before it was an
+   * input have none and read it in their first step.
+   */
+  billing?: { paymentMethodId: string; customerId: string | null } | null;
 }
 
 /** The spec error the API answers with when the saga does not complete. */
@@ -106,8 +112,9 @@ function errorFor(err: unknown, step: Step): SagaError {
 }
 
 /**
- * Campaign creation saga: billing check → persist the tree and its assets →
- * charge the USD 10 deposit → submit for review. Each step registers its
+ * Campaign creation saga: billing (as the api read it) → persist the tree and
+ * its assets → charge the USD 10 deposit → submit for review, beside the
+ * deposit's record. Each step registers its
  * compensation before it can have an effect; any failure unwinds them in
  * reverse, so nothing is left behind and no deposit is kept. Every step of a
  * successful run is a local activity (the tree's only when no image is
@@ -120,7 +127,7 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
   const compensations: (() => Promise<void>)[] = [];
 
   // 1. Billing must be configured; nothing is created otherwise.
-  const billing = await defaultPaymentMethod(input.organizationId);
+  const billing = input.billing !== undefined ? input.billing : await defaultPaymentMethod(input.organizationId);
   if (!billing) {
     return { ok: false, error: sagaError('billing_not_configured', 'The organization has no default payment method') };
   }
@@ -146,17 +153,22 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
     });
     compensations.push(() => releaseDeposit(paymentIntentId));
     await confirmDeposit({ paymentIntentId, idempotencyKey: `${workflowId}/deposit-confirm` });
+
+    // 4. Review: a workflow of its own that outlives this one, started beside the deposit's record.
+    const searchAttributes = reviewSearchAttributes(input, campaignId);
+    if (patched('campaign-creation-review-rollback')) {
+      step = 'review';
+      // A start whose answer was lost leaves a review behind a failed step: the rollback ends it.
+      compensations.push(() => closeCampaignReview(campaignId));
+      await allOf([recordDeposit(campaignId, paymentIntentId), openCampaignReview({ campaignId, taskQueue, searchAttributes })]);
+      return { ok: true, campaignId };
+    }
+    // Runs started before: the record, then the review (a child in runs of several workflow tasks).
     step = 'record';
     await recordDeposit(campaignId, paymentIntentId);
-
-    // 4. Review: a workflow of its own that outlives this one.
     step = 'review';
-    const searchAttributes = reviewSearchAttributes(input, campaignId);
-    if (inOneTask) {
-      // A start whose answer was lost leaves a review behind a failed step: the rollback ends it.
-      if (patched('campaign-review-compensation')) compensations.push(() => closeCampaignReview(campaignId));
-      await openCampaignReview({ campaignId, taskQueue, searchAttributes });
-    } else
+    if (inOneTask) await openCampaignReview({ campaignId, taskQueue, searchAttributes });
+    else
       await startChild(campaignReview, {
         workflowId: campaignReviewWorkflowId(campaignId),
         args: [{ campaignId }],
@@ -170,6 +182,12 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
     if (SERVER_FAULTS.has(error.code)) throw ApplicationFailure.nonRetryable(error.message, error.code, error);
     return { ok: false, error };
   }
+}
+
+/** Waits for every step (no compensation may run while one is still going), then throws the first failure. */
+async function allOf(steps: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(steps)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Whether persisting the tree downloads images (an `image_url`): then it runs as an activity of its own. */

@@ -64,8 +64,18 @@ export async function deleteOrganization(db: Db, organizationId: string) {
   await db.organization.update({ where: { id: organizationId }, data: { deletedAt: new Date() } });
 }
 
-/** The organization's default payment method (and Stripe customer), or null when billing is not configured. */
-export async function paymentMethodOf(db: Db, organizationId: string): Promise<{ paymentMethodId: string; customerId: string | null } | null> {
+/** What a deposit is charged to: the organization's default payment method and its Stripe customer. */
+export interface Billing {
+  paymentMethodId: string;
+  customerId: string | null;
+}
+
+/** An organization row's billing, or null when billing is not configured. */
+export const billingOf = (org: { defaultPaymentMethodId: string | null; stripeCustomerId: string | null }): Billing | null =>
+  org.defaultPaymentMethodId ? { paymentMethodId: org.defaultPaymentMethodId, customerId: org.stripeCustomerId } : null;
+
+/** The organization's billing, or null when it is not configured. */
+export async function paymentMethodOf(db: Db, organizationId: string): Promise<Billing | null> {
   const org = await db.organization.findUnique({ where: { id: organizationId }, select: { defaultPaymentMethodId: true, stripeCustomerId: true } });
-  return org?.defaultPaymentMethodId ? { paymentMethodId: org.defaultPaymentMethodId, customerId: org.stripeCustomerId } : null;
+  return org ? billingOf(org) : null;
 }
