@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { AssetStore } from '../../lib/asset-store';
 import type { Db, Prisma } from '../../lib/db';
@@ -172,16 +171,17 @@ export async function insertAds(
   adGroupId: string,
   ads: PreparedAd[],
 ): Promise<InsertedAds> {
-  const rows: Prisma.AdCreateManyInput[] = [];
-  const assetIds: string[] = [];
+  const inserted: InsertedAds = { adIds: [], assetIds: [] };
   for (const ad of ads) {
     const assetId = await createCreativeAsset(tx, store, organizationId, ad.creative);
-    if (assetId) assetIds.push(assetId);
-    rows.push({ id: randomUUID(), adGroupId, name: ad.name, status: 'active', assetId, ...creativeColumns(ad.creative) });
+    if (assetId) inserted.assetIds.push(assetId);
+    const row = await tx.ad.create({
+      data: { adGroupId, name: ad.name, status: 'active', assetId, ...creativeColumns(ad.creative) },
+      select: { id: true },
+    });
+    inserted.adIds.push(row.id);
   }
-  // One statement for all of them: the ids are drawn here, so they come back in the request's order.
-  await tx.ad.createMany({ data: rows });
-  return { adIds: rows.map((row) => row.id!), assetIds };
+  return inserted;
 }
 
 /** Creates an ad group (status `active`) with its ads and assets, inside the caller's transaction. */
