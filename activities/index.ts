@@ -33,14 +33,21 @@ export interface ActivityDeps {
   jobMetrics?: JobMetrics;
 }
 
+/** What the campaign-creation saga calls (workflows/campaign-creation.ts): all an api process's creation worker registers. */
+export function creationActivities(deps: Pick<ActivityDeps, 'db' | 'stripe' | 'assets' | 'creatives' | 'reviewWorkflows'>) {
+  return {
+    ...reviewActivities(deps.db, deps.assets, deps.reviewWorkflows),
+    ...billingActivities(deps.db, deps.stripe),
+    ...campaignTreeActivities(deps),
+  };
+}
+
 export function createActivities(deps: ActivityDeps) {
   const clickhouse = deps.clickhouse ?? createClickhouse();
   return {
     ...apiKeyActivities(deps.db),
-    ...reviewActivities(deps.db, deps.assets, deps.reviewWorkflows),
+    ...creationActivities(deps),
     ...campaignLifecycleActivities(deps.db),
-    ...billingActivities(deps.db, deps.stripe),
-    ...campaignTreeActivities(deps),
     ...jobActivities(
       { db: deps.db, pool: deps.pool ?? createPgPool(undefined, 3), clickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl },
       deps.jobMetrics ?? createJobMetrics(new Registry()),

@@ -33,6 +33,7 @@ import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/deliv
 import { startDeliveryLedger, type DeliveryLedgerProcess } from '../domain/delivery/tracker';
 import { campaignSearchOf } from '../domain/campaigns/search';
 import { temporalCreativeReviews } from '../workflows/clients/creative-review';
+import type { EagerStart } from '../workflows/clients/campaign-creation';
 import { budgetExhaustionSignaller } from '../workflows/clients/campaign-lifecycle';
 import { dashboardRoutes } from './dashboard/routes';
 import { dashboardApiRoutes, dashboardOperations } from './dashboard/operations';
@@ -49,6 +50,8 @@ export interface AppDeps {
   creativeReviews?: CreativeReviewQueue;
   /** The delivery ledger the trackers write through (domain/delivery/tracker.ts runs it with its exporter); default: a ledger of its own. */
   deliveryLedger?: DeliveryLedgerWriter;
+  /** The api process's campaign-creation worker (api/server.ts), which creates start eagerly on; default: none. */
+  eagerStart?: EagerStart;
   /** The process's metrics, served on its internal metrics port (api/server.ts); default: a registry of its own. */
   metrics?: HttpMetrics;
 }
@@ -118,7 +121,7 @@ export function createApp(deps: AppDeps) {
   // Every `/v1` operation, declared once: mounted below and documented from the same list.
   const v1Operations = [
     ...adAccountOperations(db),
-    campaignCreateOperation(db, deps.temporal),
+    campaignCreateOperation(deps),
     ...campaignOperations(db, deps.temporal),
     campaignDeliveryOperation(db, analytics),
     ...adGroupOperations(deps),

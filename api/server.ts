@@ -5,13 +5,16 @@ import { closeDb, createDb } from '../lib/db';
 import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
+import { startApiCreationWorker } from '../worker/creation-worker';
 
 /** The api process. */
 assertStartupConfig('api');
 const db = createDb();
 const temporal = createTemporalClient();
 const { deps, metrics, delivery } = apiProcessDeps(db, temporal);
-const server = createApp(deps).listen(config.api.port, config.api.host, () => {
+// Campaign creates run their saga here, started eagerly (worker/creation-worker.ts); API_CREATION_WORKER=off leaves them to the worker process.
+const creationWorker = config.api.creationWorker ? startApiCreationWorker(db, temporal, metrics.registry) : undefined;
+const server = createApp({ ...deps, eagerStart: creationWorker }).listen(config.api.port, config.api.host, () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);
 });
 const metricsServer = startMetricsServer(metrics.registry, { host: config.metrics.host, port: config.metrics.apiPort });
@@ -34,6 +37,8 @@ async function shutdown() {
   server.closeAllConnections();
   await closeWithin(ms, 'http server close', () => closed);
   await closeWithin(ms, 'metrics server close', async () => (await metricsServer).close());
+  // Sagas it is running finish first (bounded); a cut one is taken over by the worker process.
+  await creationWorker?.close();
   // Answered deliveries are committed (the worker exports them).
   await delivery.close();
   await closeDb(db, ms);

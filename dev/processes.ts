@@ -118,9 +118,15 @@ export function stopProcess(child: ChildProcess, graceMs = STOP_GRACE_MS): Promi
   });
 }
 
-/** The api process (`api/server.ts`) on a free port, over the databases of this environment. */
-export const startApiProcess = (env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) =>
-  startService({ service: 'api', entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env, nodeArgs });
+/**
+ * The api process (`api/server.ts`) on a free port, over the databases of this environment;
+ * ready once its creation worker is (or has failed to start), unless API_CREATION_WORKER=off.
+ */
+export const startApiProcess = (env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) => {
+  const creationWorker = (env.API_CREATION_WORKER ?? process.env.API_CREATION_WORKER) !== 'off';
+  const ready = creationWorker ? /api creation worker (ready|unavailable)/ : /api listening/;
+  return startService({ service: 'api', entry: 'api/server.ts', ready, portVariable: 'PORT', env, nodeArgs });
+};
 
 /** The auction process (`auction/server.ts`) on a free port, over the databases of this environment. */
 export const startAuctionProcess = (env: NodeJS.ProcessEnv = {}) =>

@@ -45,6 +45,13 @@ const trustedProxies = new Set(
     .filter(Boolean),
 );
 
+/** API_CREATION_WORKER: `on` (default) or `off`. */
+function creationWorkerOn(env: NodeJS.ProcessEnv): boolean {
+  const raw = env.API_CREATION_WORKER ?? 'on';
+  if (raw !== 'on' && raw !== 'off') throw new Error(`API_CREATION_WORKER must be on or off, got "${raw}"`);
+  return raw === 'on';
+}
+
 export const config = {
   isTest,
   trustedProxies,
@@ -58,6 +65,8 @@ export const config = {
     port: intFromEnv('PORT', 3000),
     /** Public base of this api, used to build asset URLs that image_url reads back. */
     publicUrl: process.env.PUBLIC_URL ?? `http://127.0.0.1:${intFromEnv('PORT', 3000)}`,
+    /** Whether the api runs the campaign-creation saga itself, started eagerly (worker/creation-worker.ts): API_CREATION_WORKER=off leaves it to the worker. */
+    creationWorker: creationWorkerOn(process.env),
   },
   auction: { port: intFromEnv('AUCTION_PORT', 3100) },
   /**
@@ -223,7 +232,8 @@ export const config = {
 /**
  * Variables each production process must be given: without them it would run on
  * a built-in default (the database password, the Stripe emulator that moves no
- * money, a signing key published in this repository). Only the worker calls Stripe.
+ * money, a signing key published in this repository). The api calls Stripe too when it
+ * runs the creation saga (API_CREATION_WORKER, on by default): see productionRequiredEnv.
  */
 export const PRODUCTION_REQUIRED_ENV = {
   api: ['DATABASE_URL', 'TRACKING_SIGNING_KEYS'],
@@ -231,6 +241,12 @@ export const PRODUCTION_REQUIRED_ENV = {
   auction: ['DATABASE_URL', 'TRACKING_SIGNING_KEYS'],
 } as const;
 export type ServiceName = keyof typeof PRODUCTION_REQUIRED_ENV;
+
+/** What `service` needs in production under `env`: an api running the creation saga charges deposits, as the worker does. */
+export function productionRequiredEnv(service: ServiceName, env: NodeJS.ProcessEnv = process.env): readonly string[] {
+  if (service === 'api' && creationWorkerOn(env)) return [...PRODUCTION_REQUIRED_ENV.api, 'STRIPE_SECRET_KEY'];
+  return PRODUCTION_REQUIRED_ENV[service];
+}
 
 /**
  * Fail closed. Each process (api, worker, auction) calls it first thing at start:
@@ -242,7 +258,7 @@ export type ServiceName = keyof typeof PRODUCTION_REQUIRED_ENV;
  */
 export function assertStartupConfig(service: ServiceName, env: NodeJS.ProcessEnv = process.env): void {
   if (env.NODE_ENV === 'production') {
-    const missing = PRODUCTION_REQUIRED_ENV[service].filter((name) => !env[name]?.trim());
+    const missing = productionRequiredEnv(service, env).filter((name) => !env[name]?.trim());
     if (missing.length) {
       throw new Error(`refusing to start with NODE_ENV=production: ${missing.join(', ')} must be set (no development defaults in production)`);
     }

@@ -1,6 +1,6 @@
 /**
  * `POST /v1/campaigns` with no worker (issue 6, part 4): an api process whose
- * task queue no worker polls answers 503 request_timeout after
+ * task queue no worker polls (and that runs no saga worker itself) answers 503 request_timeout after
  * CAMPAIGN_CREATE_TIMEOUT_MS; once a worker polls that queue, the retry with the
  * same Idempotency-Key answers the real outcome of the same saga: one
  * campaign, one charge. Without a key the saga still completes; a retry then
@@ -24,7 +24,8 @@ let worker: ChildProcess | null = null;
 
 beforeAll(async () => {
   db = createDb(undefined, 2);
-  api = await startApiProcess({ TEMPORAL_TASK_QUEUE: taskQueue, CAMPAIGN_CREATE_TIMEOUT_MS: '3000' });
+  // No saga worker of its own either: the api leaves the saga to the worker process.
+  api = await startApiProcess({ TEMPORAL_TASK_QUEUE: taskQueue, CAMPAIGN_CREATE_TIMEOUT_MS: '3000', API_CREATION_WORKER: 'off' });
 }, 120_000);
 afterAll(async () => {
   await api?.stop();

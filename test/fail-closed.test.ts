@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { DEVELOPMENT_TRACKING_SECRET, PRODUCTION_REQUIRED_ENV } from '../lib/config';
+import { DEVELOPMENT_TRACKING_SECRET, productionRequiredEnv } from '../lib/config';
 import { endBackgroundJobs } from '../worker/jobs';
 import { startService } from '../dev/processes';
 
@@ -50,7 +50,7 @@ function runToExit(entry: string, env: NodeJS.ProcessEnv): Promise<{ code: numbe
 afterAll(() => endBackgroundJobs(productionEnv.TEMPORAL_TASK_QUEUE, 'test over', productionEnv.DATABASE_URL));
 
 describe.each(processes)('$entry with NODE_ENV=production', ({ service, entry, ready, portVariable }) => {
-  test.each(PRODUCTION_REQUIRED_ENV[service])(
+  test.each([...productionRequiredEnv(service, productionEnv)])(
     'refuses to start without %s',
     async (variable) => {
       const env: NodeJS.ProcessEnv = { ...process.env, ...productionEnv, PORT: '0', AUCTION_PORT: '0' };
@@ -64,16 +64,24 @@ describe.each(processes)('$entry with NODE_ENV=production', ({ service, entry, r
     60_000,
   );
 
-  test('starts with just the variables it uses (only the worker needs a Stripe key)', async () => {
+  test('starts with just the variables it uses (the auction needs no Stripe key)', async () => {
     const env: NodeJS.ProcessEnv = { ...productionEnv };
     for (const name of ['DATABASE_URL', 'STRIPE_SECRET_KEY', 'TRACKING_SIGNING_KEYS'] as const) {
-      if (!(PRODUCTION_REQUIRED_ENV[service] as readonly string[]).includes(name)) delete env[name];
+      if (!productionRequiredEnv(service, productionEnv).includes(name)) delete env[name];
     }
     const started = await startService({ entry, ready, portVariable, env: { ...env, STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY ?? '' } });
     await started.stop();
     expect(started.output()).not.toContain('refusing to start');
   }, 90_000);
 });
+
+test('an api that leaves the creation saga to the worker (API_CREATION_WORKER=off) needs no Stripe key', async () => {
+  const env = { ...productionEnv, API_CREATION_WORKER: 'off', STRIPE_SECRET_KEY: '' };
+  expect(productionRequiredEnv('api', env)).not.toContain('STRIPE_SECRET_KEY');
+  const started = await startService({ entry: 'api/server.ts', ready: /api listening/, portVariable: 'PORT', env });
+  await started.stop();
+  expect(started.output()).not.toContain('refusing to start');
+}, 90_000);
 
 /**
  * The tracking signing key (hardening round two): outside NODE_ENV development

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../lib/db';
+import type { EagerStart } from '../workflows/clients/campaign-creation';
 
 /**
  * What a use case needs: the database it writes and the Temporal client it
@@ -8,4 +9,6 @@ import type { Db } from '../lib/db';
 export interface UseCaseDeps {
   db: Db;
   temporal: Client;
+  /** The api process's campaign-creation worker (worker/creation-worker.ts): creates start eagerly on it. */
+  eagerStart?: EagerStart;
 }

@@ -16,10 +16,11 @@ import { deliveryExportJob } from '../jobs/delivery-export';
 import { runUntilIdle } from '../jobs/job';
 import { createWorkerMetrics } from '../jobs/metrics';
 import { startBackgroundJobs } from './jobs';
-import { workflowSource } from './workflow-source';
+import { loadWorkflowBundle } from './workflow-source';
+import { createCreationWorker } from './creation-worker';
 import { closeCampaignReview, openCampaignReview } from '../workflows/clients/campaign-review';
 
-/** The Temporal worker process: every workflow and activity on the main task queue. */
+/** The Temporal worker process: every workflow and activity, on the main task queue and the creation saga's. */
 async function main() {
   assertStartupConfig('worker');
   // Background work yields the CPU to the request paths: on a busy machine the event
@@ -36,29 +37,27 @@ async function main() {
   console.log(`worker metrics on ${metrics.url}`);
   const connection = await NativeConnection.connect({ address: temporalConfig.address });
   const client = createTemporalClient();
-  const worker = await Worker.create({
-    connection,
-    namespace: temporalConfig.namespace,
-    taskQueue: temporalConfig.taskQueues.main,
-    ...workflowSource(),
-    activities: createActivities({
-      db,
-      stripe: createStripeClient(),
-      assets: createAssetStore(),
-      creatives: createCreativeGenerator(),
-      clickhouse,
-      pool,
-      jobMetrics,
-      reviewWorkflows: { open: (review) => openCampaignReview(client, review), close: (campaignId) => closeCampaignReview(client, campaignId) },
-    }),
+  const activities = createActivities({
+    db,
+    stripe: createStripeClient(),
+    assets: createAssetStore(),
+    creatives: createCreativeGenerator(),
+    clickhouse,
+    pool,
+    jobMetrics,
+    reviewWorkflows: { open: (review) => openCampaignReview(client, review), close: (campaignId) => closeCampaignReview(client, campaignId) },
   });
+  const bundle = await loadWorkflowBundle();
+  const worker = await Worker.create({ connection, namespace: temporalConfig.namespace, taskQueue: temporalConfig.taskQueues.main, ...bundle, activities });
+  // The creation saga's queue: runs no api process took eagerly, their ordinary activities (compensations, image downloads).
+  const creationWorker = await createCreationWorker(connection, bundle, activities);
   // The background jobs run on this worker's queue (workers of one queue share each job's run).
   await startBackgroundJobs(client, temporalConfig.taskQueues.main);
   // SIGINT/SIGTERM: the SDK's runtime shuts the worker down itself (a second shutdown would throw).
   // Threads the SDK's runtime started meanwhile, too.
   lowerOwnPriority(config.worker.nice);
-  console.log(`worker ready on task queue ${temporalConfig.taskQueues.main}`);
-  await worker.run();
+  console.log(`worker ready on task queues ${temporalConfig.taskQueues.main} and ${temporalConfig.taskQueues.creation}`);
+  await Promise.all([worker.run(), creationWorker.run()]);
   // A normal stop exports what the trackers committed (a killed worker leaves it for the next one).
   const ms = config.timeouts.closeMs;
   const jobDeps = { db, pool, clickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl, heartbeat: () => {} };

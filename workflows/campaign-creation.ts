@@ -54,6 +54,8 @@ export interface CampaignCreationInput {
   campaignId?: string;
   /** The organization's public id, for the review's search attributes (absent in older runs). */
   organizationPublicId?: string;
+  /** Where the campaign's review runs: the main queue (runs before the saga had a queue of its own ran there too, and have none). */
+  reviewTaskQueue?: string;
   /**
    * What the deposit is charged to, read by the api with the request (which
    * answers billing_not_configured itself). Runs started before it was an
@@ -135,7 +137,8 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
   // The campaign id is fixed for the run, so a retried persist finds its own earlier work. Older runs drew
   // it here (uuid4 stays for them: replaying their history must draw it again).
   const campaignId = input.campaignId ?? uuid4();
-  const { workflowId, taskQueue } = workflowInfo();
+  const { workflowId } = workflowInfo();
+  const taskQueue = input.reviewTaskQueue ?? workflowInfo().taskQueue;
   let step: Step = 'persist';
   try {
     // 2. The tree and each ad's asset.

@@ -1,8 +1,7 @@
 import { sha256Hex } from '../../lib/hash';
-import type { Client } from '@temporalio/client';
 import { config } from '../../lib/config';
-import type { Db } from '../../lib/db';
 import { createCampaign } from '../../use-cases/campaigns/create-campaign';
+import type { UseCaseDeps } from '../../use-cases/deps';
 import { apiKeyAuthOf } from '../auth/api-key-auth';
 import { toErrorResponse } from '../../lib/http/errors';
 import { idempotencyKeySchema, parseIdempotencyKey, requestFingerprint, withIdempotency, type StoredResponse } from '../http/idempotency';
@@ -32,7 +31,8 @@ async function asResponse(run: () => Promise<StoredResponse>): Promise<StoredRes
 /** Links from a created campaign to the operations on it (OpenAPI; stateful testing follows them). */
 const campaignLinks = resourceLinks('campaign', 'campaign_id', '$response.body#/id');
 
-export function campaignCreateOperation(db: Db, temporal: Client): Operation {
+export function campaignCreateOperation(deps: UseCaseDeps): Operation {
+  const { db } = deps;
   return defineOperation({
     id: 'createCampaign',
     method: 'post',
@@ -74,7 +74,7 @@ export function campaignCreateOperation(db: Db, temporal: Client): Operation {
       const run = (workflowKey: string | null) =>
         asResponse(async () => ({
           status: 201,
-          body: presentCampaign(await createCampaign({ db, temporal }, organizationId, req.body, workflowKey)),
+          body: presentCampaign(await createCampaign(deps, organizationId, req.body, workflowKey)),
         }));
       if (key === null) {
         const response = await run(null);

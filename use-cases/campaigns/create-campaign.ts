@@ -22,7 +22,12 @@ import type { UseCaseDeps } from '../deps';
  * it failed) and is in the workflow id (operators find a campaign's creation by
  * id): one key, one sequence of ids, and at most one run that is not failed.
  */
-export async function createCampaign({ db, temporal }: UseCaseDeps, organizationId: string, rawBody: unknown, requestKey: string | null): Promise<CampaignRow> {
+export async function createCampaign(
+  { db, temporal, eagerStart }: UseCaseDeps,
+  organizationId: string,
+  rawBody: unknown,
+  requestKey: string | null,
+): Promise<CampaignRow> {
   const body = parseOrThrow(campaignCreateSchema, bodyObject(rawBody));
   const workflowKey = requestKey ?? randomUUID();
   // Temporal is asked about a run under the old id while the database answers the reads below, not after them.
@@ -39,7 +44,7 @@ export async function createCampaign({ db, temporal }: UseCaseDeps, organization
     campaignIdOf: (run: number) => campaignIdOfCreation(workflowKey, run),
     legacyRun,
   };
-  const result = await runCreationSaga(temporal, request, config.timeouts.campaignCreateMs);
+  const result = await runCreationSaga({ temporal, eagerStart }, request, config.timeouts.campaignCreateMs);
   if (!result.ok) {
     const { code, message, param } = result.error;
     throw new DomainError(code, message, param);

@@ -29,6 +29,14 @@ export interface CampaignCreationRequest {
 
 type CreationRun = WorkflowHandle<typeof campaignCreation>;
 
+/** A campaign-creation worker in this process (worker/creation-worker.ts), which starts take eagerly. */
+export interface EagerStart {
+  /** The client sharing the worker's connection while the worker runs; else null (creates are dispatched). */
+  client(): Client | null;
+  /** Told of each saga start: whether its first task came back in the start's answer. */
+  started(eagerly: boolean): void;
+}
+
 /**
  * The run under the request's id of before (`campaign-create-<key>`) if it is
  * running or completed. Started by the caller while it reads what the saga's
@@ -49,12 +57,19 @@ const MAX_RUNS = 100;
  * Idempotency-Key names the same campaign ids, so it attaches to the same run
  * and answers its real outcome (one campaign, one charge).
  */
-export async function runCreationSaga(temporal: Client, request: CampaignCreationRequest, timeoutMs: number): Promise<CampaignCreationResult> {
+export async function runCreationSaga(
+  clients: { temporal: Client; eagerStart?: EagerStart },
+  request: CampaignCreationRequest,
+  timeoutMs: number,
+): Promise<CampaignCreationResult> {
+  const { eagerStart } = clients;
+  const eager = eagerStart?.client() ?? null;
+  const temporal = eager ?? clients.temporal;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
   try {
     // Every RPC inside (the start and the result's long poll) is cancelled at the deadline.
-    return await temporal.withAbortSignal(deadline.signal, async () => sagaResult(await startOrAttach(temporal, request)));
+    return await temporal.withAbortSignal(deadline.signal, async () => sagaResult(await startOrAttach(temporal, request, eager !== null, eagerStart)));
   } catch (err) {
     if (deadline.signal.aborted) throw timedOut(timeoutMs);
     throw err;
@@ -78,7 +93,7 @@ const timedOut = (timeoutMs: number) =>
  * one (a 5xx, nothing was created) leaves the request to the next run. Every
  * caller of one request walks the same ids, so concurrent retries meet on one run.
  */
-async function startOrAttach(temporal: Client, { input, campaignIdOf, legacyRun }: CampaignCreationRequest) {
+async function startOrAttach(temporal: Client, { input, campaignIdOf, legacyRun }: CampaignCreationRequest, eager: boolean, eagerStart?: EagerStart) {
   const legacy = await legacyRun;
   if (legacy instanceof Error) throw legacy;
   if (legacy) return legacy;
@@ -86,14 +101,18 @@ async function startOrAttach(temporal: Client, { input, campaignIdOf, legacyRun 
     const campaignId = campaignIdOf(run);
     const workflowId = campaignCreationWorkflowId(campaignId);
     try {
-      return await temporal.workflow.start(campaignCreation, {
-        taskQueue: temporalConfig.taskQueues.main,
+      const run = await temporal.workflow.start(campaignCreation, {
+        taskQueue: temporalConfig.taskQueues.creation,
+        // The server answers with the saga's first task, for this process's creation worker.
+        requestEagerStart: eager,
         workflowId,
-        args: [{ ...input, campaignId }],
+        args: [{ ...input, campaignId, reviewTaskQueue: temporalConfig.taskQueues.main }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         // Operators find a campaign's workflows in the Temporal UI by name, id or organization (docs/operations.md).
         searchAttributes: campaignSearchAttributes({ campaignId, campaignName: input.body.name, organizationPublicId: input.organizationPublicId }),
       });
+      eagerStart?.started(run.eagerlyStarted);
+      return run;
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
