@@ -27,6 +27,26 @@ export function isKeyValid(key: KeyRow, secretHash: string, now: number): boolea
   );
 }
 
+interface KeyLookupRow {
+  id: string;
+  secret_hash: string;
+  organization_id: string;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  organization_deleted_at: Date | null;
+}
+
+const keyOf = (row: KeyLookupRow) => ({
+  id: row.id,
+  secretHash: row.secret_hash,
+  organizationId: row.organization_id,
+  revokedAt: row.revoked_at,
+  expiresAt: row.expires_at,
+  lastUsedAt: row.last_used_at,
+  organization: { deletedAt: row.organization_deleted_at },
+});
+
 /**
  * The key behind an `ak_` secret, or null when there is none or it is not
  * valid (callers answer one error for every refusal, so it never says why).
@@ -35,18 +55,12 @@ export function isKeyValid(key: KeyRow, secretHash: string, now: number): boolea
  */
 export async function authenticateApiKey(db: Db, secret: string, now = Date.now()): Promise<ApiKeyAuth | null> {
   const secretHash = hashSecret(secret);
-  const key = await db.apiKey.findUnique({
-    where: { secretHash },
-    select: {
-      id: true,
-      secretHash: true,
-      organizationId: true,
-      revokedAt: true,
-      expiresAt: true,
-      lastUsedAt: true,
-      organization: { select: { deletedAt: true } },
-    },
-  });
+  // One statement for the key and its organization (Prisma's relation select takes two round trips).
+  const rows = await db.$queryRaw<KeyLookupRow[]>`
+    SELECT k.id, k.secret_hash, k.organization_id, k.revoked_at, k.expires_at, k.last_used_at, o.deleted_at AS organization_deleted_at
+    FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+    WHERE k.secret_hash = ${secretHash}`;
+  const key = rows.length ? keyOf(rows[0]) : null;
   if (key === null || !isKeyValid(key, secretHash, now)) return null;
   if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     writeInBackground(db, 'last_used update', () => refreshLastUsed(db, key.id, now));
