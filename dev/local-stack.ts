@@ -10,6 +10,7 @@ import { startStripeEmulator } from './stripe-emulator/server';
 import { config } from '../lib/config';
 import { closeWithin } from '../lib/deadline';
 import { endBackgroundJobs } from '../worker/jobs';
+import { endWithParent } from './processes';
 
 const root = path.resolve(__dirname, '..');
 
@@ -55,6 +56,8 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
     env: process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // tsx relays SIGTERM to the worker it runs (a SIGKILL would end only tsx).
+  endWithParent(worker, 'SIGTERM');
   await waitForLine(worker, /worker ready/, 120_000);
   // Keep draining so a chatty worker never blocks on a full pipe.
   worker.stdout.on('data', (d: Buffer) => {

@@ -54,6 +54,17 @@ export interface ServiceOptions {
   startTimeoutMs?: number;
 }
 
+/**
+ * Ends `child` when this process exits, normally or by process.exit() (a bench that fails
+ * part-way): orphans would poll Temporal and run their jobs, skewing the next runs. `signal`
+ * SIGTERM for a wrapper that relays it (tsx's), SIGKILL for node itself.
+ */
+export function endWithParent(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
+  const end = () => child.kill(signal);
+  process.once('exit', end);
+  child.once('exit', () => process.off('exit', end));
+}
+
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const port = await freePort();
   const argv = options.argv ?? serviceNodeArgs(options.service ?? '', path.join(root, options.entry), options.nodeArgs);
@@ -71,6 +82,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  endWithParent(child);
   let output = '';
   child.stdout.on('data', (d: Buffer) => {
     output += d.toString();

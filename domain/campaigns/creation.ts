@@ -59,9 +59,11 @@ function campaignRow({ organizationId, adAccountId, campaignId, body }: NewCampa
  */
 export async function persistCampaignTree(deps: TreeDeps, tree: NewCampaignTree): Promise<void> {
   const { db, assets } = deps;
-  if (await db.campaign.findUnique({ where: { id: tree.campaignId }, select: { id: true } })) return;
+  // Both reads at once: a retry that finds its campaign wastes one, a first attempt saves a round trip.
+  const [existing, account] = await Promise.all([db.campaign.findUnique({ where: { id: tree.campaignId }, select: { id: true } }), accountContextOf(db, tree)]);
+  if (existing) return;
   // One scope for the whole tree: an image named by ads of several groups is loaded once.
-  const scope = prepareScope(deps, await accountContextOf(db, tree));
+  const scope = prepareScope(deps, account);
   const groups: PreparedAdGroup[] = [];
   for (const [i, group] of tree.body.ad_groups.entries()) groups.push(await prepareAdGroup(scope, group, `ad_groups[${i}]`));
   try {
