@@ -85,7 +85,8 @@ export function ensureBuild(): void {
 
 /** How each compiled service is started: the variable that takes its port, the line that says it is ready. */
 const LAUNCH = {
-  api: { portVariable: 'PORT', ready: /api listening/ },
+  // Ready once its creation worker is (on the prebuilt bundle), or has failed to start.
+  api: { portVariable: 'PORT', ready: /api creation worker (ready|unavailable)/ },
   auction: { portVariable: 'AUCTION_PORT', ready: /auction listening/ },
   worker: { portVariable: 'UNUSED_PORT', ready: /worker ready on task queue/ },
 } as const;

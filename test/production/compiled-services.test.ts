@@ -46,6 +46,8 @@ test.each(['api', 'auction'] as const)('%s: starts compiled, answers /healthz, s
     const health = await fetch(`${running.url}/healthz`);
     expect(health.status).toBe(200);
     await expectMetrics(running.output(), service);
+    // The api's creation worker runs the workflows npm run build bundled (worker/creation-worker.ts).
+    if (service === 'api') expect(running.output()).toMatch(/api creation worker ready/);
   } finally {
     expect(await terminate(running.child)).toBe(0);
   }
