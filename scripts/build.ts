@@ -19,8 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOW_BUNDLE_FILE } from '../worker/workflow-source';
+import { bundleWorkflows, WORKFLOW_BUNDLE_FILE } from '../worker/workflow-source';
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
@@ -109,20 +108,8 @@ function copyRunTimeFiles() {
   }
 }
 
-const ignore = () => undefined;
-/** The bundler's progress is INFO chatter; its warnings and errors are shown. */
-const quietLogger = {
-  log: ignore,
-  trace: ignore,
-  debug: ignore,
-  info: ignore,
-  warn: (message: string) => console.warn(`build: workflow bundle: ${message}`),
-  error: (message: string) => console.error(`build: workflow bundle: ${message}`),
-};
-
-async function bundleWorkflows() {
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietLogger });
-  writeFileSync(path.join(dist, WORKFLOW_BUNDLE_FILE), code);
+async function writeWorkflowBundle() {
+  writeFileSync(path.join(dist, WORKFLOW_BUNDLE_FILE), await bundleWorkflows('build: workflow bundle'));
 }
 
 async function main() {
@@ -133,7 +120,7 @@ async function main() {
   }
   await step('emit', emit);
   await step('run-time files', copyRunTimeFiles);
-  await step('workflow bundle', bundleWorkflows);
+  await step('workflow bundle', writeWorkflowBundle);
   writeFileSync(path.join(dist, BUILD_INFO_FILE), `${JSON.stringify({ builtAt: new Date().toISOString(), node: process.version }, null, 2)}\n`);
   console.log('build: dist/ ready (npm run serve -- api|auction|worker|migrate)');
 }

@@ -3,7 +3,11 @@
  * scripts/bootstrap.sh before jest; here the worker and Stripe emulator of
  * this run start (dev/local-stack.ts).
  */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startLocalStack, type LocalStack } from '../../dev/local-stack';
+import { bundleWorkflows } from '../../worker/workflow-source';
 
 declare global {
   var __localStack: LocalStack | undefined;
@@ -17,5 +21,14 @@ export default async function globalSetup() {
   process.env.METRICS_PORT = '0';
   process.env.AUCTION_METRICS_PORT = '0';
   process.env.WORKER_METRICS_PORT = '0';
+  // One workflow bundle for every worker and api process of the run (worker/workflow-source.ts), not one each.
+  process.env.TEMPORAL_WORKFLOW_BUNDLE = await writeWorkflowBundle();
   globalThis.__localStack = await startLocalStack('test', { workerLogs: Boolean(process.env.TEST_WORKER_LOGS) });
+}
+
+/** This run's workflow bundle, in a file of its own (global teardown removes it). */
+async function writeWorkflowBundle(): Promise<string> {
+  const file = path.join(tmpdir(), `adplatform-workflows-${process.pid}.js`);
+  writeFileSync(file, await bundleWorkflows());
+  return file;
 }
