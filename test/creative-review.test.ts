@@ -16,6 +16,7 @@ import { creativeReviewWorkflowId, pendingRevisionQuery } from '../workflows/cre
 import { adctl } from './support/cli';
 import { insertAd, insertAdGroup, insertCampaign, uniquePng } from './support/fixtures';
 import { apiClient, newOrg, useHarness } from './support/harness';
+import { until } from './support/wait';
 
 const h = useHarness();
 let org: Awaited<ReturnType<typeof newOrg>>;
@@ -191,8 +192,9 @@ test('poll fields and images count as changes; the approved image stays stored w
 
   await adctlJson('review', 'approve-ad', card.body.id);
   expect((await served(card.body.id))?.image?.sha256).toBe(second.sha256);
-  // The replaced image is no longer served by anything: its bytes are gone.
-  expect(await store.exists(assetKey({ sha256: first.sha256, ext: 'png' }))).toBe(false);
+  // The replaced image is no longer served by anything: its bytes go, right after the verdict's commit
+  // (the CLI answers once the row shows the verdict, which can be before the removal finished).
+  await until(async () => !(await store.exists(assetKey({ sha256: first.sha256, ext: 'png' }))), 'the replaced image removed', 10_000);
 });
 
 test('a name change or an identical creative is no change', async () => {
