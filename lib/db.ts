@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool } from 'pg';
-import { PrismaClient } from '../generated/prisma/client';
+import { Pool, type PoolClient } from 'pg';
+import { PrismaClient, type Prisma } from '../generated/prisma/client';
 import { config } from './config';
 import { closeWithin } from './deadline';
 
@@ -15,7 +15,7 @@ export { Prisma } from '../generated/prisma/client';
  */
 export function createDb(databaseUrl = config.databaseUrl, poolSize = 10): Db {
   const t = config.timeouts;
-  return new PrismaClient({
+  const db = new PrismaClient({
     transactionOptions: { maxWait: t.pgTransactionWaitMs, timeout: t.pgTransactionMs },
     adapter: new PrismaPg({
       connectionString: databaseUrl,
@@ -26,6 +26,24 @@ export function createDb(databaseUrl = config.databaseUrl, poolSize = 10): Db {
       idle_in_transaction_session_timeout: t.pgIdleInTransactionMs,
     }),
   });
+  databaseUrls.set(db, databaseUrl);
+  return db;
+}
+
+const databaseUrls = new WeakMap<Db, string>();
+const plainPools = new WeakMap<Db, Pool>();
+
+/**
+ * The plain `pg` pool beside `db`, on the same database: for the statements on
+ * the hot paths (the API key's lookup and the rate-limit counters of every
+ * request, the campaign-creation saga's writes). Prisma's query compiler costs
+ * several times the CPU these statements take (bench/README.md, campaign-create).
+ * Made on first use; closeDb ends it.
+ */
+export function plainPoolOf(db: Db): Pool {
+  let pool = plainPools.get(db);
+  if (!pool) plainPools.set(db, (pool = createPgPool(databaseUrls.get(db), 4)));
+  return pool;
 }
 
 /**
@@ -45,9 +63,10 @@ export function createPgPool(databaseUrl = config.databaseUrl, max = 4): Pool {
   });
 }
 
-/** P2002 is Prisma's unique-violation code (adapters give no `meta.target`). */
+/** A unique violation: Prisma's P2002 (adapters give no `meta.target`), or PostgreSQL's 23505 through a plain `pg` connection. */
 export function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string } | null)?.code === 'P2002';
+  const code = (err as { code?: string } | null)?.code;
+  return code === 'P2002' || code === '23505';
 }
 
 /**
@@ -82,13 +101,48 @@ export async function settleBackgroundWrites(db: Db): Promise<void> {
 export async function closeDb(db: Db, ms = config.timeouts.closeMs): Promise<void> {
   await closeWithin(ms, 'background writes', () => settleBackgroundWrites(db));
   await closeWithin(ms, 'database disconnect', () => db.$disconnect());
+  const pool = plainPools.get(db);
+  plainPools.delete(db);
+  if (pool) await closeWithin(ms, 'plain pool end', () => pool.end());
 }
 
-/** Whatever runs a raw statement: a Prisma client, or a `pg` pool or client. */
-export type SqlExecutor = Db | { query(text: string, values?: unknown[]): Promise<unknown> };
+/** A plain-pg parameter for a `timestamp` column (no zone): the columns hold UTC, as Prisma writes them. */
+export const utcTimestamp = (time: number | Date): string => new Date(time).toISOString().replace('Z', '');
+
+/** Whatever runs a raw statement: a Prisma client or transaction, or a `pg` pool or client. */
+export type SqlExecutor = Db | Prisma.TransactionClient | { query(text: string, values?: unknown[]): Promise<unknown> };
 
 /** Runs one raw statement (`$1`-style parameters) on either kind of executor. */
 export async function executeSql(executor: SqlExecutor, text: string, values: unknown[]): Promise<void> {
   if ('$executeRawUnsafe' in executor) await executor.$executeRawUnsafe(text, ...values);
   else await executor.query(text, values);
+}
+
+/** Runs one raw query on either kind of executor and returns its rows. */
+export async function querySql<Row>(executor: SqlExecutor, text: string, values: unknown[]): Promise<Row[]> {
+  if ('$queryRawUnsafe' in executor) return executor.$queryRawUnsafe<Row[]>(text, ...values);
+  return ((await executor.query(text, values)) as { rows: Row[] }).rows;
+}
+
+/** Runs `work` in one transaction on `client`, rolling back when it throws. */
+export async function inClientTransaction<T>(client: PoolClient, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Runs `work` in one transaction on a connection of a plain `pg` pool (hot paths that skip Prisma). */
+export async function inPgTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    return await inClientTransaction(client, () => work(client));
+  } finally {
+    client.release();
+  }
 }

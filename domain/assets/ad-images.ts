@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { sha256Hex } from '../../lib/hash';
 import type { AssetStore } from '../../lib/asset-store';
 import { config } from '../../lib/config';
-import type { Db, Prisma } from '../../lib/db';
+import { executeSql, type Db, type SqlExecutor } from '../../lib/db';
 import { DomainError } from '../errors';
 import { fetchImageBytes } from '../uploads/guarded-fetch';
 import { inspectImage, MAX_UPLOAD_BYTES, type ImageInfo } from '../uploads/image-inspect';
@@ -25,8 +26,6 @@ export interface ImageLoaderOptions {
   allowLoopback?: boolean;
   timeoutMs?: number;
 }
-
-type Tx = Prisma.TransactionClient | Db;
 
 /** Re-labels an image error with the caller's parameter path (`creative.image_url`, ...). */
 function withParam(err: unknown, param: string): never {
@@ -113,8 +112,8 @@ export const assetUrl = (asset: { sha256: string; ext: string }) => `${config.ap
  * Serializes writers and the garbage collector of one content hash, so bytes
  * are never deleted between a writer's put and its commit. Transaction-scoped.
  */
-async function lockHash(tx: Tx, sha256: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`asset:${sha256}`}, 0))`;
+async function lockHash(sql: SqlExecutor, sha256: string): Promise<void> {
+  await executeSql(sql, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`asset:${sha256}`]);
 }
 
 /**
@@ -122,27 +121,23 @@ async function lockHash(tx: Tx, sha256: string): Promise<void> {
  * identical images), and an Asset row. Must run inside the transaction that
  * links the asset to its ad.
  */
-export async function createAdAsset(tx: Prisma.TransactionClient, store: AssetStore, organizationId: string, image: LoadedImage): Promise<string> {
+export async function createAdAsset(sql: SqlExecutor, store: AssetStore, organizationId: string, image: LoadedImage): Promise<string> {
   // Held to commit (advisory locks are re-entrant), so bytes put by an earlier
   // ad of this transaction cannot be collected before it commits.
-  await lockHash(tx, image.sha256);
+  await lockHash(sql, image.sha256);
   if (image.bytes) {
     // Ads sharing an image share this object: the bytes are written once, then let go.
     await store.put(assetKey(image), image.bytes);
     image.bytes = null;
   }
-  const asset = await tx.asset.create({
-    data: {
-      organizationId,
-      sha256: image.sha256,
-      ext: image.ext,
-      mime: image.mime,
-      width: image.width,
-      height: image.height,
-      sizeBytes: image.sizeBytes,
-    },
-  });
-  return asset.id;
+  const id = randomUUID();
+  await executeSql(
+    sql,
+    `INSERT INTO assets (id, organization_id, sha256, ext, mime, width, height, size_bytes)
+     VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::int, $7::int, $8::int)`,
+    [id, organizationId, image.sha256, image.ext, image.mime, image.width, image.height, image.sizeBytes],
+  );
+  return id;
 }
 
 /**

@@ -1,9 +1,19 @@
+import type { Pool, PoolClient } from 'pg';
 import { deleteAssets } from '../assets/ad-images';
+import { accountDisplay } from '../ad-accounts/account';
 import { DomainError } from '../errors';
-import { isUniqueViolation, type Prisma } from '../../lib/db';
+import { inPgTransaction, isUniqueViolation, plainPoolOf, type Db } from '../../lib/db';
 import type { CampaignCreateInput } from './campaign-schema';
-import { accountContextOf } from './campaigns';
-import { insertAdGroupWithAds, prepareAdGroup, prepareScope, releaseImages, type PreparedAdGroup, type TreeDeps } from './tree';
+import {
+  creationTime,
+  insertAdGroupWithAds,
+  prepareAdGroup,
+  prepareScope,
+  releaseImages,
+  type AccountContext,
+  type PreparedAdGroup,
+  type TreeDeps,
+} from './tree';
 
 /**
  * The campaign-creation saga's tree step and its compensation
@@ -15,9 +25,8 @@ import { insertAdGroupWithAds, prepareAdGroup, prepareScope, releaseImages, type
 const DEFAULT_START_DELAY_SECONDS = 2 * 24 * 60 * 60;
 
 /** Transaction-scoped lock shared by a campaign's persist and its compensation. */
-async function lockCampaignId(tx: Prisma.TransactionClient, campaignId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`campaign:${campaignId}`}, 0))`;
-}
+const LOCK_CAMPAIGN_ID = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
+const campaignLockKey = (campaignId: string) => `campaign:${campaignId}`;
 
 /** The saga rolled this campaign back before its tree was written: it must never be. */
 export class CampaignCreationAbandoned extends Error {}
@@ -30,24 +39,43 @@ export interface NewCampaignTree {
   body: CampaignCreateInput;
 }
 
-/** The campaign row of a new tree: paused and in review, starting about two days out unless told. */
-function campaignRow({ organizationId, adAccountId, campaignId, body }: NewCampaignTree): Prisma.CampaignUncheckedCreateInput {
+/** Inserts the campaign row of a new tree: paused and in review, starting about two days out unless told. */
+async function insertCampaign(client: PoolClient, { organizationId, adAccountId, campaignId, body }: NewCampaignTree): Promise<void> {
   const startTime = body.start_time ?? Math.floor(Date.now() / 1000) + DEFAULT_START_DELAY_SECONDS;
-  return {
-    id: campaignId,
-    organizationId,
-    adAccountId,
-    name: body.name,
-    description: body.description ?? null,
-    status: 'paused',
-    reviewStatus: 'in_review',
-    startTime: new Date(startTime * 1000),
-    endTime: body.end_time == null ? null : new Date(body.end_time * 1000),
-    lifetimeSpendLimitMicros: BigInt(body.budget.lifetime_spend_limit_micros),
-    recurringFrequency: body.recurring_frequency,
-    pricingModel: body.pricing_model,
-    targetCountries: body.targeting ?? [],
-  };
+  const createdAt = creationTime();
+  await client.query(
+    `INSERT INTO campaigns (id, organization_id, ad_account_id, name, description, status, review_status, start_time, end_time,
+                            lifetime_spend_limit_micros, recurring_frequency, pricing_model, target_countries, created_at, updated_at)
+     VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, 'paused', 'in_review', to_timestamp($6) AT TIME ZONE 'UTC',
+             to_timestamp($7) AT TIME ZONE 'UTC', $8::bigint, $9, $10, $11::text[], $12::timestamp, $12::timestamp)`,
+    [
+      campaignId,
+      organizationId,
+      adAccountId,
+      body.name,
+      body.description ?? null,
+      startTime,
+      body.end_time ?? null,
+      String(body.budget.lifetime_spend_limit_micros),
+      body.recurring_frequency,
+      body.pricing_model,
+      body.targeting ?? [],
+      createdAt,
+    ],
+  );
+}
+
+/** Whether the campaign is there already (a retry after a commit), and who advertises in it. */
+async function treeContext(pool: Pool, tree: NewCampaignTree): Promise<{ existing: boolean; account: AccountContext }> {
+  const { rows } = await pool.query<{ existing: boolean; name: string; url: string | null; domain: string | null }>(
+    `SELECT EXISTS (SELECT 1 FROM campaigns WHERE id = $1::uuid) AS existing, a.name, a.url, o.domain
+       FROM ad_accounts a JOIN organizations o ON o.id = a.organization_id
+      WHERE a.id = $2::uuid`,
+    [tree.campaignId, tree.adAccountId],
+  );
+  if (rows.length === 0) throw new Error(`ad account ${tree.adAccountId} not found`);
+  const { name, url } = accountDisplay(rows[0], rows[0].domain);
+  return { existing: rows[0].existing, account: { organizationId: tree.organizationId, accountName: name, accountUrl: url } };
 }
 
 /**
@@ -58,32 +86,29 @@ function campaignRow({ organizationId, adAccountId, campaignId, body }: NewCampa
  * CampaignCreationAbandoned after the compensation has run.
  */
 export async function persistCampaignTree(deps: TreeDeps, tree: NewCampaignTree): Promise<void> {
-  const { db, assets } = deps;
-  // Both reads at once: a retry that finds its campaign wastes one, a first attempt saves a round trip.
-  const [existing, account] = await Promise.all([db.campaign.findUnique({ where: { id: tree.campaignId }, select: { id: true } }), accountContextOf(db, tree)]);
+  // Plain SQL on the database's plain pool (lib/db.ts plainPoolOf): the create path's largest CPU cost was Prisma's.
+  const pool = plainPoolOf(deps.db);
+  const { existing, account } = await treeContext(pool, tree);
   if (existing) return;
   // One scope for the whole tree: an image named by ads of several groups is loaded once.
   const scope = prepareScope(deps, account);
   const groups: PreparedAdGroup[] = [];
   for (const [i, group] of tree.body.ad_groups.entries()) groups.push(await prepareAdGroup(scope, group, `ad_groups[${i}]`));
   try {
-    await db.$transaction(
-      async (tx) => {
-        // Serialized with the compensation: once it has run, this id never commits.
-        await lockCampaignId(tx, tree.campaignId);
-        if (await tx.campaignTombstone.findUnique({ where: { id: tree.campaignId } })) {
-          throw new CampaignCreationAbandoned('The creation of this campaign was already rolled back');
-        }
-        await tx.campaign.create({ data: campaignRow(tree) });
-        for (const group of groups) await insertAdGroupWithAds(tx, assets, tree.organizationId, tree.campaignId, group);
-      },
-      { timeout: 60_000 },
-    );
+    await inPgTransaction(pool, async (client) => {
+      // Serialized with the compensation: once it has run, this id never commits.
+      await client.query(LOCK_CAMPAIGN_ID, [campaignLockKey(tree.campaignId)]);
+      if ((await client.query('SELECT 1 FROM campaign_tombstones WHERE id = $1::uuid', [tree.campaignId])).rowCount) {
+        throw new CampaignCreationAbandoned('The creation of this campaign was already rolled back');
+      }
+      await insertCampaign(client, tree);
+      for (const group of groups) await insertAdGroupWithAds(client, deps.assets, tree.organizationId, tree.campaignId, group);
+    });
   } catch (err) {
     // The transaction rolled back; bytes it wrote may now be unused.
     await releaseImages(
-      db,
-      assets,
+      deps.db,
+      deps.assets,
       groups.flatMap((g) => g.ads.map((ad) => ad.creative)),
     );
     if (isUniqueViolation(err)) throw new DomainError('name_conflict', 'A campaign with that name already exists', 'name');
@@ -100,7 +125,7 @@ export async function persistCampaignTree(deps: TreeDeps, tree: NewCampaignTree)
 export async function deleteCampaignTree(deps: Pick<TreeDeps, 'db' | 'assets'>, campaignId: string): Promise<void> {
   const { db, assets } = deps;
   await db.$transaction(async (tx) => {
-    await lockCampaignId(tx, campaignId);
+    await tx.$executeRawUnsafe(LOCK_CAMPAIGN_ID, campaignLockKey(campaignId));
     await tx.campaignTombstone.upsert({ where: { id: campaignId }, create: { id: campaignId }, update: {} });
   });
   const owned = await db.asset.findMany({ where: { ad: { adGroup: { campaignId } } }, select: { id: true } });
@@ -113,6 +138,6 @@ export async function deleteCampaignTree(deps: Pick<TreeDeps, 'db' | 'assets'>, 
 }
 
 /** Remembers the charged deposit on the campaign. */
-export async function recordCampaignDeposit(db: TreeDeps['db'], campaignId: string, paymentIntentId: string): Promise<void> {
-  await db.campaign.updateMany({ where: { id: campaignId }, data: { depositPaymentIntentId: paymentIntentId } });
+export async function recordCampaignDeposit(db: Db, campaignId: string, paymentIntentId: string): Promise<void> {
+  await plainPoolOf(db).query('UPDATE campaigns SET deposit_payment_intent_id = $2, updated_at = now() WHERE id = $1::uuid', [campaignId, paymentIntentId]);
 }

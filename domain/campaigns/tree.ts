@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { AssetStore } from '../../lib/asset-store';
-import type { Db, Prisma } from '../../lib/db';
+import { executeSql, utcTimestamp, type Db, type SqlExecutor } from '../../lib/db';
 import { createAdAsset, createImageLoader, garbageCollect, type ImageLoader, type LoadedImage } from '../assets/ad-images';
 import type { CreativeContext, CreativeGenerator, GeneratedCopy } from '../creatives/generator';
 import type { CreativeReviewQueue } from '../creatives/review';
@@ -148,13 +149,8 @@ export function creativeColumns(creative: PreparedCreative) {
 }
 
 /** Stores a card's image as the ad's own asset; null when it has none. Inside the ad's transaction. */
-export async function createCreativeAsset(
-  tx: Prisma.TransactionClient,
-  store: AssetStore,
-  organizationId: string,
-  creative: PreparedCreative,
-): Promise<string | null> {
-  return creative.type === 'chat_card' && creative.image ? createAdAsset(tx, store, organizationId, creative.image) : null;
+export async function createCreativeAsset(sql: SqlExecutor, store: AssetStore, organizationId: string, creative: PreparedCreative): Promise<string | null> {
+  return creative.type === 'chat_card' && creative.image ? createAdAsset(sql, store, organizationId, creative.image) : null;
 }
 
 export interface InsertedAds {
@@ -163,47 +159,59 @@ export interface InsertedAds {
   assetIds: string[];
 }
 
-/** Creates the ads (status `active`) and their assets, inside the caller's transaction. */
-export async function insertAds(
-  tx: Prisma.TransactionClient,
-  store: AssetStore,
-  organizationId: string,
-  adGroupId: string,
-  ads: PreparedAd[],
-): Promise<InsertedAds> {
+let lastCreatedMs = 0;
+
+/**
+ * A new row's created_at (UTC, as a `timestamp` literal): the clock, but at
+ * least 1 ms after the last one this process gave, so rows written in one go
+ * list (by created_at, then id) in the order they were written.
+ */
+export function creationTime(): string {
+  lastCreatedMs = Math.max(Date.now(), lastCreatedMs + 1);
+  return utcTimestamp(lastCreatedMs);
+}
+
+/**
+ * Creates the ads (status `active`) and their assets, inside the caller's
+ * transaction. Plain SQL, like the rest of the tree's writes: Prisma's query
+ * compiler costs more CPU than these statements (bench/README.md, campaign-create).
+ */
+export async function insertAds(sql: SqlExecutor, store: AssetStore, organizationId: string, adGroupId: string, ads: PreparedAd[]): Promise<InsertedAds> {
   const inserted: InsertedAds = { adIds: [], assetIds: [] };
   for (const ad of ads) {
-    const assetId = await createCreativeAsset(tx, store, organizationId, ad.creative);
+    const assetId = await createCreativeAsset(sql, store, organizationId, ad.creative);
     if (assetId) inserted.assetIds.push(assetId);
-    const row = await tx.ad.create({
-      data: { adGroupId, name: ad.name, status: 'active', assetId, ...creativeColumns(ad.creative) },
-      select: { id: true },
-    });
-    inserted.adIds.push(row.id);
+    const c = creativeColumns(ad.creative);
+    const id = randomUUID();
+    const createdAt = creationTime();
+    await executeSql(
+      sql,
+      `INSERT INTO ads (id, ad_group_id, name, status, creative_type, title, body, cta, options, target_url, asset_id, created_at, updated_at)
+       VALUES ($1::uuid, $2::uuid, $3, 'active', $4, $5, $6, $7, $8::text[], $9, $10::uuid, $11::timestamp, $11::timestamp)`,
+      [id, adGroupId, ad.name, c.creativeType, c.title, c.body, c.cta, c.options, c.targetUrl, assetId, createdAt],
+    );
+    inserted.adIds.push(id);
   }
   return inserted;
 }
 
 /** Creates an ad group (status `active`) with its ads and assets, inside the caller's transaction. */
 export async function insertAdGroupWithAds(
-  tx: Prisma.TransactionClient,
+  sql: SqlExecutor,
   store: AssetStore,
   organizationId: string,
   campaignId: string,
   group: PreparedAdGroup,
 ): Promise<InsertedAds & { adGroupId: string }> {
-  const row = await tx.adGroup.create({
-    data: {
-      campaignId,
-      name: group.name,
-      contextHints: group.contextHints,
-      status: 'active',
-      maxBidMicros: group.maxBidMicros === null ? null : BigInt(group.maxBidMicros),
-      creativeType: group.creativeType,
-    },
-    select: { id: true },
-  });
-  return { adGroupId: row.id, ...(await insertAds(tx, store, organizationId, row.id, group.ads)) };
+  const adGroupId = randomUUID();
+  const createdAt = creationTime();
+  await executeSql(
+    sql,
+    `INSERT INTO ad_groups (id, campaign_id, name, context_hints, status, max_bid_micros, creative_type, created_at, updated_at)
+     VALUES ($1::uuid, $2::uuid, $3, $4::text[], 'active', $5::bigint, $6, $7::timestamp, $7::timestamp)`,
+    [adGroupId, campaignId, group.name, group.contextHints, group.maxBidMicros === null ? null : String(group.maxBidMicros), group.creativeType, createdAt],
+  );
+  return { adGroupId, ...(await insertAds(sql, store, organizationId, adGroupId, group.ads)) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Db } from '../../lib/db';
+import { utcTimestamp, type Db } from '../../lib/db';
 import type { FeedbackCallback, TrackedDelivery } from './ledger';
 
 /**
@@ -91,7 +91,7 @@ export async function forwardDueCallbacks(pool: Pool, opts: { maxAttempts: numbe
         `UPDATE dsp_callbacks SET attempts = $2, last_error = $3,
               next_attempt_at = CASE WHEN $4 THEN $6::timestamp ELSE now() + make_interval(secs => $5) END
         WHERE id = $1`,
-        [call.id, attempts, error.slice(0, 500), parked, retryDelayMs(attempts) / 1000, PARKED_AT.toISOString().replace('Z', '')],
+        [call.id, attempts, error.slice(0, 500), parked, retryDelayMs(attempts) / 1000, utcTimestamp(PARKED_AT)],
       );
     }),
   );

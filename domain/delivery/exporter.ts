@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool, PoolClient } from 'pg';
-import type { Db } from '../../lib/db';
+import { inClientTransaction, type Db } from '../../lib/db';
 import type { RefusedRow } from '../../lib/clickhouse/refused-rows';
 import { deadLettersOf, recordDeadLetters, type DeadLetter } from '../dead-letters/store';
 import { heldRows, holdRows, releaseHeld, verifiedRevenue } from './dsp-revenue';
@@ -114,18 +114,6 @@ async function withExportLock(pool: Pool, work: (client: PoolClient) => Promise<
   }
 }
 
-/** Runs `statements` in one transaction on `client`. */
-async function inTransaction(client: PoolClient, statements: () => Promise<void>): Promise<void> {
-  await client.query('BEGIN');
-  try {
-    await statements();
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  }
-}
-
 /**
  * Sends ledger rows to ClickHouse (DSP impressions priced by `revenue`; those
  * still waiting for it left out), setting refused rows aside. Returns the dead letters.
@@ -184,7 +172,7 @@ export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: st
     const deadLetters = await sendRows(ch, database, rows, revenue, cursor.pending);
     // Sent: the cursor moves on, past the rows set aside (dead letters, impressions held for their
     // auction's record) in the same transaction; the mark goes once the cursor has passed it.
-    await inTransaction(client, async () => {
+    await inClientTransaction(client, async () => {
       await recordDeadLetters(client, deadLetters);
       await holdRows(
         client,
@@ -214,7 +202,7 @@ export function exportHeldImpressions(pool: Pool, ch: ClickHouseClient, database
     const revenue = await verifiedRevenue(ch, database, held, { ...opts, graceSeconds: opts.revenueGraceSeconds });
     const ready = held.filter((r) => revenue.get(r.event_id) !== undefined);
     const deadLetters = await sendRows(ch, database, ready, revenue, true);
-    await inTransaction(client, async () => {
+    await inClientTransaction(client, async () => {
       await recordDeadLetters(client, deadLetters);
       await releaseHeld(
         client,

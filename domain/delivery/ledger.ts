@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { GroupCommit } from '../../lib/group-commit';
+import { utcTimestamp } from '../../lib/db';
 import type { DeliveryClaims } from './tracking-token';
 import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../money';
 import { observedFlush, type LedgerObserver } from './metrics';
@@ -97,7 +98,7 @@ export async function recordDeliveries(pool: Pool, batch: TrackedDelivery[], opt
     const row = [
       deliveryEventId(c.auction_id, type),
       type,
-      time.toISOString().replace('Z', ''),
+      utcTimestamp(time),
       c.auction_id,
       c.source,
       c.organization_id ?? '',

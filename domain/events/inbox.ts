@@ -1,4 +1,4 @@
-import type { Db } from '../../lib/db';
+import { utcTimestamp, type Db } from '../../lib/db';
 import type { CollectedEvent } from './event';
 import { GroupCommit, ItemFailure } from '../../lib/group-commit';
 
@@ -49,7 +49,7 @@ export async function insertInboxRows(store: InboxStore, submissions: InboxSubmi
   for (const s of submissions) {
     for (const event of s.events) {
       orgs.push(s.organizationId);
-      times.push(s.receivedAt.toISOString().replace('Z', '')); // UTC, for a timestamp column
+      times.push(utcTimestamp(s.receivedAt));
       ips.push(s.ipAddress);
       bodies.push(event);
     }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
+import { utcTimestamp } from '../../lib/db';
 
 /**
  * The shared store of frequency caps (`frequency_events`): who was shown which
@@ -43,7 +44,7 @@ export async function insertFrequencyEvents(pool: Pool, events: readonly Frequen
       events.map((e) => e.chatKey),
       events.map((e) => e.campaignId),
       events.map((e) => e.auctionId),
-      events.map((e) => new Date(e.atMs).toISOString().replace('Z', '')),
+      events.map((e) => utcTimestamp(e.atMs)),
       events.map((e) => e.turnMark),
     ],
   );
@@ -68,7 +69,7 @@ export async function frequencyEventsSince(pool: Pool, sinceMs: number, limit: n
     `SELECT id::text, kind, publisher_id, user_key, chat_key, campaign_id::text, auction_id, turn_mark,
             (extract(epoch FROM at) * 1000)::bigint::text AS at_ms, (extract(epoch FROM recorded_at) * 1000)::bigint::text AS recorded_ms
        FROM frequency_events WHERE recorded_at >= $1::timestamp ORDER BY recorded_at, id LIMIT $2`,
-    [new Date(sinceMs).toISOString().replace('Z', ''), limit],
+    [utcTimestamp(sinceMs), limit],
   );
   return rows.map((r) => ({
     event: {
@@ -89,7 +90,7 @@ export async function frequencyEventsSince(pool: Pool, sinceMs: number, limit: n
 /** Rows older than the window they count in are of no use to any cap (the retention job): of one kind, or of both. */
 export async function pruneFrequencyEvents(pool: Pool, olderThanMs: number, kind?: FrequencyEvent['kind']): Promise<number> {
   const { rowCount } = await pool.query('DELETE FROM frequency_events WHERE at < $1::timestamp AND ($2::text IS NULL OR kind = $2::text)', [
-    new Date(olderThanMs).toISOString().replace('Z', ''),
+    utcTimestamp(olderThanMs),
     kind ?? null,
   ]);
   return rowCount ?? 0;
