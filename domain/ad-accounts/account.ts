@@ -1,4 +1,4 @@
-import type { Db } from '../../lib/db';
+import { plainPoolOf, type Db } from '../../lib/db';
 import { DomainError, notFound } from '../errors';
 
 type AdAccountRow = { name: string; url: string | null };
@@ -22,15 +22,20 @@ export function findDefaultAdAccount(db: Db, organizationId: string) {
  * (400 `no_ad_account` when it has none).
  */
 export async function resolveAdAccount(db: Db, organizationId: string, adAccountId: string | undefined): Promise<string> {
+  // Every campaign create reads it: on the plain pool (lib/db.ts plainPoolOf).
+  const pool = plainPoolOf(db);
   if (adAccountId !== undefined) {
-    const account = await db.adAccount.findFirst({ where: { id: adAccountId, organizationId } });
-    if (!account) throw notFound('ad account', 'ad_account_id');
-    return account.id;
+    const { rows } = await pool.query<{ id: string }>('SELECT id FROM ad_accounts WHERE id = $1::uuid AND organization_id = $2::uuid', [
+      adAccountId,
+      organizationId,
+    ]);
+    if (rows.length === 0) throw notFound('ad account', 'ad_account_id');
+    return rows[0].id;
   }
-  const account = await db.adAccount.findFirst({
-    where: { organizationId },
-    orderBy: [{ isDefault: 'desc' }, { createdAt: 'asc' }],
-  });
-  if (!account) throw new DomainError('no_ad_account', 'The organization has no ad account', 'ad_account_id');
-  return account.id;
+  const { rows } = await pool.query<{ id: string }>(
+    'SELECT id FROM ad_accounts WHERE organization_id = $1::uuid ORDER BY is_default DESC, created_at ASC LIMIT 1',
+    [organizationId],
+  );
+  if (rows.length === 0) throw new DomainError('no_ad_account', 'The organization has no ad account', 'ad_account_id');
+  return rows[0].id;
 }

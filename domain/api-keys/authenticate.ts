@@ -1,4 +1,4 @@
-import { writeInBackground, type Db } from '../../lib/db';
+import { plainPoolOf, writeInBackground, type Db } from '../../lib/db';
 import { digestsEqual, hashSecret } from '../../lib/secrets';
 
 /** Who is calling `/v1`: the organization of the key, and the key (rate budgets are per key). */
@@ -55,11 +55,15 @@ const keyOf = (row: KeyLookupRow) => ({
  */
 export async function authenticateApiKey(db: Db, secret: string, now = Date.now()): Promise<ApiKeyAuth | null> {
   const secretHash = hashSecret(secret);
-  // One statement for the key and its organization (Prisma's relation select takes two round trips).
-  const rows = await db.$queryRaw<KeyLookupRow[]>`
-    SELECT k.id, k.secret_hash, k.organization_id, k.revoked_at, k.expires_at, k.last_used_at, o.deleted_at AS organization_deleted_at
-    FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-    WHERE k.secret_hash = ${secretHash}`;
+  // One statement for the key and its organization, on the plain pool (every request runs it; lib/db.ts).
+  // The columns are UTC `timestamp`s: read as instants.
+  const { rows } = await plainPoolOf(db).query<KeyLookupRow>(
+    `SELECT k.id, k.secret_hash, k.organization_id, k.revoked_at AT TIME ZONE 'UTC' AS revoked_at, k.expires_at AT TIME ZONE 'UTC' AS expires_at,
+            k.last_used_at AT TIME ZONE 'UTC' AS last_used_at, o.deleted_at AT TIME ZONE 'UTC' AS organization_deleted_at
+       FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+      WHERE k.secret_hash = $1`,
+    [secretHash],
+  );
   const key = rows.length ? keyOf(rows[0]) : null;
   if (key === null || !isKeyValid(key, secretHash, now)) return null;
   if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {

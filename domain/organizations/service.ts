@@ -1,4 +1,4 @@
-import type { Db } from '../../lib/db';
+import { plainPoolOf, type Db } from '../../lib/db';
 import { hashSecret, newSecret, SESSION_TOKEN_PREFIX } from '../../lib/secrets';
 import { mintApiKey } from '../api-keys/service';
 
@@ -73,6 +73,17 @@ export interface Billing {
 /** An organization row's billing, or null when billing is not configured. */
 export const billingOf = (org: { defaultPaymentMethodId: string | null; stripeCustomerId: string | null }): Billing | null =>
   org.defaultPaymentMethodId ? { paymentMethodId: org.defaultPaymentMethodId, customerId: org.stripeCustomerId } : null;
+
+/** The organization's public id and billing (null when not configured), as every campaign create reads them: on the plain pool. */
+export async function organizationBillingOf(db: Db, organizationId: string): Promise<{ publicId: string; billing: Billing | null }> {
+  const { rows } = await plainPoolOf(db).query<{ public_id: string; default_payment_method_id: string | null; stripe_customer_id: string | null }>(
+    'SELECT public_id, default_payment_method_id, stripe_customer_id FROM organizations WHERE id = $1::uuid',
+    [organizationId],
+  );
+  if (rows.length === 0) throw new Error(`organization ${organizationId} not found`);
+  const [org] = rows;
+  return { publicId: org.public_id, billing: billingOf({ defaultPaymentMethodId: org.default_payment_method_id, stripeCustomerId: org.stripe_customer_id }) };
+}
 
 /** The organization's billing, or null when it is not configured. */
 export async function paymentMethodOf(db: Db, organizationId: string): Promise<Billing | null> {

@@ -1,4 +1,4 @@
-import type { Db } from '../../lib/db';
+import { plainPoolOf, utcTimestamp, type Db } from '../../lib/db';
 import { RateLimitError } from '../../lib/errors';
 
 /** The budget's window: an hour. */
@@ -24,26 +24,31 @@ export interface RateLimitVerdict {
 export async function consume(db: Db, bucket: string, limit: number, now = Date.now(), cost = 1): Promise<RateLimitVerdict> {
   const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
   const elapsed = (now - windowStart) / WINDOW_MS;
-  const rows = await db.$queryRaw<{ current: number; previous: number }[]>`
-    WITH cur AS (
-      INSERT INTO rate_limit_counters (bucket, window_start, count)
-      VALUES (${bucket}, ${new Date(windowStart)}, ${cost})
-      ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_counters.count + ${cost}
-      RETURNING count
-    )
-    SELECT cur.count AS current,
-           COALESCE((SELECT count FROM rate_limit_counters
-                     WHERE bucket = ${bucket} AND window_start = ${new Date(windowStart - WINDOW_MS)}), 0) AS previous
-    FROM cur`;
+  // On the plain pool: every request runs this (lib/db.ts plainPoolOf).
+  const pool = plainPoolOf(db);
+  const { rows } = await pool.query<{ current: number; previous: number }>(
+    `WITH cur AS (
+       INSERT INTO rate_limit_counters (bucket, window_start, count)
+       VALUES ($1, $2::timestamp, $3::int)
+       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_counters.count + $3::int
+       RETURNING count
+     )
+     SELECT cur.count AS current,
+            COALESCE((SELECT count FROM rate_limit_counters WHERE bucket = $1 AND window_start = $4::timestamp), 0) AS previous
+       FROM cur`,
+    [bucket, utcTimestamp(windowStart), cost, utcTimestamp(windowStart - WINDOW_MS)],
+  );
   const { current, previous } = rows[0];
   const estimate = Math.floor(previous * (1 - elapsed)) + current;
   const resetAt = Math.ceil((windowStart + WINDOW_MS) / 1000);
   if (estimate <= limit) {
     return { allowed: true, limit, remaining: limit - estimate, resetAt, retryAfterSeconds: 0 };
   }
-  await db.$executeRaw`
-    UPDATE rate_limit_counters SET count = count - ${cost}
-    WHERE bucket = ${bucket} AND window_start = ${new Date(windowStart)}`;
+  await pool.query('UPDATE rate_limit_counters SET count = count - $3::int WHERE bucket = $1 AND window_start = $2::timestamp', [
+    bucket,
+    utcTimestamp(windowStart),
+    cost,
+  ]);
   // When the previous window's weight will have decayed enough for one more request.
   const excess = estimate - limit;
   const secondsUntilFree = previous > 0 ? Math.ceil(((excess / previous) * WINDOW_MS) / 1000) : Math.ceil((windowStart + WINDOW_MS - now) / 1000);

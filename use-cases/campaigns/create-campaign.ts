@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../../lib/config';
 import { DomainError } from '../../domain/errors';
 import { resolveAdAccount } from '../../domain/ad-accounts/account';
-import { billingOf } from '../../domain/organizations/service';
+import { organizationBillingOf } from '../../domain/organizations/service';
 import { campaignCreateSchema } from '../../domain/campaigns/campaign-schema';
 import type { CampaignRow } from '../../domain/campaigns/rows';
 import { bodyObject, parseOrThrow } from '../../lib/validation';
@@ -32,12 +32,9 @@ export async function createCampaign(
   const workflowKey = requestKey ?? randomUUID();
   // Temporal is asked about a run under the old id while the database answers the reads below, not after them.
   const legacyRun = requestKey === null ? undefined : legacyRunOf(temporal, `campaign-create-${workflowKey}`);
-  const [adAccountId, organization] = await Promise.all([
-    resolveAdAccount(db, organizationId, body.ad_account_id),
-    db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { publicId: true, defaultPaymentMethodId: true, stripeCustomerId: true } }),
-  ]);
+  const [adAccountId, organization] = await Promise.all([resolveAdAccount(db, organizationId, body.ad_account_id), organizationBillingOf(db, organizationId)]);
   // Billing must be configured before anything is created; the saga charges what is read here.
-  const billing = billingOf(organization);
+  const { billing } = organization;
   if (!billing) throw new DomainError('billing_not_configured', 'The organization has no default payment method');
   const request = {
     input: { organizationId, organizationPublicId: organization.publicId, adAccountId, body, billing },
