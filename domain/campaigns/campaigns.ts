@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Db } from '../../lib/db';
+import { isUniqueViolation, plainPoolOf, type Db } from '../../lib/db';
 import { DomainError, notFound } from '../errors';
 import { normalizeId } from '../ids';
 import { paginate, type PageRequest } from '../pagination';
@@ -8,12 +8,72 @@ import type { CampaignUpdateInput } from './campaign-schema';
 import type { AccountContext } from './tree';
 import { isLifecycleOver } from './lifecycle';
 
-/** The organization's campaign, or 404 `not_found` with `param`. */
+/** A campaign row as the plain pool reads it: timestamps as instants (the columns hold UTC), the spend limit as text. */
+interface RawCampaign {
+  id: string;
+  organization_id: string;
+  ad_account_id: string;
+  name: string;
+  description: string | null;
+  status: string;
+  review_status: string;
+  review_reason: string | null;
+  start_time: Date;
+  end_time: Date | null;
+  lifetime_spend_limit_micros: string;
+  recurring_frequency: string;
+  pricing_model: string;
+  target_countries: string[];
+  deposit_payment_intent_id: string | null;
+  lifecycle_state: string | null;
+  lifecycle_reason: string | null;
+  lifecycle_changed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const CAMPAIGN_COLUMNS = `id, organization_id, ad_account_id, name, description, status, review_status, review_reason,
+  start_time AT TIME ZONE 'UTC' AS start_time, end_time AT TIME ZONE 'UTC' AS end_time, lifetime_spend_limit_micros::text,
+  recurring_frequency, pricing_model, target_countries, deposit_payment_intent_id, lifecycle_state, lifecycle_reason,
+  lifecycle_changed_at AT TIME ZONE 'UTC' AS lifecycle_changed_at, created_at AT TIME ZONE 'UTC' AS created_at, updated_at AT TIME ZONE 'UTC' AS updated_at`;
+
+const campaignRowOf = (r: RawCampaign): CampaignRow => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  adAccountId: r.ad_account_id,
+  name: r.name,
+  description: r.description,
+  status: r.status,
+  reviewStatus: r.review_status,
+  reviewReason: r.review_reason,
+  startTime: r.start_time,
+  endTime: r.end_time,
+  lifetimeSpendLimitMicros: BigInt(r.lifetime_spend_limit_micros),
+  recurringFrequency: r.recurring_frequency,
+  pricingModel: r.pricing_model,
+  targetCountries: r.target_countries,
+  depositPaymentIntentId: r.deposit_payment_intent_id,
+  lifecycleState: r.lifecycle_state,
+  lifecycleReason: r.lifecycle_reason,
+  lifecycleChangedAt: r.lifecycle_changed_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/**
+ * The organization's campaign, or 404 `not_found` with `param`. On the plain
+ * pool (lib/db.ts plainPoolOf): every campaign read and create answers with it.
+ */
 export async function findCampaign(db: Db, organizationId: string, id: unknown, param = 'campaign_id'): Promise<CampaignRow> {
   const campaignId = normalizeId(id);
-  const campaign = campaignId ? await db.campaign.findFirst({ where: { id: campaignId, organizationId } }) : null;
-  if (!campaign) throw notFound('campaign', param);
-  return campaign;
+  const { rows } = campaignId
+    ? await plainPoolOf(db).query<RawCampaign>(`SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = $1::uuid AND organization_id = $2::uuid`, [
+        campaignId,
+        organizationId,
+      ])
+    : { rows: [] };
+  if (rows.length === 0) throw notFound('campaign', param);
+  return campaignRowOf(rows[0]);
 }
 
 /** What the creative generator knows about the campaign's advertiser. */

@@ -3,6 +3,7 @@ import { config } from '../../lib/config';
 import { DomainError } from '../../domain/errors';
 import { resolveAdAccount } from '../../domain/ad-accounts/account';
 import { organizationBillingOf } from '../../domain/organizations/service';
+import { findCampaign } from '../../domain/campaigns/campaigns';
 import { campaignCreateSchema } from '../../domain/campaigns/campaign-schema';
 import type { CampaignRow } from '../../domain/campaigns/rows';
 import { bodyObject, parseOrThrow } from '../../lib/validation';
@@ -46,7 +47,7 @@ export async function createCampaign(
     const { code, message, param } = result.error;
     throw new DomainError(code, message, param);
   }
-  return db.campaign.findUniqueOrThrow({ where: { id: result.campaignId } });
+  return findCampaign(db, organizationId, result.campaignId);
 }
 
 /**
