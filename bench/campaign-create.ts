@@ -11,6 +11,10 @@
  * with API_CREATION_WORKER=off (each saga dispatched to the worker process through a
  * poll): `dispatched_p50_ms` is what eager start saves, measured in the same minutes.
  *
+ * Temporal: a fresh development server of the bench's own (dev/private-temporal.ts), so a run
+ * does not depend on what earlier runs left in the shared one; BENCH_TEMPORAL=shared measures
+ * on the bootstrap's server instead (the line then ends with `temporal=shared`).
+ *
  *   BENCH_CREATES=50 BENCH_CONCURRENCY=1 npm run bench:campaign-create
  */
 import { performance } from 'node:perf_hooks';
@@ -20,6 +24,10 @@ async function main() {
   const total = Number(process.env.BENCH_CREATES ?? 40);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 1);
   const apiProcesses = Number(process.env.BENCH_API_PROCESSES ?? 1);
+  // A fresh Temporal server of its own (dev/private-temporal.ts says why); BENCH_TEMPORAL=shared runs on the bootstrap's.
+  const { startPrivateTemporal } = await import('../dev/private-temporal');
+  const temporal = process.env.BENCH_TEMPORAL === 'shared' ? null : await startPrivateTemporal();
+  if (temporal) process.env.TEMPORAL_ADDRESS = temporal.address;
   // Loaded after the stack has set the task queue and Stripe URL in the environment.
   const { startLocalStack } = await import('../dev/local-stack');
   const stack = await startLocalStack('bench');
@@ -80,28 +88,47 @@ async function main() {
   // Throughput of the eager creates alone: with the dispatched ones between them, their own time.
   const wall = (dispatched ? latencies.reduce((a, b) => a + b, 0) : performance.now() - wallStart) / 1000;
 
+  report({ total, concurrency, apiProcesses, wall, latencies, dispatchedLatencies: dispatched ? dispatchedLatencies : null, sharedTemporal: !temporal });
+
+  await Promise.all([...apis, ...(dispatched ? [dispatched] : [])].map((api) => api.stop()));
+  await db.$disconnect();
+  await stack.stop();
+  await temporal?.stop();
+}
+
+interface Results {
+  total: number;
+  concurrency: number;
+  apiProcesses: number;
+  /** Seconds the eager creates took. */
+  wall: number;
+  latencies: number[];
+  /** The same creates on an api with API_CREATION_WORKER=off (concurrency 1 only). */
+  dispatchedLatencies: number[] | null;
+  sharedTemporal: boolean;
+}
+
+/** Prints the figures and the bench's line. */
+function report({ total, concurrency, apiProcesses, wall, latencies, dispatchedLatencies, sharedTemporal }: Results) {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => percentile(latencies, p);
   console.log(`campaign create through the saga: ${total} requests, concurrency ${concurrency}`);
   console.log(
     `  p50 ${pct(50).toFixed(1)} ms   p95 ${pct(95).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms   throughput ${(total / wall).toFixed(1)}/s`,
   );
-  const dispatchedP50 = dispatched
+  const dispatchedP50 = dispatchedLatencies
     ? percentile(
         dispatchedLatencies.sort((a, b) => a - b),
         50,
       )
     : 0;
-  if (dispatched) console.log(`  the same creates dispatched to the worker process (API_CREATION_WORKER=off): p50 ${dispatchedP50.toFixed(1)} ms`);
+  if (dispatchedLatencies) console.log(`  the same creates dispatched to the worker process (API_CREATION_WORKER=off): p50 ${dispatchedP50.toFixed(1)} ms`);
   console.log(
     `campaign-create requests=${total} concurrency=${concurrency} p50_ms=${pct(50).toFixed(1)} p95_ms=${pct(95).toFixed(1)} throughput_per_s=${(total / wall).toFixed(1)}` +
-      (dispatched ? ` dispatched_p50_ms=${dispatchedP50.toFixed(1)}` : '') +
-      (apiProcesses > 1 ? ` api_processes=${apiProcesses}` : ''),
+      (dispatchedLatencies ? ` dispatched_p50_ms=${dispatchedP50.toFixed(1)}` : '') +
+      (apiProcesses > 1 ? ` api_processes=${apiProcesses}` : '') +
+      (sharedTemporal ? ' temporal=shared' : ''),
   );
-
-  await Promise.all([...apis, ...(dispatched ? [dispatched] : [])].map((api) => api.stop()));
-  await db.$disconnect();
-  await stack.stop();
 }
 
 main().catch((err) => {
