@@ -9,6 +9,8 @@ import path from 'node:path';
 import { startStripeEmulator } from './stripe-emulator/server';
 import { config } from '../lib/config';
 import { closeWithin } from '../lib/deadline';
+import pLimit from 'p-limit';
+import { createTemporalClient } from '../lib/temporal';
 import { endBackgroundJobs } from '../worker/jobs';
 import { endWithParent } from './processes';
 
@@ -79,8 +81,38 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
         clearTimeout(force);
       }
       await endBackgroundJobs(taskQueue, 'local stack stopped');
+      await endQueueWorkflows(taskQueue);
       // Bounded: a keep-alive client must not hold the run's teardown open.
       await closeWithin(config.timeouts.closeMs, 'stripe emulator close', () => stripe.close());
     },
   };
+}
+
+/**
+ * Ends what the stack's task queue still runs besides its jobs: campaign reviews waiting for a
+ * reviewer, creative reviews, lifecycles. No worker polls the queue again, and left running they
+ * filled the shared development server, which slows as it fills (bench/README.md,
+ * campaign-create). Bounded, and a failure is logged: the run's results stand.
+ */
+async function endQueueWorkflows(taskQueue: string): Promise<void> {
+  await closeWithin(config.timeouts.closeMs * 4, 'task queue workflows terminate', async () => {
+    const temporal = createTemporalClient();
+    try {
+      const limit = pLimit(8);
+      const ends: Promise<unknown>[] = [];
+      for await (const run of temporal.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) {
+        ends.push(
+          limit(() =>
+            temporal.workflow
+              .getHandle(run.workflowId, run.runId)
+              .terminate('local stack stopped')
+              .catch(() => undefined),
+          ),
+        );
+      }
+      await Promise.all(ends);
+    } finally {
+      await temporal.connection.close();
+    }
+  });
 }
