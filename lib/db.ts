@@ -118,10 +118,9 @@ export async function executeSql(executor: SqlExecutor, text: string, values: un
   else await executor.query(text, values);
 }
 
-/** Runs one raw query on either kind of executor and returns its rows. */
-export async function querySql<Row>(executor: SqlExecutor, text: string, values: unknown[]): Promise<Row[]> {
-  if ('$queryRawUnsafe' in executor) return executor.$queryRawUnsafe<Row[]>(text, ...values);
-  return ((await executor.query(text, values)) as { rows: Row[] }).rows;
+/** Takes a transaction-scoped advisory lock named by `key` (held to commit or rollback), on either kind of executor. */
+export async function lockForTransaction(executor: SqlExecutor, key: string): Promise<void> {
+  await executeSql(executor, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
 }
 
 /** Runs `work` in one transaction on `client`, rolling back when it throws. */

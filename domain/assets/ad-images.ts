@@ -3,7 +3,7 @@ import pLimit from 'p-limit';
 import { sha256Hex } from '../../lib/hash';
 import type { AssetStore } from '../../lib/asset-store';
 import { config } from '../../lib/config';
-import { executeSql, type Db, type SqlExecutor } from '../../lib/db';
+import { executeSql, lockForTransaction, type Db, type SqlExecutor } from '../../lib/db';
 import { DomainError } from '../errors';
 import { fetchImageBytes } from '../uploads/guarded-fetch';
 import { inspectImage, MAX_UPLOAD_BYTES, type ImageInfo } from '../uploads/image-inspect';
@@ -113,7 +113,7 @@ export const assetUrl = (asset: { sha256: string; ext: string }) => `${config.ap
  * are never deleted between a writer's put and its commit. Transaction-scoped.
  */
 async function lockHash(sql: SqlExecutor, sha256: string): Promise<void> {
-  await executeSql(sql, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`asset:${sha256}`]);
+  await lockForTransaction(sql, `asset:${sha256}`);
 }
 
 /**

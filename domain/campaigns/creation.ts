@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { deleteAssets } from '../assets/ad-images';
 import { accountDisplay } from '../ad-accounts/account';
 import { DomainError } from '../errors';
-import { inPgTransaction, isUniqueViolation, plainPoolOf, type Db } from '../../lib/db';
+import { inPgTransaction, isUniqueViolation, lockForTransaction, plainPoolOf, type Db } from '../../lib/db';
 import type { CampaignCreateInput } from './campaign-schema';
 import {
   creationTime,
@@ -24,8 +24,7 @@ import {
 /** "About two days in the future, the earliest launch window" (the spec's default start). */
 const DEFAULT_START_DELAY_SECONDS = 2 * 24 * 60 * 60;
 
-/** Transaction-scoped lock shared by a campaign's persist and its compensation. */
-const LOCK_CAMPAIGN_ID = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
+/** The transaction-scoped lock shared by a campaign's persist and its compensation. */
 const campaignLockKey = (campaignId: string) => `campaign:${campaignId}`;
 
 /** The saga rolled this campaign back before its tree was written: it must never be. */
@@ -97,7 +96,7 @@ export async function persistCampaignTree(deps: TreeDeps, tree: NewCampaignTree)
   try {
     await inPgTransaction(pool, async (client) => {
       // Serialized with the compensation: once it has run, this id never commits.
-      await client.query(LOCK_CAMPAIGN_ID, [campaignLockKey(tree.campaignId)]);
+      await lockForTransaction(client, campaignLockKey(tree.campaignId));
       if ((await client.query('SELECT 1 FROM campaign_tombstones WHERE id = $1::uuid', [tree.campaignId])).rowCount) {
         throw new CampaignCreationAbandoned('The creation of this campaign was already rolled back');
       }
@@ -125,7 +124,7 @@ export async function persistCampaignTree(deps: TreeDeps, tree: NewCampaignTree)
 export async function deleteCampaignTree(deps: Pick<TreeDeps, 'db' | 'assets'>, campaignId: string): Promise<void> {
   const { db, assets } = deps;
   await db.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe(LOCK_CAMPAIGN_ID, campaignLockKey(campaignId));
+    await lockForTransaction(tx, campaignLockKey(campaignId));
     await tx.campaignTombstone.upsert({ where: { id: campaignId }, create: { id: campaignId }, update: {} });
   });
   const owned = await db.asset.findMany({ where: { ad: { adGroup: { campaignId } } }, select: { id: true } });

@@ -71,22 +71,28 @@ export interface Billing {
 }
 
 /** An organization row's billing, or null when billing is not configured. */
-export const billingOf = (org: { defaultPaymentMethodId: string | null; stripeCustomerId: string | null }): Billing | null =>
+const billingOf = (org: { defaultPaymentMethodId: string | null; stripeCustomerId: string | null }): Billing | null =>
   org.defaultPaymentMethodId ? { paymentMethodId: org.defaultPaymentMethodId, customerId: org.stripeCustomerId } : null;
 
-/** The organization's public id and billing (null when not configured), as every campaign create reads them: on the plain pool. */
-export async function organizationBillingOf(db: Db, organizationId: string): Promise<{ publicId: string; billing: Billing | null }> {
+/** The organization's public id and billing (null when not configured), or null when there is no such organization; on the plain pool (every campaign create reads it). */
+async function billingRowOf(db: Db, organizationId: string): Promise<{ publicId: string; billing: Billing | null } | null> {
   const { rows } = await plainPoolOf(db).query<{ public_id: string; default_payment_method_id: string | null; stripe_customer_id: string | null }>(
     'SELECT public_id, default_payment_method_id, stripe_customer_id FROM organizations WHERE id = $1::uuid',
     [organizationId],
   );
-  if (rows.length === 0) throw new Error(`organization ${organizationId} not found`);
+  if (rows.length === 0) return null;
   const [org] = rows;
   return { publicId: org.public_id, billing: billingOf({ defaultPaymentMethodId: org.default_payment_method_id, stripeCustomerId: org.stripe_customer_id }) };
 }
 
-/** The organization's billing, or null when it is not configured. */
+/** The organization's public id and billing, as a campaign create reads them (the organization must exist). */
+export async function organizationBillingOf(db: Db, organizationId: string): Promise<{ publicId: string; billing: Billing | null }> {
+  const row = await billingRowOf(db, organizationId);
+  if (!row) throw new Error(`organization ${organizationId} not found`);
+  return row;
+}
+
+/** The organization's billing, or null when it is not configured (or there is no such organization). */
 export async function paymentMethodOf(db: Db, organizationId: string): Promise<Billing | null> {
-  const org = await db.organization.findUnique({ where: { id: organizationId }, select: { defaultPaymentMethodId: true, stripeCustomerId: true } });
-  return org ? billingOf(org) : null;
+  return (await billingRowOf(db, organizationId))?.billing ?? null;
 }
