@@ -5,6 +5,7 @@ import type { CreativeGenerator } from '../domain/creatives/generator';
 import { apiKeyActivities } from './api-keys';
 import { billingActivities } from './billing';
 import { campaignTreeActivities } from './campaign-tree';
+import { settlementActivities } from './creation-settlement';
 import { externalSupplyActivities } from './external-supply';
 import { reviewActivities, type CampaignReviewWorkflows } from './review';
 import { campaignLifecycleActivities } from './campaign-lifecycle';
@@ -35,11 +36,9 @@ export interface ActivityDeps {
 
 /** What the campaign-creation saga calls (workflows/campaign-creation.ts): all an api process's creation worker registers. */
 export function creationActivities(deps: Pick<ActivityDeps, 'db' | 'stripe' | 'assets' | 'creatives' | 'reviewWorkflows'>) {
-  return {
-    ...reviewActivities(deps.db, deps.assets, deps.reviewWorkflows),
-    ...billingActivities(deps.db, deps.stripe),
-    ...campaignTreeActivities(deps),
-  };
+  const reviews = reviewActivities(deps.db, deps.assets, deps.reviewWorkflows);
+  const billing = billingActivities(deps.db, deps.stripe);
+  return { ...reviews, ...billing, ...settlementActivities(billing, reviews), ...campaignTreeActivities(deps) };
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -255,9 +255,13 @@ describe('the saga fails and leaves nothing behind', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual(errorBody('image_fetch_failed', 'invalid_request_error', 'ad_groups[0].ads[0].creative.image_url'));
     expect(await treeCounts(org.org_public_id)).toEqual(nothing);
+    // The deposit's intent, made beside the tree, was canceled, never confirmed.
+    const organizationId = await organizationIdOf(h.db, org);
+    const intents = await intentsWhere((pi) => pi.metadata.organization_id === organizationId);
+    expect(intents.map((pi) => [pi.status, pi.amount_received])).toEqual([['canceled', 0]]);
   });
 
-  test('name_conflict: 409, and the second request charges nothing', async () => {
+  test('name_conflict: 409, and the second request charges nothing (its intent is canceled)', async () => {
     const org = await newOrg(h.db);
     const body = campaignBody();
     expect((await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body })).status).toBe(201);
@@ -266,7 +270,12 @@ describe('the saga fails and leaves nothing behind', () => {
     expect(again.body).toEqual(errorBody('name_conflict', 'invalid_request_error', 'name'));
     expect(await treeCounts(org.org_public_id)).toMatchObject({ campaigns: 1 });
     const organizationId = await organizationIdOf(h.db, org);
-    expect(await intentsWhere((pi) => pi.metadata.organization_id === organizationId)).toHaveLength(1);
+    // The second saga's intent, made beside its tree, was never confirmed: the rollback canceled it.
+    const intents = await intentsWhere((pi) => pi.metadata.organization_id === organizationId);
+    expect(intents.map((pi) => [pi.status, pi.amount_received]).sort()).toEqual([
+      ['canceled', 0],
+      ['succeeded', 1000],
+    ]);
   });
 
   test('no ad account: 400 no_ad_account; unknown ad_account_id: 404 not_found', async () => {

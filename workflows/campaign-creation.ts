@@ -32,7 +32,7 @@ const { openCampaignReview } = proxyLocalActivities<Activities>({
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
 });
 // The deposit: a few quick attempts, then the API answers 502 rather than keep the caller waiting.
-const { createDepositIntent, confirmDeposit } = proxyLocalActivities<Activities>({
+const { createDepositIntent, confirmDeposit, settleCampaignCreation } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds', backoffCoefficient: 2 },
 });
@@ -105,18 +105,30 @@ function errorFor(err: unknown, step: Step): SagaError {
       return sagaError('name_conflict', 'A campaign with that name already exists', 'name');
     case 'invalid_request':
       return sagaError(details.code ?? 'invalid_value', details.message ?? failure.message, details.param ?? null);
+    case 'internal_error': // the settlement's record or review (activities/creation-settlement.ts)
+      return internalError;
     default:
       // Retries exhausted: on the payment provider it is the spec's 502; anything else is ours.
-      return step === 'charge'
-        ? sagaError('payment_provider_error', 'The payment provider is unavailable; nothing was created. Retry later.')
-        : sagaError('internal_error', 'Campaign creation failed; nothing was created. Retry later.');
+      return step === 'charge' ? sagaError('payment_provider_error', 'The payment provider is unavailable; nothing was created. Retry later.') : internalError;
   }
+}
+
+const internalError = sagaError('internal_error', 'Campaign creation failed; nothing was created. Retry later.');
+
+/** One run of the saga: what its steps need, and the compensations registered so far. */
+interface SagaRun {
+  input: CampaignCreationInput;
+  billing: NonNullable<CampaignCreationInput['billing']>;
+  campaignId: string;
+  /** Whether the run fits in one workflow task (runs started before took several). */
+  inOneTask: boolean;
+  compensations: (() => Promise<void>)[];
 }
 
 /**
  * Campaign creation saga: billing (as the api read it) → persist the tree and
- * its assets → charge the USD 10 deposit → submit for review, beside the
- * deposit's record. Each step registers its
+ * its assets, beside the deposit's unconfirmed intent → charge the USD 10
+ * deposit → submit for review, beside the deposit's record. Each step registers its
  * compensation before it can have an effect; any failure unwinds them in
  * reverse, so nothing is left behind and no deposit is kept. Every step of a
  * successful run is a local activity (the tree's only when no image is
@@ -126,7 +138,6 @@ function errorFor(err: unknown, step: Step): SagaError {
 export async function campaignCreation(input: CampaignCreationInput): Promise<CampaignCreationResult> {
   // Runs started before the saga fit in one workflow task replay the way they ran (tree as an activity, review as a child).
   const inOneTask = patched('campaign-creation-in-one-task');
-  const compensations: (() => Promise<void>)[] = [];
 
   // 1. Billing must be configured; nothing is created otherwise.
   const billing = input.billing !== undefined ? input.billing : await defaultPaymentMethod(input.organizationId);
@@ -136,61 +147,96 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
 
   // The campaign id is fixed for the run, so a retried persist finds its own earlier work. Older runs drew
   // it here (uuid4 stays for them: replaying their history must draw it again).
-  const campaignId = input.campaignId ?? uuid4();
-  const { workflowId } = workflowInfo();
-  const taskQueue = input.reviewTaskQueue ?? workflowInfo().taskQueue;
-  let step: Step = 'persist';
+  const run: SagaRun = { input, billing, campaignId: input.campaignId ?? uuid4(), inOneTask, compensations: [] };
   try {
-    // 2. The tree and each ad's asset.
-    compensations.push(() => deleteCampaignTree(campaignId));
-    const persist = inOneTask && !downloadsImages(input.body) ? persistCampaignTreeLocally : persistCampaignTree;
-    await persist({ ...input, campaignId });
-
-    // 3. The deposit: an unconfirmed intent first, so its compensation knows what to undo.
-    step = 'charge';
-    const paymentIntentId = await createDepositIntent({
-      organizationId: input.organizationId,
-      campaignId,
-      ...billing,
-      idempotencyKey: `${workflowId}/deposit`,
-    });
-    compensations.push(() => releaseDeposit(paymentIntentId));
-    await confirmDeposit({ paymentIntentId, idempotencyKey: `${workflowId}/deposit-confirm` });
-
-    // 4. Review: a workflow of its own that outlives this one, started beside the deposit's record.
-    const searchAttributes = reviewSearchAttributes(input, campaignId);
-    if (patched('campaign-creation-review-rollback')) {
-      step = 'review';
-      // A start whose answer was lost leaves a review behind a failed step: the rollback ends it.
-      compensations.push(() => closeCampaignReview(campaignId));
-      await allOf([recordDeposit(campaignId, paymentIntentId), openCampaignReview({ campaignId, taskQueue, searchAttributes })]);
-      return { ok: true, campaignId };
-    }
-    // Runs started before: the record, then the review (a child in runs of several workflow tasks).
-    step = 'record';
-    await recordDeposit(campaignId, paymentIntentId);
-    step = 'review';
-    if (inOneTask) await openCampaignReview({ campaignId, taskQueue, searchAttributes });
-    else
-      await startChild(campaignReview, {
-        workflowId: campaignReviewWorkflowId(campaignId),
-        args: [{ campaignId }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        searchAttributes,
-      });
-    return { ok: true, campaignId };
+    await settle(run, await prepare(run));
+    return { ok: true, campaignId: run.campaignId };
   } catch (err) {
-    for (const compensate of compensations.reverse()) await compensate();
-    const error = errorFor(err, step);
+    for (const compensate of run.compensations.reverse()) await compensate();
+    const error = err instanceof StepFailure ? errorFor(err.cause, err.step) : errorFor(err, 'persist');
     if (SERVER_FAULTS.has(error.code)) throw ApplicationFailure.nonRetryable(error.message, error.code, error);
     return { ok: false, error };
   }
 }
 
+/**
+ * 2. The tree and each ad's asset, and 3. the deposit's unconfirmed intent, so that its compensation
+ * knows what to undo. Creating the intent charges nothing, so it runs beside the tree (runs started
+ * before created it after). Returns the intent's id.
+ */
+async function prepare({ input, billing, campaignId, inOneTask, compensations }: SagaRun): Promise<string> {
+  compensations.push(() => deleteCampaignTree(campaignId));
+  const persist = inOneTask && !downloadsImages(input.body) ? persistCampaignTreeLocally : persistCampaignTree;
+  const persisted = atStep('persist', persist({ ...input, campaignId }));
+  const createIntent = async () => {
+    const idempotencyKey = `${workflowInfo().workflowId}/deposit`;
+    const id = await atStep('charge', createDepositIntent({ organizationId: input.organizationId, campaignId, ...billing, idempotencyKey }));
+    compensations.push(() => releaseDeposit(id));
+    return id;
+  };
+  if (!patched('campaign-creation-intent-beside-tree')) return persisted.then(createIntent);
+  const [, paymentIntentId] = await allOf([persisted, createIntent()] as const);
+  return paymentIntentId;
+}
+
+/**
+ * 3. The charge, then 4. its record beside the review: a workflow of its own that outlives this one.
+ * One local activity (activities/creation-settlement.ts says why); runs started before took a step for each.
+ */
+async function settle({ input, campaignId, inOneTask, compensations }: SagaRun, paymentIntentId: string): Promise<void> {
+  const idempotencyKey = `${workflowInfo().workflowId}/deposit-confirm`;
+  const review = { campaignId, taskQueue: input.reviewTaskQueue ?? workflowInfo().taskQueue, searchAttributes: reviewSearchAttributes(input, campaignId) };
+  if (patched('campaign-creation-settle-in-one-step')) {
+    const settled = settleCampaignCreation({ paymentIntentId, idempotencyKey, review }).catch((err: unknown) => {
+      // A start whose answer was lost leaves a review behind a failed step: the rollback ends it. A declined
+      // charge comes before the start in every attempt (a confirmed one is replayed under its key), so it leaves none.
+      if (failureOf(err)?.type !== 'card_declined') compensations.push(() => closeCampaignReview(campaignId));
+      throw err;
+    });
+    return atStep('charge', settled);
+  }
+  await atStep('charge', confirmDeposit({ paymentIntentId, idempotencyKey }));
+  if (patched('campaign-creation-review-rollback')) {
+    compensations.push(() => closeCampaignReview(campaignId));
+    await allOf([atStep('review', recordDeposit(campaignId, paymentIntentId)), atStep('review', openCampaignReview(review))]);
+    return;
+  }
+  // Runs started before: the record, then the review (a child in runs of several workflow tasks).
+  await atStep('record', recordDeposit(campaignId, paymentIntentId));
+  if (inOneTask) return atStep('review', openCampaignReview(review));
+  await atStep(
+    'review',
+    startChild(campaignReview, {
+      workflowId: campaignReviewWorkflowId(campaignId),
+      args: [{ campaignId }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      searchAttributes: review.searchAttributes,
+    }),
+  );
+}
+
+/** A step's failure, with the step it came from: steps run side by side, so the order of the code no longer tells. */
+class StepFailure extends Error {
+  constructor(
+    readonly step: Step,
+    override readonly cause: unknown,
+  ) {
+    super(`campaign creation failed at ${step}`);
+  }
+}
+
+function atStep<T>(step: Step, running: Promise<T>): Promise<T> {
+  return running.catch((err: unknown) => {
+    throw new StepFailure(step, err);
+  });
+}
+
 /** Waits for every step (no compensation may run while one is still going), then throws the first failure. */
-async function allOf(steps: Promise<unknown>[]): Promise<void> {
-  const failed = (await Promise.allSettled(steps)).find((r) => r.status === 'rejected');
+async function allOf<T extends readonly unknown[]>(steps: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(steps);
+  const failed = settled.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /** Whether persisting the tree downloads images (an `image_url`): then it runs as an activity of its own. */
