@@ -120,8 +120,6 @@ interface SagaRun {
   input: CampaignCreationInput;
   billing: NonNullable<CampaignCreationInput['billing']>;
   campaignId: string;
-  /** Whether the run fits in one workflow task (runs started before took several). */
-  inOneTask: boolean;
   compensations: (() => Promise<void>)[];
 }
 
@@ -136,18 +134,17 @@ interface SagaRun {
  * worker killed mid-task leaves them to run again on the next worker.
  */
 export async function campaignCreation(input: CampaignCreationInput): Promise<CampaignCreationResult> {
-  // Runs started before the saga fit in one workflow task replay the way they ran (tree as an activity, review as a child).
-  const inOneTask = patched('campaign-creation-in-one-task');
+  // Runs started before the saga had two stages replay the code they ran. One patch for the whole
+  // version: each patched() call costs the run a marker and a search-attribute update.
+  if (!patched('campaign-creation-two-stages')) return campaignCreationAsBefore(input);
 
-  // 1. Billing must be configured; nothing is created otherwise.
+  // 1. Billing must be configured; nothing is created otherwise (the api checks first; a start without it reads it here).
   const billing = input.billing !== undefined ? input.billing : await defaultPaymentMethod(input.organizationId);
   if (!billing) {
     return { ok: false, error: sagaError('billing_not_configured', 'The organization has no default payment method') };
   }
-
-  // The campaign id is fixed for the run, so a retried persist finds its own earlier work. Older runs drew
-  // it here (uuid4 stays for them: replaying their history must draw it again).
-  const run: SagaRun = { input, billing, campaignId: input.campaignId ?? uuid4(), inOneTask, compensations: [] };
+  // The campaign id is fixed for the run, so a retried persist finds its own earlier work.
+  const run: SagaRun = { input, billing, campaignId: input.campaignId ?? uuid4(), compensations: [] };
   try {
     await settle(run, await prepare(run));
     return { ok: true, campaignId: run.campaignId };
@@ -160,59 +157,37 @@ export async function campaignCreation(input: CampaignCreationInput): Promise<Ca
 }
 
 /**
- * 2. The tree and each ad's asset, and 3. the deposit's unconfirmed intent, so that its compensation
- * knows what to undo. Creating the intent charges nothing, so it runs beside the tree (runs started
- * before created it after). Returns the intent's id.
+ * The first stage: 2. the tree and each ad's asset, beside 3. the deposit's unconfirmed intent, whose
+ * id lets the compensation undo whatever the charge does. Creating the intent charges nothing, so it
+ * need not wait for the tree; a failed tree cancels it. Returns the intent's id.
  */
-async function prepare({ input, billing, campaignId, inOneTask, compensations }: SagaRun): Promise<string> {
+async function prepare({ input, billing, campaignId, compensations }: SagaRun): Promise<string> {
   compensations.push(() => deleteCampaignTree(campaignId));
-  const persist = inOneTask && !downloadsImages(input.body) ? persistCampaignTreeLocally : persistCampaignTree;
-  const persisted = atStep('persist', persist({ ...input, campaignId }));
+  const persist = downloadsImages(input.body) ? persistCampaignTree : persistCampaignTreeLocally;
   const createIntent = async () => {
     const idempotencyKey = `${workflowInfo().workflowId}/deposit`;
     const id = await atStep('charge', createDepositIntent({ organizationId: input.organizationId, campaignId, ...billing, idempotencyKey }));
     compensations.push(() => releaseDeposit(id));
     return id;
   };
-  if (!patched('campaign-creation-intent-beside-tree')) return persisted.then(createIntent);
-  const [, paymentIntentId] = await allOf([persisted, createIntent()] as const);
+  const [, paymentIntentId] = await allOf([atStep('persist', persist({ ...input, campaignId })), createIntent()] as const);
   return paymentIntentId;
 }
 
 /**
- * 3. The charge, then 4. its record beside the review: a workflow of its own that outlives this one.
- * One local activity (activities/creation-settlement.ts says why); runs started before took a step for each.
+ * The second stage: 3. the charge, then 4. its record beside the review, a workflow of its own that
+ * outlives this one. One local activity (activities/creation-settlement.ts says why).
  */
-async function settle({ input, campaignId, inOneTask, compensations }: SagaRun, paymentIntentId: string): Promise<void> {
-  const idempotencyKey = `${workflowInfo().workflowId}/deposit-confirm`;
+async function settle({ input, campaignId, compensations }: SagaRun, paymentIntentId: string): Promise<void> {
   const review = { campaignId, taskQueue: input.reviewTaskQueue ?? workflowInfo().taskQueue, searchAttributes: reviewSearchAttributes(input, campaignId) };
-  if (patched('campaign-creation-settle-in-one-step')) {
-    const settled = settleCampaignCreation({ paymentIntentId, idempotencyKey, review }).catch((err: unknown) => {
-      // A start whose answer was lost leaves a review behind a failed step: the rollback ends it. A declined
-      // charge comes before the start in every attempt (a confirmed one is replayed under its key), so it leaves none.
-      if (failureOf(err)?.type !== 'card_declined') compensations.push(() => closeCampaignReview(campaignId));
-      throw err;
-    });
-    return atStep('charge', settled);
-  }
-  await atStep('charge', confirmDeposit({ paymentIntentId, idempotencyKey }));
-  if (patched('campaign-creation-review-rollback')) {
-    compensations.push(() => closeCampaignReview(campaignId));
-    await allOf([atStep('review', recordDeposit(campaignId, paymentIntentId)), atStep('review', openCampaignReview(review))]);
-    return;
-  }
-  // Runs started before: the record, then the review (a child in runs of several workflow tasks).
-  await atStep('record', recordDeposit(campaignId, paymentIntentId));
-  if (inOneTask) return atStep('review', openCampaignReview(review));
-  await atStep(
-    'review',
-    startChild(campaignReview, {
-      workflowId: campaignReviewWorkflowId(campaignId),
-      args: [{ campaignId }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      searchAttributes: review.searchAttributes,
-    }),
-  );
+  const idempotencyKey = `${workflowInfo().workflowId}/deposit-confirm`;
+  const settled = settleCampaignCreation({ paymentIntentId, idempotencyKey, review }).catch((err: unknown) => {
+    // A start whose answer was lost leaves a review behind a failed step: the rollback ends it. A declined
+    // charge comes before the start in every attempt (a confirmed one is replayed under its key), so it leaves none.
+    if (failureOf(err)?.type !== 'card_declined') compensations.push(() => closeCampaignReview(campaignId));
+    throw err;
+  });
+  await atStep('charge', settled);
 }
 
 /** A step's failure, with the step it came from: steps run side by side, so the order of the code no longer tells. */
@@ -257,3 +232,58 @@ function reviewSearchAttributes(input: CampaignCreationInput, campaignId: string
  * (use-cases/campaigns/create-campaign.ts), so retries find the same run.
  */
 export const campaignCreationWorkflowId = (campaignId: string) => `campaign-create-${campaignId}`;
+
+/**
+ * The saga as runs started before the two stages ran it (kept, unchanged, until no such run is within
+ * the namespace's retention): the tree, then the intent, the charge, and the review beside the
+ * deposit's record, each a step of its own; runs started before those fit in one workflow task
+ * took the tree as an activity and the review as a child.
+ */
+async function campaignCreationAsBefore(input: CampaignCreationInput): Promise<CampaignCreationResult> {
+  const inOneTask = patched('campaign-creation-in-one-task');
+  const compensations: (() => Promise<void>)[] = [];
+  const billing = input.billing !== undefined ? input.billing : await defaultPaymentMethod(input.organizationId);
+  if (!billing) {
+    return { ok: false, error: sagaError('billing_not_configured', 'The organization has no default payment method') };
+  }
+  // uuid4 for runs started before the campaign id was an input: replaying their history draws it again.
+  const campaignId = input.campaignId ?? uuid4();
+  const { workflowId } = workflowInfo();
+  const taskQueue = input.reviewTaskQueue ?? workflowInfo().taskQueue;
+  let step: Step = 'persist';
+  try {
+    compensations.push(() => deleteCampaignTree(campaignId));
+    const persist = inOneTask && !downloadsImages(input.body) ? persistCampaignTreeLocally : persistCampaignTree;
+    await persist({ ...input, campaignId });
+    step = 'charge';
+    const paymentIntentId = await createDepositIntent({
+      organizationId: input.organizationId,
+      campaignId,
+      ...billing,
+      idempotencyKey: `${workflowId}/deposit`,
+    });
+    compensations.push(() => releaseDeposit(paymentIntentId));
+    await confirmDeposit({ paymentIntentId, idempotencyKey: `${workflowId}/deposit-confirm` });
+    const searchAttributes = reviewSearchAttributes(input, campaignId);
+    if (patched('campaign-creation-review-rollback')) {
+      step = 'review';
+      compensations.push(() => closeCampaignReview(campaignId));
+      await allOf([recordDeposit(campaignId, paymentIntentId), openCampaignReview({ campaignId, taskQueue, searchAttributes })]);
+      return { ok: true, campaignId };
+    }
+    step = 'record';
+    await recordDeposit(campaignId, paymentIntentId);
+    step = 'review';
+    if (inOneTask) await openCampaignReview({ campaignId, taskQueue, searchAttributes });
+    else {
+      const child = { workflowId: campaignReviewWorkflowId(campaignId), parentClosePolicy: ParentClosePolicy.ABANDON, searchAttributes };
+      await startChild(campaignReview, { ...child, args: [{ campaignId }] });
+    }
+    return { ok: true, campaignId };
+  } catch (err) {
+    for (const compensate of compensations.reverse()) await compensate();
+    const error = errorFor(err, step);
+    if (SERVER_FAULTS.has(error.code)) throw ApplicationFailure.nonRetryable(error.message, error.code, error);
+    return { ok: false, error };
+  }
+}
