@@ -6,7 +6,7 @@ type Billing = Pick<ReturnType<typeof billingActivities>, 'confirmDeposit' | 're
 type Reviews = Pick<ReturnType<typeof reviewActivities>, 'openCampaignReview'>;
 
 /** The settlement's failures that are ours, not the payment provider's: the saga answers them 500, not 502. */
-export const SettlementFailure = { internal: 'internal_error' } as const;
+const SettlementFailure = { internal: 'internal_error' } as const;
 
 /**
  * The creation saga's last step (workflows/campaign-creation.ts) as one local activity: each

@@ -14,7 +14,9 @@ import type { CampaignCreateInput } from '../domain/campaigns/campaign-schema';
 import { campaignReview, campaignReviewWorkflowId } from './campaign-review';
 import { campaignSearchAttributes, type CampaignSearchAttributes } from './search-attributes';
 
-// Short calls run as local activities: each saves a round trip through the server.
+// Short calls run as local activities: each saves a round trip through the server. recordDeposit,
+// openCampaignReview and confirmDeposit are steps of campaignCreationAsBefore; the two-stage saga
+// runs them inside settleCampaignCreation.
 const { defaultPaymentMethod, recordDeposit } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
