@@ -22,13 +22,11 @@ const fixtures = readdirSync(dir).filter((name) => name.endsWith('.json'));
  * historyFromJSON: npm gives @temporalio/common and @temporalio/proto two copies of protobufjs here,
  * and that function mixes them ("type must be a Type"). This reads with the copy the types were built with.
  */
-function historyOf(json: unknown): proto.temporal.api.history.v1.History {
-  const { fromJson } = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as {
-    fromJson(this: void, type: unknown, json: unknown, options: object): proto.temporal.api.history.v1.History;
-  };
-  const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
-  return fromJson(historyType, json, { ignoreUnknownFields: true });
-}
+const { fromJson } = createRequire(require.resolve('@temporalio/proto'))('protobufjs/ext/protojson') as {
+  fromJson(this: void, type: unknown, json: unknown, options: object): proto.temporal.api.history.v1.History;
+};
+const historyType = (patchProtobufRoot(proto) as unknown as { lookupType(name: string): unknown }).lookupType('temporal.api.history.v1.History');
+const historyOf = (json: unknown) => fromJson(historyType, json, { ignoreUnknownFields: true });
 
 beforeAll(() => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
