@@ -21,6 +21,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { percentile, sustainedRate } from './support/load';
+import { nameProcessRole } from './support/machine-cpu';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rates = (process.env.BENCH_RATES ?? '2000,3000,4000,5000,6000,7000,8000,10000,12000,14000,16000').split(',').map(Number);
@@ -45,7 +46,7 @@ function load(port: number | number[], headers: Record<string, string>, body: ()
     ok: (status) => status === 204,
     onStep: (s) =>
       console.log(
-        `  ${s.rate}/s offered: ${s.ok} accepted, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}`,
+        `  ${s.rate}/s offered: ${s.ok} accepted, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}\n    ${s.machineCpu}`,
       ),
   });
 }
@@ -74,6 +75,7 @@ async function startFloor(): Promise<{ port: number; stop(): void }> {
   const script = `require('http').createServer((req, res) => { req.resume(); req.on('end', () => { res.statusCode = 204; res.end(); }); })
     .listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); });`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  nameProcessRole(child.pid!, 'floor');
   const port = await new Promise<number>((resolve) => {
     child.stdout.on('data', (d: Buffer) => {
       const m = /port (\d+)/.exec(d.toString());

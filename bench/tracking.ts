@@ -137,7 +137,7 @@ async function throughputPhase(ports: number[], view: (priceMicros: number) => s
     },
     next: () => ({ method: 'GET', path: paths.pop()! }),
     ok: (status) => status === 200,
-    onStep: (s) => console.log(fmt(s)),
+    onStep: (s) => console.log(`${fmt(s)}\n    ${s.machineCpu}`),
   });
 }
 

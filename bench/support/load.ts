@@ -1,5 +1,6 @@
 import { BalancedPool, Pool } from 'undici';
 import { performance } from 'node:perf_hooks';
+import { cpuByRole, machineCpuText } from './machine-cpu';
 
 /**
  * HTTP load on loopback for the benchmarks.
@@ -120,6 +121,8 @@ export interface RateStep extends LoadResult {
   p50: number;
   p99: number;
   sustained: boolean;
+  /** Where the machine's CPU went during the step, by role (bench/support/machine-cpu.ts). */
+  machineCpu: string;
 }
 
 /**
@@ -149,8 +152,11 @@ export async function sustainedRate(
   }
   for (const rate of o.rates) {
     o.prepare?.(Math.round(rate * (o.warmupS + o.durationS)));
+    const cpuBefore = cpuByRole();
+    const startedAt = performance.now();
     const r = await openLoopLoad({ ...o, rate });
-    const step = { ...r, rate, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), sustained: false };
+    const machineCpu = machineCpuText(cpuBefore, cpuByRole(), (performance.now() - startedAt) / 1000);
+    const step = { ...r, rate, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), sustained: false, machineCpu };
     step.sustained = r.failed === 0 && r.perSecond >= rate * 0.97 && step.p99 < o.p99LimitMs;
     steps.push(step);
     o.onStep?.(step);
