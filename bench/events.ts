@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { percentile, sustainedRate } from './support/load';
-import { nameProcessRole } from './support/machine-cpu';
+import { nameProcessRole, processCpuSeconds } from './support/machine-cpu';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rates = (process.env.BENCH_RATES ?? '2000,3000,4000,5000,6000,7000,8000,10000,12000,14000,16000').split(',').map(Number);
@@ -58,13 +58,11 @@ function load(port: number | number[], headers: Record<string, string>, body: ()
  */
 function cpuSeconds(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    let ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
+    let seconds = processCpuSeconds(pid);
     for (const task of readdirSync(`/proc/${pid}/task`)) {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) ticks += cpuSeconds(Number(child)) * 100;
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) seconds += cpuSeconds(Number(child));
     }
-    return ticks / 100; // USER_HZ
+    return seconds;
   } catch {
     return 0;
   }

@@ -5,7 +5,8 @@ import { availableParallelism } from 'node:os';
  * Where the machine's CPU went during a step, by role: the service under load,
  * the load generator, the databases. On a shared two-core machine this is what
  * says whether a tail comes from the code or from a machine with no CPU left
- * (Linux /proc; empty elsewhere).
+ * (Linux /proc; empty elsewhere). A process that ends during a step takes its
+ * CPU of that step with it (short-lived ones are rare during a bench's steps).
  */
 export type CpuByRole = Map<string, number>;
 
@@ -24,11 +25,18 @@ function roleOf(pid: number, cmdline: string): string {
   if (pid === process.pid) return 'load generator';
   if (cmdline.includes('api/server')) return 'api';
   if (cmdline.includes('worker/main')) return 'worker';
-  if (cmdline.includes('auction')) return 'auction';
+  if (/auction[/-]server/.test(cmdline)) return 'auction';
   if (cmdline.startsWith('postgres')) return 'postgres';
   if (cmdline.includes('clickhouse')) return 'clickhouse';
   if (cmdline.includes('temporal')) return 'temporal';
   return 'other';
+}
+
+/** CPU seconds (user + system) a process has used so far, all its threads (throws once it has ended). */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / USER_HZ; // utime, stime
 }
 
 /** CPU seconds (user + system) each role has used so far, summed over its processes. */
@@ -42,9 +50,7 @@ export function cpuByRole(): CpuByRole {
   }
   for (const name of pids) {
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / USER_HZ; // utime, stime
+      const seconds = processCpuSeconds(Number(name));
       const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ');
       const role = roleOf(Number(name), cmdline);
       byRole.set(role, (byRole.get(role) ?? 0) + seconds);
