@@ -19,6 +19,7 @@ import { startBackgroundJobs } from './jobs';
 import { loadWorkflowBundle } from './workflow-source';
 import { createCreationWorker } from './creation-worker';
 import { closeCampaignReview, openCampaignReview } from '../workflows/clients/campaign-review';
+import { loadGeoDatabase } from '../domain/events/geo';
 
 /** The Temporal worker process: every workflow and activity, on the main task queue and the creation saga's. */
 async function main() {
@@ -47,6 +48,8 @@ async function main() {
     jobMetrics,
     reviewWorkflows: { open: (review) => openCampaignReview(client, review), close: (campaignId) => closeCampaignReview(client, campaignId) },
   });
+  // The event pipeline's IP database, before any batch needs it (domain/events/geo.ts).
+  loadGeoDatabase();
   const bundle = await loadWorkflowBundle();
   const worker = await Worker.create({ connection, namespace: temporalConfig.namespace, taskQueue: temporalConfig.taskQueues.main, ...bundle, activities });
   // The creation saga's queue: runs no api process took eagerly, their ordinary activities (compensations, image downloads).

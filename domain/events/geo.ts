@@ -1,13 +1,22 @@
 import type { GeoLookup } from './enrich';
 
-/** geoip-lite holds its ~100 MB database in memory: loaded on first use, in the worker only. */
+/** geoip-lite holds its ~100 MB database in memory: loaded by the worker at startup (loadGeoDatabase), elsewhere on first use. */
 let geoip: typeof import('geoip-lite') | undefined;
+
+/**
+ * Loads the IP database now. The worker calls it before it reports ready: loading
+ * takes about a second of CPU, which on first use stalled the worker's event loop
+ * inside the first event batch after every start (bench/README.md).
+ */
+export function loadGeoDatabase(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded synchronously, when the process chooses
+  geoip ??= require('geoip-lite') as typeof import('geoip-lite');
+}
 
 /** The offline IP database lookup of geoip-lite; null for unknown addresses (loopback, private). */
 export const geoLookup: GeoLookup = (ip) => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded synchronously on first use, as said above
-  geoip ??= require('geoip-lite') as typeof import('geoip-lite');
-  const found = geoip.lookup(ip);
+  loadGeoDatabase();
+  const found = geoip!.lookup(ip);
   if (!found) return null;
   const [lat, lon] = found.ll ?? [];
   return { country: found.country ?? '', region: found.region ?? '', city: found.city ?? '', lat: lat ?? null, lon: lon ?? null };
