@@ -48,7 +48,7 @@ export function createActivities(deps: ActivityDeps) {
     ...creationActivities(deps),
     ...campaignLifecycleActivities(deps.db),
     ...jobActivities(
-      { db: deps.db, pool: deps.pool ?? createPgPool(undefined, 3), clickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl },
+      { db: deps.db, pool: deps.pool ?? createPgPool(undefined, 3), clickhouse, database: config.clickhouse.database },
       deps.jobMetrics ?? createJobMetrics(new Registry()),
     ),
     ...externalSupplyActivities(deps.db, clickhouse),

@@ -12,9 +12,9 @@ import { defineJob } from './job';
 export const eventPipelineJob = defineJob({
   name: 'event-pipeline',
   restMs: 1_000,
-  async run({ db, clickhouse, databaseUrl, heartbeat }) {
+  async run({ db, clickhouse, heartbeat }) {
     const moved = await moveEventBatch(
-      { db, clickhouse, databaseUrl, geo: geoLookup, heartbeat },
+      { db, clickhouse, geo: geoLookup, heartbeat },
       { waitMs: 5_000, batchSize: config.events.pipelineBatch, gatherMs: config.events.pipelineGatherMs },
     );
     return { items: moved.moved, more: !moved.busy };

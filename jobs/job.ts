@@ -25,8 +25,6 @@ export interface JobDeps {
   clickhouse: ClickHouseClient;
   /** ClickHouse database. */
   database: string;
-  /** PostgreSQL database URL (advisory locks on their own connection). */
-  databaseUrl: string;
   /** Liveness for the host while a run waits (a Temporal activity's heartbeat). */
   heartbeat: () => void;
 }

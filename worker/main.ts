@@ -63,7 +63,7 @@ async function main() {
   await Promise.all([worker.run(), creationWorker.run()]);
   // A normal stop exports what the trackers committed (a killed worker leaves it for the next one).
   const ms = config.timeouts.closeMs;
-  const jobDeps = { db, pool, clickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl, heartbeat: () => {} };
+  const jobDeps = { db, pool, clickhouse, database: config.clickhouse.database, heartbeat: () => {} };
   await closeWithin(ms, 'last delivery export', () => runUntilIdle(deliveryExportJob, jobDeps));
   await closeWithin(ms, 'metrics server close', () => metrics.close());
   await closeWithin(ms, 'temporal connection close', () => connection.close());

@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import type { Db } from '../../lib/db';
 
 /**
@@ -11,22 +12,26 @@ export interface IdentifiedEvent {
 }
 
 /**
- * The statements that record the first sighting of each id (a conflict keeps
- * the earlier row) and read back who won, for the mover's transaction.
+ * Records the first sighting of each id (a conflict keeps the earlier row) and
+ * reads back who won, inside the mover's transaction on `client` (plain pg: the
+ * pipeline's hot path, lib/db.ts).
  */
-export function firstSeenStatements(db: Db, events: IdentifiedEvent[]) {
+export async function recordFirstSeen(client: PoolClient, events: IdentifiedEvent[]): Promise<{ org: string; event_id: string; inbox_id: string }[]> {
   const orgs = events.map((e) => e.organizationId);
   const ids = events.map((e) => e.eventId);
-  return [
-    db.$executeRaw`
-      INSERT INTO collected_event_ids (organization_id, event_id, inbox_id)
-      SELECT * FROM unnest(${orgs}::uuid[], ${ids}::text[], ${events.map((e) => e.inboxId)}::bigint[])
-      ON CONFLICT DO NOTHING`,
-    db.$queryRaw<{ org: string; event_id: string; inbox_id: string }[]>`
-      SELECT c.organization_id::text AS org, c.event_id, c.inbox_id::text AS inbox_id
-      FROM collected_event_ids c
-      JOIN unnest(${orgs}::uuid[], ${ids}::text[]) AS t(o, e) ON c.organization_id = t.o AND c.event_id = t.e`,
-  ] as const;
+  await client.query(
+    `INSERT INTO collected_event_ids (organization_id, event_id, inbox_id)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[])
+     ON CONFLICT DO NOTHING`,
+    [orgs, ids, events.map((e) => e.inboxId)],
+  );
+  const { rows } = await client.query<{ org: string; event_id: string; inbox_id: string }>(
+    `SELECT c.organization_id::text AS org, c.event_id, c.inbox_id::text AS inbox_id
+     FROM collected_event_ids c
+     JOIN unnest($1::uuid[], $2::text[]) AS t(o, e) ON c.organization_id = t.o AND c.event_id = t.e`,
+    [orgs, ids],
+  );
+  return rows;
 }
 
 /** Deletes per statement when pruning: short transactions beside the running pipeline. */

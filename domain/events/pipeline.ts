@@ -1,13 +1,13 @@
-import { Client as PgClient } from 'pg';
+import type { PoolClient } from 'pg';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { plainPoolOf, type Db } from '../../lib/db';
+import { inClientTransaction, plainPoolOf, type Db } from '../../lib/db';
 import { sql } from '../../lib/clickhouse/sql';
 import { insertSettingAsideRefused } from '../../lib/clickhouse/refused-rows';
 import { deadLetterInsert, deadLettersOf, type DeadLetter } from '../dead-letters/store';
 import { COLLECTED_EVENTS_TABLE } from './clickhouse-tables';
 import { enrich, type CollectedEventRow, type GeoLookup, type InboxRow } from './enrich';
 import type { CollectedEvent } from './event';
-import { firstSeenStatements } from './event-ids';
+import { recordFirstSeen } from './event-ids';
 
 /**
  * Moves accepted events from the PostgreSQL inbox to ClickHouse, exactly once
@@ -24,7 +24,9 @@ import { firstSeenStatements } from './event-ids';
  *   doubled whatever instant the mover died at.
  * - One mover at a time per database: a PostgreSQL advisory lock held for the
  *   batch (released by PostgreSQL if the mover dies), so a second worker or a
- *   zombie attempt never interleaves.
+ *   zombie attempt never interleaves. The batch's statements run on the lock's
+ *   own connection, a plain `pg` one (lib/db.ts plainPoolOf): Prisma spent
+ *   several times pg's CPU on them.
  * - A row ClickHouse refuses (or that cannot be read at all) never holds the
  *   pipeline up: it is set aside as a dead letter (domain/dead-letters) in the
  *   transaction that consumes the batch, and the rest of the batch goes through.
@@ -55,8 +57,6 @@ export interface MoveBatchResult {
 export interface MoverDeps {
   db: Db;
   clickhouse: ClickHouseClient;
-  /** The database the advisory lock is taken in. */
-  databaseUrl: string;
   geo: GeoLookup;
   /** Called while waiting, so that a host watching for liveness (a Temporal activity) knows. */
   heartbeat?: () => void;
@@ -65,7 +65,8 @@ export interface MoverDeps {
 interface RawInboxRow {
   id: string;
   organization_id: string;
-  received_at: Date;
+  /** received_at (UTC, no zone) in Unix milliseconds. */
+  received_ms: string;
   ip_address: string;
   event: string;
 }
@@ -132,27 +133,30 @@ async function deadInsertsSettled(deps: MoverDeps): Promise<void> {
   }
 }
 
+const INBOX_COLUMNS = `id::text, organization_id::text, (extract(epoch FROM received_at) * 1000)::bigint::text AS received_ms, ip_address, event`;
+
 /** The batch to move: the one left in flight, else the oldest inbox rows; rows that are not events become dead letters. */
-async function readBatch(db: Db, batchSize: number) {
-  const [state] = await db.$queryRaw<{ from: string | null; to: string | null }[]>`
-    SELECT in_flight_from::text AS "from", in_flight_to::text AS "to" FROM event_pipeline_state WHERE id = 1`;
+async function readBatch(client: PoolClient, batchSize: number) {
+  const {
+    rows: [state],
+  } = await client.query<{ from: string | null; to: string | null }>(
+    'SELECT in_flight_from::text AS "from", in_flight_to::text AS "to" FROM event_pipeline_state WHERE id = 1',
+  );
   const recovering = Boolean(state?.from && state?.to);
-  const raw = recovering
-    ? await db.$queryRaw<RawInboxRow[]>`
-        SELECT id::text, organization_id::text, received_at, ip_address, event FROM event_inbox
-        WHERE id BETWEEN ${state.from}::bigint AND ${state.to}::bigint ORDER BY id`
-    : await db.$queryRaw<RawInboxRow[]>`
-        SELECT id::text, organization_id::text, received_at, ip_address, event FROM event_inbox ORDER BY id LIMIT ${batchSize}`;
+  const { rows: raw } = recovering
+    ? await client.query<RawInboxRow>(`SELECT ${INBOX_COLUMNS} FROM event_inbox WHERE id BETWEEN $1::bigint AND $2::bigint ORDER BY id`, [state.from, state.to])
+    : await client.query<RawInboxRow>(`SELECT ${INBOX_COLUMNS} FROM event_inbox ORDER BY id LIMIT $1::int`, [batchSize]);
   const unreadable: DeadLetter[] = [];
   const rows: InboxRow[] = [];
-  for (const r of raw) {
+  for (const { received_ms, ...r } of raw) {
+    const receivedAt = new Date(Number(received_ms));
     try {
-      rows.push({ id: BigInt(r.id), organizationId: r.organization_id, receivedAt: r.received_at, ipAddress: r.ip_address, event: readEvent(r.event) });
+      rows.push({ id: BigInt(r.id), organizationId: r.organization_id, receivedAt, ipAddress: r.ip_address, event: readEvent(r.event) });
     } catch (err) {
       unreadable.push({
         targetTable: COLLECTED_EVENTS_TABLE,
         rowKey: r.id,
-        payload: JSON.stringify(r),
+        payload: JSON.stringify({ ...r, received_at: receivedAt }),
         error: `unreadable inbox row: ${(err as Error).message}`,
       });
     }
@@ -162,17 +166,20 @@ async function readBatch(db: Db, batchSize: number) {
 }
 
 /** Step 1: the event_id ledger and the in-flight mark, in one transaction; the rows that are first of their id. */
-async function markInFlight(db: Db, rows: InboxRow[], from: string, to: string): Promise<InboxRow[]> {
+async function markInFlight(client: PoolClient, rows: InboxRow[], from: string, to: string): Promise<InboxRow[]> {
   if (rows.length === 0) return rows;
   const identified = rows
     .filter((r) => r.event.event_id !== undefined)
     .map((r) => ({ organizationId: r.organizationId, eventId: r.event.event_id!, inboxId: r.id.toString() }));
-  const [, firstSeen] = await db.$transaction([
-    ...firstSeenStatements(db, identified),
-    db.$executeRaw`
-      INSERT INTO event_pipeline_state (id, in_flight_from, in_flight_to) VALUES (1, ${from}::bigint, ${to}::bigint)
-      ON CONFLICT (id) DO UPDATE SET in_flight_from = EXCLUDED.in_flight_from, in_flight_to = EXCLUDED.in_flight_to`,
-  ]);
+  const firstSeen = await inClientTransaction(client, async () => {
+    const winners = identified.length > 0 ? await recordFirstSeen(client, identified) : [];
+    await client.query(
+      `INSERT INTO event_pipeline_state (id, in_flight_from, in_flight_to) VALUES (1, $1::bigint, $2::bigint)
+       ON CONFLICT (id) DO UPDATE SET in_flight_from = EXCLUDED.in_flight_from, in_flight_to = EXCLUDED.in_flight_to`,
+      [from, to],
+    );
+    return winners;
+  });
   const winners = new Map(firstSeen.map((w) => [`${w.org}/${w.event_id}`, w.inbox_id]));
   return rows.filter((r) => r.event.event_id === undefined || winners.get(`${r.organizationId}/${r.event.event_id}`) === r.id.toString());
 }
@@ -212,40 +219,44 @@ async function store(deps: MoverDeps, rows: InboxRow[]): Promise<{ stored: numbe
 }
 
 /** Step 3: out of the inbox, dead letters set aside, the mark cleared, atomically. */
-async function consume(db: Db, ids: string[], deadLetters: DeadLetter[]): Promise<void> {
+async function consume(client: PoolClient, ids: string[], deadLetters: DeadLetter[]): Promise<void> {
   const setAside = deadLetters.length > 0 ? deadLetterInsert(deadLetters) : null;
-  await db.$transaction([
-    db.$executeRaw`DELETE FROM event_inbox WHERE id = ANY(${ids}::bigint[])`,
-    ...(setAside ? [db.$executeRawUnsafe(setAside.text, ...setAside.values)] : []),
-    db.$executeRaw`UPDATE event_pipeline_state SET in_flight_from = NULL, in_flight_to = NULL WHERE id = 1`,
-  ]);
+  await inClientTransaction(client, async () => {
+    await client.query('DELETE FROM event_inbox WHERE id = ANY($1::bigint[])', [ids]);
+    if (setAside) await client.query(setAside.text, setAside.values);
+    await client.query('UPDATE event_pipeline_state SET in_flight_from = NULL, in_flight_to = NULL WHERE id = 1');
+  });
 }
 
-async function moveLocked(deps: MoverDeps, batchSize: number): Promise<Omit<MoveBatchResult, 'busy'>> {
-  const batch = await readBatch(deps.db, batchSize);
-  let keep = await markInFlight(deps.db, batch.rows, batch.from, batch.to);
+async function moveLocked(deps: MoverDeps, client: PoolClient, batchSize: number): Promise<Omit<MoveBatchResult, 'busy'>> {
+  const batch = await readBatch(client, batchSize);
+  let keep = await markInFlight(client, batch.rows, batch.from, batch.to);
   if (batch.recovering) keep = await notYetStored(deps, keep, batch.from, batch.to);
   deps.heartbeat?.();
   const { stored, deadLetters } = await store(deps, keep);
   const allDeadLetters = [...batch.unreadable, ...deadLetters];
-  await consume(deps.db, batch.ids, allDeadLetters);
+  await consume(client, batch.ids, allDeadLetters);
   return { moved: batch.ids.length, stored, deadLetters: allDeadLetters.length };
 }
 
 /** Waits up to `waitMs` for inbox rows, then moves one batch of at most `batchSize`. */
 export async function moveEventBatch(deps: MoverDeps, input: MoveBatchInput): Promise<MoveBatchResult> {
   if (!(await waitForWork(deps, input))) return { moved: 0, stored: 0, deadLetters: 0, busy: false };
-  const lock = new PgClient({ connectionString: deps.databaseUrl });
-  await lock.connect();
+  const client = await plainPoolOf(deps.db).connect();
+  let broken: Error | undefined;
   try {
-    const { rows } = await lock.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [EVENT_PIPELINE_LOCK]);
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [EVENT_PIPELINE_LOCK]);
     if (!rows[0].locked) return { moved: 0, stored: 0, deadLetters: 0, busy: true };
     try {
-      return { ...(await moveLocked(deps, input.batchSize)), busy: false };
+      return { ...(await moveLocked(deps, client, input.batchSize)), busy: false };
     } finally {
-      await lock.query('SELECT pg_advisory_unlock($1)', [EVENT_PIPELINE_LOCK]);
+      await client.query('SELECT pg_advisory_unlock($1)', [EVENT_PIPELINE_LOCK]).catch((err: Error) => (broken = err));
     }
+  } catch (err) {
+    broken ??= err as Error;
+    throw err;
   } finally {
-    await lock.end();
+    // After a failure the connection is closed, not pooled: should it still hold the lock, closing releases it.
+    client.release(broken);
   }
 }

@@ -55,7 +55,7 @@ it('redoes an in-flight batch without doubling what ClickHouse already has', asy
   }
   // Whichever mover gets the lock next (this call or the test run's worker) finishes the batch.
   while ((await h.db.eventInbox.count({ where: { organizationId: orgId } })) > 0) {
-    await moveEventBatch({ db: h.db, clickhouse, databaseUrl: config.databaseUrl, geo: geoLookup }, { waitMs: 0, batchSize: 100 });
+    await moveEventBatch({ db: h.db, clickhouse, geo: geoLookup }, { waitMs: 0, batchSize: 100 });
   }
   const rows = await waitForEvents(orgId, (r) => r.length >= 3);
   expect(rows.map((r) => r.event_name).sort()).toEqual(['r1', 'r2', 'r3']); // r4 repeats event_id "same"

@@ -34,7 +34,7 @@ export async function startHarness(options: { onBudgetExhausted?: (campaignIds: 
   const { deps, metrics, delivery: ledger } = apiProcessDeps(db, temporal, options);
   const jobPool = createPgPool(undefined, 2);
   const jobClickhouse = createClickhouse();
-  const jobDeps = { db, pool: jobPool, clickhouse: jobClickhouse, database: config.clickhouse.database, databaseUrl: config.databaseUrl, heartbeat: () => {} };
+  const jobDeps = { db, pool: jobPool, clickhouse: jobClickhouse, database: config.clickhouse.database, heartbeat: () => {} };
   const metricsServer = await startMetricsServer(metrics.registry, { host: '127.0.0.1', port: 0 });
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
