@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool, PoolClient } from 'pg';
 import { inClientTransaction, type Db } from '../../lib/db';
 import type { RefusedRow } from '../../lib/clickhouse/refused-rows';
+import { deadInsertsSettled } from '../../lib/clickhouse/running-inserts';
 import { deadLettersOf, recordDeadLetters, type DeadLetter } from '../dead-letters/store';
 import { heldRows, holdRows, releaseHeld, verifiedRevenue } from './dsp-revenue';
 import { DELIVERY_TABLES } from './clickhouse-tables';
@@ -21,8 +22,9 @@ import { insertDeliveryRows, insertDspDeliveryRows, type DeliveryRow, type DspDe
  *
  * Exactly once: before sending, the batch's last row is recorded as pending;
  * after ClickHouse took it, the cursor moves there. A process killed between the
- * two leaves the mark, and whoever exports next looks up which of those rows
- * ClickHouse holds already (rows.ts) instead of sending them twice. Without a
+ * two leaves the mark, and whoever exports next waits for that exporter's insert
+ * if ClickHouse still runs it (lib/clickhouse/running-inserts.ts), then looks up
+ * which of those rows ClickHouse holds already (rows.ts) instead of sending them twice. Without a
  * mark no lookup is needed: ClickHouse cannot hold a row the cursor has not
  * reached. One exporter at a time (a session advisory lock): the others skip
  * their turn.
@@ -138,6 +140,9 @@ async function sendRows(
   return [...deadLettersOf(DELIVERY_TABLES.rows, refusedOwn, (r) => r.event_id), ...deadLettersOf(DELIVERY_TABLES.dspRows, refusedDsp, (r) => r.event_id)];
 }
 
+/** The delivery tables as their inserts name them (rows.ts): what a recovering exporter waits on. */
+const deliveryInsertTargets = (database: string) => [`${database}.${DELIVERY_TABLES.rows}`, `${database}.${DELIVERY_TABLES.dspRows}`];
+
 const dspImpressions = (rows: LedgerRow[]) => rows.filter((r) => r.source === 'dsp' && r.event_type === 'impression');
 
 /** Exports up to `limit` ledger rows after the cursor; returns how many it passed (0 when another exporter has the turn). */
@@ -168,6 +173,9 @@ export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: st
        WHERE id = 1`,
       [last.txid, last.seq],
     );
+    // A pending mark: an exporter died between its send and its cursor. Its insert may still be running
+    // in ClickHouse, invisible to the lookup until it ends; we hold the lock, so any such insert is its.
+    if (cursor.pending) await deadInsertsSettled(ch, deliveryInsertTargets(database));
     const revenue = await verifiedRevenue(ch, database, dspImpressions(rows), { ...opts, graceSeconds: opts.revenueGraceSeconds });
     const deadLetters = await sendRows(ch, database, rows, revenue, cursor.pending);
     // Sent: the cursor moves on, past the rows set aside (dead letters, impressions held for their

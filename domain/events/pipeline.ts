@@ -3,6 +3,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { inClientTransaction, plainPoolOf, type Db } from '../../lib/db';
 import { sql } from '../../lib/clickhouse/sql';
 import { insertSettingAsideRefused } from '../../lib/clickhouse/refused-rows';
+import { deadInsertsSettled, runningInsertsSql } from '../../lib/clickhouse/running-inserts';
 import { deadLetterInsert, deadLettersOf, type DeadLetter } from '../dead-letters/store';
 import { COLLECTED_EVENTS_TABLE } from './clickhouse-tables';
 import { enrich, type CollectedEventRow, type GeoLookup, type InboxRow } from './enrich';
@@ -106,32 +107,12 @@ async function waitForWork(deps: MoverDeps, { waitMs, batchSize, gatherMs = 0 }:
   }
 }
 
-/** How many inserts into the collected events are running (the needle is built with concat, so that this query's own text does not match it). */
-export const RUNNING_INSERTS_SQL = sql`SELECT count() AS running FROM system.processes WHERE positionCaseInsensitive(query, concat('INSERT INTO ', ${COLLECTED_EVENTS_TABLE})) > 0`;
+/** How many inserts into the collected events are running (lib/clickhouse/running-inserts.ts). */
+export const RUNNING_INSERTS_SQL = runningInsertsSql([COLLECTED_EVENTS_TABLE]);
 
 /** The inbox ids in [from, to] that the collected events hold already. */
 export const storedInboxIdsSql = (from: string, to: string) =>
   `SELECT toString(inbox_id) AS id FROM ${COLLECTED_EVENTS_TABLE} WHERE ${sql`inbox_id >= ${BigInt(from)} AND inbox_id <= ${BigInt(to)}`}`;
-
-/**
- * A mover killed mid-insert may have handed ClickHouse a complete batch that it
- * is still writing; its rows become visible only when that insert ends. We hold
- * the lock, so any insert into the table still running is such a leftover: wait
- * (at least RECOVERY_SETTLE_MS) until none runs, then read what arrived.
- */
-async function deadInsertsSettled(deps: MoverDeps): Promise<void> {
-  const since = Date.now();
-  for (;;) {
-    const result = await deps.clickhouse.query({
-      query: RUNNING_INSERTS_SQL,
-      format: 'JSONEachRow',
-    });
-    const [{ running }] = await result.json<{ running: number }>();
-    if (Number(running) === 0 && Date.now() - since >= RECOVERY_SETTLE_MS) return;
-    deps.heartbeat?.();
-    await sleep(POLL_MS);
-  }
-}
 
 const INBOX_COLUMNS = `id::text, organization_id::text, (extract(epoch FROM received_at) * 1000)::bigint::text AS received_ms, ip_address, event`;
 
@@ -187,7 +168,8 @@ async function markInFlight(client: PoolClient, rows: InboxRow[], from: string, 
 /** Step 2, after a crash: only what ClickHouse does not have yet, once a dead mover's insert still running has ended. */
 async function notYetStored(deps: MoverDeps, rows: InboxRow[], from: string, to: string): Promise<InboxRow[]> {
   if (rows.length === 0) return rows;
-  await deadInsertsSettled(deps);
+  // We hold the lock, so any insert into the table still running is a dead mover's.
+  await deadInsertsSettled(deps.clickhouse, [COLLECTED_EVENTS_TABLE], { minWaitMs: RECOVERY_SETTLE_MS, pollMs: POLL_MS, heartbeat: deps.heartbeat });
   const result = await deps.clickhouse.query({
     query: storedInboxIdsSql(from, to),
     format: 'JSONEachRow',
