@@ -34,8 +34,6 @@ import { recordFirstSeen } from './event-ids';
  */
 export const EVENT_PIPELINE_LOCK = 727_001; // pg advisory lock id of the event pipeline
 const POLL_MS = 100;
-/** How long a recovering mover waits, at least, for a dead mover's insert to reach ClickHouse. */
-const RECOVERY_SETTLE_MS = 1_000;
 
 export interface MoveBatchInput {
   /** How long to wait for events before returning empty-handed. */
@@ -169,7 +167,7 @@ async function markInFlight(client: PoolClient, rows: InboxRow[], from: string, 
 async function notYetStored(deps: MoverDeps, rows: InboxRow[], from: string, to: string): Promise<InboxRow[]> {
   if (rows.length === 0) return rows;
   // We hold the lock, so any insert into the table still running is a dead mover's.
-  await deadInsertsSettled(deps.clickhouse, [COLLECTED_EVENTS_TABLE], { minWaitMs: RECOVERY_SETTLE_MS, pollMs: POLL_MS, heartbeat: deps.heartbeat });
+  await deadInsertsSettled(deps.clickhouse, [COLLECTED_EVENTS_TABLE], { pollMs: POLL_MS, heartbeat: deps.heartbeat });
   const result = await deps.clickhouse.query({
     query: storedInboxIdsSql(from, to),
     format: 'JSONEachRow',
