@@ -145,6 +145,25 @@ const deliveryInsertTargets = (database: string) => [`${database}.${DELIVERY_TAB
 
 const dspImpressions = (rows: LedgerRow[]) => rows.filter((r) => r.source === 'dsp' && r.event_type === 'impression');
 
+/**
+ * The next `limit` ledger rows after `cursor`, in (txid, seq) order: only rows whose transaction has
+ * ended for good, since every later commit sorts after them. The cursor goes in as constants, so that
+ * the (txid, seq) index finds where to start. The order names the table's columns: bare `txid, seq`
+ * would be the text output columns of the same names, which sort '100' before '99', so the cursor
+ * would pass rows never sent, or send rows twice.
+ */
+export async function ledgerRowsAfter(client: PoolClient, cursor: { txid: string; seq: string }, limit: number) {
+  const { rows } = await client.query<LedgerRow & { txid: string; seq: string }>(
+    `SELECT event_id, event_type, (extract(epoch FROM event_time) * 1000)::bigint::text AS event_ms, auction_id, source, organization_id, ad_account_id,
+            campaign_id, ad_group_id, ad_id, dsp_id, bid_id, publisher_id, country, device, price_micros::text, charged_micros::text, txid::text, seq::text
+       FROM delivery_ledger l
+      WHERE (l.txid, l.seq) > ($1::xid8, $2::bigint) AND l.txid < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY l.txid, l.seq LIMIT $3`,
+    [cursor.txid, cursor.seq, limit],
+  );
+  return rows;
+}
+
 /** Exports up to `limit` ledger rows after the cursor; returns how many it passed (0 when another exporter has the turn). */
 export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: string, limit: number, opts: ExportOptions): Promise<number> {
   return withExportLock(pool, async (client) => {
@@ -153,16 +172,7 @@ export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: st
     } = await client.query<{ txid: string; seq: string; pending: boolean }>(
       'SELECT txid::text, seq::text, pending_txid IS NOT NULL AS pending FROM delivery_export_cursor WHERE id = 1',
     );
-    // The cursor as constants, so that the (txid, seq) index finds where to start. Only rows whose
-    // transaction has ended for good: every later commit sorts after them.
-    const { rows } = await client.query<LedgerRow & { txid: string; seq: string }>(
-      `SELECT event_id, event_type, (extract(epoch FROM event_time) * 1000)::bigint::text AS event_ms, auction_id, source, organization_id, ad_account_id,
-              campaign_id, ad_group_id, ad_id, dsp_id, bid_id, publisher_id, country, device, price_micros::text, charged_micros::text, txid::text, seq::text
-         FROM delivery_ledger
-        WHERE (txid, seq) > ($1::xid8, $2::bigint) AND txid < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY txid, seq LIMIT $3`,
-      [cursor.txid, cursor.seq, limit],
-    );
+    const rows = await ledgerRowsAfter(client, cursor, limit);
     if (rows.length === 0) return 0;
     const last = rows[rows.length - 1];
     // Mark the batch pending (keeping an older, further mark), so that a crash mid-send leaves word of it.

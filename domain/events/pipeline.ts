@@ -61,7 +61,7 @@ export interface MoverDeps {
   heartbeat?: () => void;
 }
 
-interface RawInboxRow {
+export interface RawInboxRow {
   id: string;
   organization_id: string;
   /** received_at (UTC, no zone) in Unix milliseconds. */
@@ -114,6 +114,22 @@ export const storedInboxIdsSql = (from: string, to: string) =>
 
 const INBOX_COLUMNS = `id::text, organization_id::text, (extract(epoch FROM received_at) * 1000)::bigint::text AS received_ms, ip_address, event`;
 
+/**
+ * Inbox rows in id order: those in [from, to] (a batch left in flight), else the oldest `limit`.
+ * The order names the table's column: a bare `id` would be the text output column of the same
+ * name, which sorts '1000' before '999' (and took a full sort instead of the primary key).
+ */
+export async function inboxRows(client: PoolClient, range: { from: string; to: string } | { limit: number }): Promise<RawInboxRow[]> {
+  const { rows } =
+    'limit' in range
+      ? await client.query<RawInboxRow>(`SELECT ${INBOX_COLUMNS} FROM event_inbox ORDER BY event_inbox.id LIMIT $1::int`, [range.limit])
+      : await client.query<RawInboxRow>(`SELECT ${INBOX_COLUMNS} FROM event_inbox WHERE id BETWEEN $1::bigint AND $2::bigint ORDER BY event_inbox.id`, [
+          range.from,
+          range.to,
+        ]);
+  return rows;
+}
+
 /** The batch to move: the one left in flight, else the oldest inbox rows; rows that are not events become dead letters. */
 async function readBatch(client: PoolClient, batchSize: number) {
   const {
@@ -122,9 +138,7 @@ async function readBatch(client: PoolClient, batchSize: number) {
     'SELECT in_flight_from::text AS "from", in_flight_to::text AS "to" FROM event_pipeline_state WHERE id = 1',
   );
   const recovering = Boolean(state?.from && state?.to);
-  const { rows: raw } = recovering
-    ? await client.query<RawInboxRow>(`SELECT ${INBOX_COLUMNS} FROM event_inbox WHERE id BETWEEN $1::bigint AND $2::bigint ORDER BY id`, [state.from, state.to])
-    : await client.query<RawInboxRow>(`SELECT ${INBOX_COLUMNS} FROM event_inbox ORDER BY id LIMIT $1::int`, [batchSize]);
+  const raw = await inboxRows(client, recovering ? { from: state.from!, to: state.to! } : { limit: batchSize });
   const unreadable: DeadLetter[] = [];
   const rows: InboxRow[] = [];
   for (const { received_ms, ...r } of raw) {

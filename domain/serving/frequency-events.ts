@@ -65,10 +65,11 @@ type Row = {
 
 /** Events recorded at or after `sinceMs` (oldest first, at most `limit`), with when each was recorded. */
 export async function frequencyEventsSince(pool: Pool, sinceMs: number, limit: number): Promise<{ event: FrequencyEvent; recordedMs: number }[]> {
+  // The order names the table's columns: a bare `id` is the text output column, '10' before '9'.
   const { rows } = await pool.query<Row>(
     `SELECT id::text, kind, publisher_id, user_key, chat_key, campaign_id::text, auction_id, turn_mark,
             (extract(epoch FROM at) * 1000)::bigint::text AS at_ms, (extract(epoch FROM recorded_at) * 1000)::bigint::text AS recorded_ms
-       FROM frequency_events WHERE recorded_at >= $1::timestamp ORDER BY recorded_at, id LIMIT $2`,
+       FROM frequency_events f WHERE f.recorded_at >= $1::timestamp ORDER BY f.recorded_at, f.id LIMIT $2`,
     [utcTimestamp(sinceMs), limit],
   );
   return rows.map((r) => ({

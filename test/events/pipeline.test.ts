@@ -4,11 +4,11 @@
  * delete (batch marked in flight, some rows already in ClickHouse) is set up by
  * hand while this test holds the pipeline's lock; the next batch completes it.
  */
-import { Client as PgClient } from 'pg';
+import { Client as PgClient, type PoolClient } from 'pg';
 import { config } from '../../lib/config';
 import { geoLookup } from '../../domain/events/geo';
 import { pruneCollectedEventIds } from '../../domain/events/event-ids';
-import { EVENT_PIPELINE_LOCK, moveEventBatch } from '../../domain/events/pipeline';
+import { EVENT_PIPELINE_LOCK, inboxRows, moveEventBatch } from '../../domain/events/pipeline';
 import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
 import { enrich } from '../../domain/events/enrich';
 import { insertInboxRows, serializeEvents } from '../../domain/events/inbox';
@@ -93,4 +93,44 @@ it("dedupes by (organization, event_id): two organizations' events with one even
   expect((await waitForEvents(b, (r) => r.length >= 1)).map((r) => r.event_name)).toEqual(['from_b']);
   await until(async () => (await h.db.eventInbox.count({ where: { organizationId: { in: [a, b] } } })) === 0, 'the batch consumed');
   expect(await storedEvents(a)).toHaveLength(1);
+});
+
+it('reads the inbox in id order across a power of ten, and moves every row', async () => {
+  const orgId = await organizationIdOf(h.db, await newOrg(h.db));
+  const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const lock = new PgClient({ connectionString: config.databaseUrl });
+  await lock.connect();
+  let base = 0n;
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]); // no mover takes them meanwhile
+    await insertInboxRows(h.db, [
+      {
+        organizationId: orgId,
+        apiKeyId: 'unused',
+        receivedAt: new Date(),
+        ipAddress: '127.0.0.1',
+        events: serializeEvents(names.map((event_name) => ({ event_name }))),
+      },
+    ]);
+    // Renumbered across a power of ten past every id the sequence gave ('1000' sorts before '999' as text).
+    const { last } = (await lock.query<{ last: string }>('SELECT last_value::text AS last FROM event_inbox_id_seq')).rows[0];
+    base = 10n ** BigInt(last.length + 1);
+    await lock.query(
+      `UPDATE event_inbox e SET id = $2::bigint - 4 + r.n
+         FROM (SELECT id, row_number() OVER (ORDER BY event_inbox.id) AS n FROM event_inbox WHERE organization_id = $1) r WHERE e.id = r.id`,
+      [orgId, base.toString()],
+    );
+    const mine = Array.from({ length: 6 }, (_, i) => (base - 3n + BigInt(i)).toString());
+    const oldest = (await inboxRows(lock as unknown as PoolClient, { limit: 100_000 })).map((r) => r.id);
+    expect(oldest.filter((id) => mine.includes(id))).toEqual(mine);
+    expect(oldest.map(BigInt)).toEqual([...oldest.map(BigInt)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+    const inFlight = await inboxRows(lock as unknown as PoolClient, { from: mine[0], to: mine[5] });
+    expect(inFlight.map((r) => [r.id, JSON.parse(r.event).event_name])).toEqual(mine.map((id, i) => [id, names[i]]));
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+    await lock.end();
+  }
+  const rows = await waitForEvents(orgId, (r) => r.length >= 6);
+  expect(rows.map((r) => r.event_name).sort()).toEqual(names);
+  expect(await storedEvents(orgId)).toHaveLength(6);
 });

@@ -10,7 +10,7 @@ import { createDb, createPgPool, type Db } from '../../lib/db';
 import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/ledger';
 import { feedbackCallbackOf } from '../../domain/delivery/dsp-callbacks';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { awaitingExport, EXPORT_LOCK, exportLedgerBatch, pruneLedger } from '../../domain/delivery/exporter';
+import { awaitingExport, EXPORT_LOCK, exportLedgerBatch, ledgerRowsAfter, pruneLedger } from '../../domain/delivery/exporter';
 import { exportOptions } from '../../jobs/delivery-export';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { config } from '../../lib/config';
@@ -165,4 +165,43 @@ test('the export never passes a row whose transaction may still commit: it waits
   await exportAll(early.campaign.id);
   await exportAll(late.campaign.id);
   for (const c of [early, late]) expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 1, impressions: 1, clicks: 0, spend: 1_000n });
+});
+
+test('the export reads the ledger in number order: a transaction whose seq crosses a power of ten, cut into batches, sends each row once', async () => {
+  const org = await newOrg(db);
+  const c = await deliverableCampaign(db, org);
+  const turn = await pool.connect();
+  try {
+    await turn.query('SELECT pg_advisory_lock($1)', [EXPORT_LOCK]); // no exporter passes them meanwhile
+    await recordDeliveries(
+      pool,
+      Array.from({ length: 6 }, () => at('impression', c.claims(PRICE))),
+    );
+    // One flush, one transaction: its rows renumbered 97..102, across 100 ('100' sorts before '99' as text).
+    await turn.query(
+      `UPDATE delivery_ledger l SET seq = 96 + r.n
+         FROM (SELECT event_id, row_number() OVER (ORDER BY seq) AS n FROM delivery_ledger WHERE campaign_id = $1) r
+        WHERE l.event_id = r.event_id`,
+      [c.campaign.id],
+    );
+    const { txid } = (await turn.query<{ txid: string }>('SELECT DISTINCT txid::text FROM delivery_ledger WHERE campaign_id = $1', [c.campaign.id])).rows[0];
+    const seqsAfter = async (seq: string) => (await ledgerRowsAfter(turn, { txid, seq }, 3)).map((r) => [r.txid, r.seq]);
+    // Readable once no transaction older than it is still open (another test file's may be).
+    await until(async () => (await seqsAfter('0')).length > 0, 'the flush readable by the export');
+    expect(await seqsAfter('0')).toEqual([
+      [txid, '97'],
+      [txid, '98'],
+      [txid, '99'],
+    ]);
+    expect(await seqsAfter('99')).toEqual([
+      [txid, '100'],
+      [txid, '101'],
+      [txid, '102'],
+    ]);
+  } finally {
+    await turn.query('SELECT pg_advisory_unlock($1)', [EXPORT_LOCK]);
+    turn.release();
+  }
+  await exportAll(c.campaign.id);
+  expect(await clickhouseTotals(c.campaign.id)).toEqual({ rows: 6, impressions: 6, clicks: 0, spend: 6_000n });
 });
