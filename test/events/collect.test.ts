@@ -376,4 +376,32 @@ describe('leasedBudget', () => {
     expect(defaultChunk(1_000_000)).toBe(1000);
     expect(defaultChunk(50)).toBe(1);
   });
+
+  it('reserves the next chunk while half of one is left, so a steady stream never waits for the counter', async () => {
+    const pending: (() => void)[] = [];
+    const calls: number[] = [];
+    const resetAt = Math.floor(Date.now() / 1000) + 3600;
+    const consume = (_key: string, cost: number) => {
+      calls.push(cost);
+      return new Promise<{ allowed: boolean; limit: number; remaining: number; resetAt: number }>((resolve) =>
+        pending.push(() => resolve({ allowed: true, limit: 1000, remaining: 1000 - calls.reduce((a, b) => a + b, 0), resetAt })),
+      );
+    };
+    const take = leasedBudget(consume, () => 10);
+    const first = take('k', 1);
+    pending.shift()!(); // the first take waits for its chunk
+    expect((await first).allowed).toBe(true);
+    for (let i = 0; i < 5; i++) await take('k', 1); // 9 -> 4 left: below half a chunk
+    expect(calls).toEqual([10, 10]); // the next chunk is asked for in the background...
+    let answered = 0;
+    const takes = [1, 2, 3, 4].map(() => take('k', 1).then(() => (answered += 1)));
+    await Promise.resolve();
+    expect(answered).toBe(4); // ...and the remainder is handed out meanwhile, without waiting for it
+    pending.shift()!();
+    await Promise.all(takes);
+    await new Promise((r) => setImmediate(r));
+    // The refilled chunk, handed out with no wait (the third reservation, asked for at 4 left, is never answered here).
+    for (let i = 0; i < 10; i++) expect((await take('k', 1)).allowed).toBe(true);
+    expect(calls).toEqual([10, 10, 10]);
+  });
 });
