@@ -3,9 +3,10 @@ import { exportHeldImpressions, exportLedgerBatch, type ExportOptions } from '..
 import { defineJob } from './job';
 
 /** The export's settings, from the configuration. */
-export const exportOptions = (): ExportOptions => ({
+export const exportOptions = (heartbeat?: () => void): ExportOptions => ({
   viewTokenTtlSeconds: config.delivery.viewTokenTtlSeconds,
   revenueGraceSeconds: config.delivery.dspRevenueGraceSeconds,
+  heartbeat,
 });
 
 /**
@@ -17,10 +18,10 @@ export const exportOptions = (): ExportOptions => ({
 export const deliveryExportJob = defineJob({
   name: 'delivery-export',
   restMs: config.delivery.exportIntervalMs,
-  async run({ pool, clickhouse, database }) {
+  async run({ pool, clickhouse, database, heartbeat }) {
     const batch = config.delivery.exportBatch;
-    const exported = await exportLedgerBatch(pool, clickhouse, database, batch, exportOptions());
+    const exported = await exportLedgerBatch(pool, clickhouse, database, batch, exportOptions(heartbeat));
     if (exported === batch) return { items: exported, more: true };
-    return { items: exported + (await exportHeldImpressions(pool, clickhouse, database, exportOptions())), more: false };
+    return { items: exported + (await exportHeldImpressions(pool, clickhouse, database, exportOptions(heartbeat))), more: false };
   },
 });

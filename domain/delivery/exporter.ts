@@ -101,6 +101,8 @@ export interface ExportOptions {
   viewTokenTtlSeconds: number;
   /** How long a DSP impression waits for its auction's record before it is exported with no revenue. */
   revenueGraceSeconds: number;
+  /** Liveness for the host while a recovering export waits for a dead exporter's insert (a Temporal activity's heartbeat). */
+  heartbeat?: () => void;
 }
 
 /** Runs `work` holding the export's session advisory lock, or returns 0 when another exporter has the turn. */
@@ -185,7 +187,7 @@ export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: st
     );
     // A pending mark: an exporter died between its send and its cursor. Its insert may still be running
     // in ClickHouse, invisible to the lookup until it ends; we hold the lock, so any such insert is its.
-    if (cursor.pending) await deadInsertsSettled(ch, deliveryInsertTargets(database));
+    if (cursor.pending) await deadInsertsSettled(ch, deliveryInsertTargets(database), { heartbeat: opts.heartbeat });
     const revenue = await verifiedRevenue(ch, database, dspImpressions(rows), { ...opts, graceSeconds: opts.revenueGraceSeconds });
     const deadLetters = await sendRows(ch, database, rows, revenue, cursor.pending);
     // Sent: the cursor moves on, past the rows set aside (dead letters, impressions held for their
@@ -211,7 +213,9 @@ export function exportLedgerBatch(pool: Pool, ch: ClickHouseClient, database: st
 /**
  * Exports the held DSP impressions whose auction record has arrived, or whose
  * wait ran out; returns how many it released. A crash after the insert and
- * before the release only re-sends them: held rows are always looked up first.
+ * before the release only re-sends them: held rows are always looked up first,
+ * and the send is marked in flight, so that after a crash the lookup waits for
+ * the dead exporter's insert still running in ClickHouse (as the batch export does).
  */
 export function exportHeldImpressions(pool: Pool, ch: ClickHouseClient, database: string, opts: ExportOptions): Promise<number> {
   return withExportLock(pool, async (client) => {
@@ -219,6 +223,11 @@ export function exportHeldImpressions(pool: Pool, ch: ClickHouseClient, database
     if (held.length === 0) return 0;
     const revenue = await verifiedRevenue(ch, database, held, { ...opts, graceSeconds: opts.revenueGraceSeconds });
     const ready = held.filter((r) => revenue.get(r.event_id) !== undefined);
+    if (ready.length === 0) return 0;
+    const { rows } = await client.query<{ was: boolean }>(
+      'UPDATE delivery_export_cursor c SET held_in_flight = true FROM (SELECT held_in_flight AS was FROM delivery_export_cursor WHERE id = 1) old WHERE c.id = 1 RETURNING old.was',
+    );
+    if (rows[0]?.was) await deadInsertsSettled(ch, deliveryInsertTargets(database), { heartbeat: opts.heartbeat });
     const deadLetters = await sendRows(ch, database, ready, revenue, true);
     await inClientTransaction(client, async () => {
       await recordDeadLetters(client, deadLetters);
@@ -226,6 +235,7 @@ export function exportHeldImpressions(pool: Pool, ch: ClickHouseClient, database
         client,
         ready.map((r) => r.event_id),
       );
+      await client.query('UPDATE delivery_export_cursor SET held_in_flight = false WHERE id = 1');
     });
     return ready.length;
   });

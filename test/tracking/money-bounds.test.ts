@@ -13,7 +13,9 @@ import { config } from '../../lib/config';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { createPgPool } from '../../lib/db';
-import { exportHeldImpressions, exportLedgerBatch } from '../../domain/delivery/exporter';
+import { EXPORT_LOCK, exportHeldImpressions, exportLedgerBatch } from '../../domain/delivery/exporter';
+import { holdRows } from '../../domain/delivery/dsp-revenue';
+import { runningInsertsSql } from '../../lib/clickhouse/running-inserts';
 import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/ledger';
 import { TRACKING_PATHS } from '../../domain/delivery/tracking-token';
 import { baseClaims, trackingUrl } from '../../auction/tracking';
@@ -28,6 +30,7 @@ beforeAll(() => {
   pool = createPgPool();
 });
 
+const RUNNING_DELIVERY_INSERTS = runningInsertsSql([`${config.clickhouse.database}.dsp_delivery_events`]);
 const view = (claims: Claims) => get(trackerUrl(h.url, 'view', claims));
 const at = (type: TrackedDelivery['type'], claims: Claims): TrackedDelivery => ({ type, claims: { ...claims, kind: 'view' } as never, time: new Date() });
 
@@ -207,5 +210,75 @@ describe("a DSP's revenue is never above the auction log's record", () => {
     }, 'the held impression released');
     expect(await revenueOf(unrecorded)).toEqual([0]);
     expect(await h.db.deliveryExportHeld.count({ where: { eventId: `${unrecorded}:impression` } })).toBe(0);
+  });
+
+  test("after a held export died mid-send, the next waits for the dead exporter's insert still running before it looks up and sends", async () => {
+    const dspId = randomUUID();
+    const auctionId = randomUUID();
+    const eventId = `${auctionId}:impression`;
+    await ch.insert({
+      table: 'auctions',
+      format: 'JSONEachRow',
+      values: [
+        {
+          auction_id: auctionId,
+          event_time: Math.floor(Date.now() / 1000),
+          publisher_id: 'p',
+          winner_bidder: dspId,
+          winner_bid_id: 'bid-1',
+          price_micros: 1_000_000,
+          filled: 1,
+        },
+      ],
+    });
+    const ledgerRow = { ...Object.fromEntries(['organization_id', 'ad_account_id', 'campaign_id', 'ad_group_id', 'ad_id'].map((k) => [k, ''])) };
+    const held = { ...ledgerRow, event_id: eventId, event_type: 'impression', event_ms: String(Date.now()), auction_id: auctionId, source: 'dsp' };
+    const row = {
+      ...held,
+      dsp_id: dspId,
+      bid_id: 'bid-1',
+      publisher_id: randomUUID(),
+      country: 'US',
+      device: 'mobile',
+      price_micros: '1000',
+      charged_micros: '0',
+    };
+    // The dead exporter's state, set up holding the export's turn: the row held and ready, its send
+    // marked in flight, and an insert into the DSP rows still running in ClickHouse (2 s in the server).
+    const turn = await pool.connect();
+    let insertEnded = Infinity;
+    let slowInsert: Promise<void>;
+    try {
+      await turn.query('SELECT pg_advisory_lock($1)', [EXPORT_LOCK]);
+      await holdRows(turn, [row]);
+      await turn.query('UPDATE delivery_export_cursor SET held_in_flight = true WHERE id = 1');
+      slowInsert = ch
+        .command({
+          query: `INSERT INTO ${config.clickhouse.database}.dsp_delivery_events (event_id) SELECT concat('${randomUUID()}-', toString(sleepEachRow(1) + number)) FROM system.numbers LIMIT 2`,
+        })
+        .then(() => {
+          insertEnded = Date.now();
+        });
+      await until(
+        async () => Number((await (await ch.query({ query: RUNNING_DELIVERY_INSERTS, format: 'JSONEachRow' })).json<{ running: number }>())[0].running) > 0,
+        'the insert under way',
+      );
+    } finally {
+      await turn.query('SELECT pg_advisory_unlock($1)', [EXPORT_LOCK]);
+      turn.release();
+    }
+    // Whichever exporter has the turn next (this one or the test run's worker) releases the row, after the insert ended.
+    await until(async () => {
+      await exportHeldImpressions(pool, ch, config.clickhouse.database, {
+        viewTokenTtlSeconds: config.delivery.viewTokenTtlSeconds,
+        revenueGraceSeconds: 3_600,
+      });
+      return (await h.db.deliveryExportHeld.count({ where: { eventId } })) === 0;
+    }, 'the held impression released');
+    const releasedAt = Date.now();
+    await slowInsert!;
+    expect(releasedAt).toBeGreaterThanOrEqual(insertEnded);
+    expect(await revenueOf(auctionId)).toEqual([1_000]);
+    expect((await h.db.deliveryExportCursor.findUnique({ where: { id: 1 } }))?.heldInFlight).toBe(false);
   });
 });
