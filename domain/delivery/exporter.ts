@@ -224,6 +224,7 @@ export function exportHeldImpressions(pool: Pool, ch: ClickHouseClient, database
     const revenue = await verifiedRevenue(ch, database, held, { ...opts, graceSeconds: opts.revenueGraceSeconds });
     const ready = held.filter((r) => revenue.get(r.event_id) !== undefined);
     if (ready.length === 0) return 0;
+    // Marked before the send, and returning the mark as it was: found set, a send died after it began.
     const { rows } = await client.query<{ was: boolean }>(
       'UPDATE delivery_export_cursor c SET held_in_flight = true FROM (SELECT held_in_flight AS was FROM delivery_export_cursor WHERE id = 1) old WHERE c.id = 1 RETURNING old.was',
     );

@@ -31,39 +31,47 @@ export function leasedBudget<V extends BudgetVerdict>(
    */
   const refillAhead = (key: string, lease: Lease<V>) => {
     const size = chunk();
-    if (lease.refilling || lease.chunkRefused || lease.left >= size / 2) return;
-    lease.refilling = true;
-    consume(key, size).then(
-      (reserved) => {
-        lease.refilling = false;
-        if (!reserved.allowed) lease.chunkRefused = true;
-        // A reservation in a new window replaces the old remainder, counted as spent in its own window.
-        else if (reserved.resetAt === lease.verdict.resetAt) lease.left += size;
-        else Object.assign(lease, { left: size, verdict: reserved });
-      },
-      () => {
-        lease.refilling = false; // the next take asks again, in the foreground
-      },
-    );
+    if (lease.refill || lease.chunkRefused || lease.left >= size / 2) return;
+    lease.refill = consume(key, size)
+      .then(
+        (reserved) => {
+          if (!reserved.allowed) lease.chunkRefused = true;
+          // A reservation in a new window replaces the old remainder, counted as spent in its own window.
+          else if (reserved.resetAt === lease.verdict.resetAt) lease.left += size;
+          else Object.assign(lease, { left: size, verdict: reserved });
+        },
+        () => undefined, // the next take asks again, in the foreground
+      )
+      .finally(() => {
+        lease.refill = undefined;
+      });
   };
 
-  return async (key, cost) => {
+  const take = async (key: string, cost: number): Promise<V> => {
     const lease = leases.get(key);
-    if (lease && lease.left >= cost && lease.verdict.resetAt * 1000 > Date.now()) {
-      lease.left -= cost;
-      refillAhead(key, lease);
-      // What this process still holds counts as remaining.
-      return { ...lease.verdict, remaining: lease.verdict.remaining + lease.left };
+    if (lease && lease.verdict.resetAt * 1000 > Date.now()) {
+      if (lease.left >= cost) {
+        lease.left -= cost;
+        refillAhead(key, lease);
+        // What this process still holds counts as remaining.
+        return { ...lease.verdict, remaining: lease.verdict.remaining + lease.left };
+      }
+      // A burst outran the refill under way: wait for it rather than reserve another chunk beside it.
+      if (lease.refill) {
+        await lease.refill;
+        return take(key, cost);
+      }
     }
     leases.delete(key);
     const size = lease?.chunkRefused && lease.verdict.resetAt * 1000 > Date.now() ? cost : Math.max(cost, chunk());
     const reserved = await consume(key, size);
     if (reserved.allowed) {
-      leases.set(key, { left: size - cost, verdict: reserved, refilling: false, chunkRefused: size === cost && size < chunk() });
+      leases.set(key, { left: size - cost, verdict: reserved, chunkRefused: size === cost && size < chunk() });
       return { ...reserved, remaining: reserved.remaining + size - cost };
     }
     return size > cost ? consume(key, cost) : reserved;
   };
+  return take;
 }
 
 interface Lease<V> {
@@ -71,7 +79,8 @@ interface Lease<V> {
   left: number;
   /** The reservation's verdict: its window and what the key had left then. */
   verdict: V;
-  refilling: boolean;
+  /** The next chunk's reservation, while under way. */
+  refill?: Promise<void>;
   /** A whole chunk no longer fits this window: the key is near its limit. */
   chunkRefused: boolean;
 }

@@ -400,8 +400,15 @@ describe('leasedBudget', () => {
     pending.shift()!();
     await Promise.all(takes);
     await new Promise((r) => setImmediate(r));
-    // The refilled chunk, handed out with no wait (the third reservation, asked for at 4 left, is never answered here).
+    // The refilled chunk, handed out with no wait; the third reservation is asked for at 4 left.
     for (let i = 0; i < 10; i++) expect((await take('k', 1)).allowed).toBe(true);
+    expect(calls).toEqual([10, 10, 10]);
+    // A burst past what is left waits for the reservation under way instead of asking for another.
+    const burst = take('k', 3);
+    await Promise.resolve();
+    expect(calls).toEqual([10, 10, 10]);
+    pending.shift()!();
+    expect((await burst).allowed).toBe(true);
     expect(calls).toEqual([10, 10, 10]);
   });
 });
