@@ -159,6 +159,23 @@ describe("a DSP's revenue is never above the auction log's record", () => {
     country: 'US',
     device: 'mobile',
   });
+  /** The auction log's row of an auction this DSP's bid 'bid-1' won at CPM 1.00 USD. */
+  const recordWin = (auctionId: string, dspId: string) =>
+    ch.insert({
+      table: 'auctions',
+      format: 'JSONEachRow',
+      values: [
+        {
+          auction_id: auctionId,
+          event_time: Math.floor(Date.now() / 1000),
+          publisher_id: 'p',
+          winner_bidder: dspId,
+          winner_bid_id: 'bid-1',
+          price_micros: 1_000_000,
+          filled: 1,
+        },
+      ],
+    });
   const revenueOf = async (auctionId: string) => {
     const rows = await (
       await ch.query({ query: sql`SELECT revenue_micros FROM dsp_delivery_events FINAL WHERE auction_id = ${auctionId}`, format: 'JSONEachRow' })
@@ -177,22 +194,7 @@ describe("a DSP's revenue is never above the auction log's record", () => {
     const dspId = randomUUID();
     const recorded = randomUUID();
     const unrecorded = randomUUID();
-    // The auction log's row of the first auction: this DSP's bid won at CPM 1.00 USD.
-    await ch.insert({
-      table: 'auctions',
-      format: 'JSONEachRow',
-      values: [
-        {
-          auction_id: recorded,
-          event_time: Math.floor(Date.now() / 1000),
-          publisher_id: 'p',
-          winner_bidder: dspId,
-          winner_bid_id: 'bid-1',
-          price_micros: 1_000_000,
-          filled: 1,
-        },
-      ],
-    });
+    await recordWin(recorded, dspId); // the first auction: this DSP's bid won at CPM 1.00 USD
     await recordDeliveries(pool, [at('impression', dspImpression(recorded, dspId, 5_000_000)), at('impression', dspImpression(unrecorded, dspId, 5_000_000))]);
     expect((await ledgerRows(h.db, [recorded]))[0]).toMatchObject({ priceMicros: 5_000n }); // the ledger keeps what the token said
 
@@ -216,32 +218,20 @@ describe("a DSP's revenue is never above the auction log's record", () => {
     const dspId = randomUUID();
     const auctionId = randomUUID();
     const eventId = `${auctionId}:impression`;
-    await ch.insert({
-      table: 'auctions',
-      format: 'JSONEachRow',
-      values: [
-        {
-          auction_id: auctionId,
-          event_time: Math.floor(Date.now() / 1000),
-          publisher_id: 'p',
-          winner_bidder: dspId,
-          winner_bid_id: 'bid-1',
-          price_micros: 1_000_000,
-          filled: 1,
-        },
-      ],
-    });
-    const ledgerRow = { ...Object.fromEntries(['organization_id', 'ad_account_id', 'campaign_id', 'ad_group_id', 'ad_id'].map((k) => [k, ''])) };
-    const held = { ...ledgerRow, event_id: eventId, event_type: 'impression', event_ms: String(Date.now()), auction_id: auctionId, source: 'dsp' };
-    const row = {
-      ...held,
+    await recordWin(auctionId, dspId);
+    const ids = {
+      event_id: eventId,
+      event_type: 'impression',
+      event_ms: String(Date.now()),
+      auction_id: auctionId,
+      source: 'dsp',
       dsp_id: dspId,
       bid_id: 'bid-1',
-      publisher_id: randomUUID(),
-      country: 'US',
-      device: 'mobile',
-      price_micros: '1000',
-      charged_micros: '0',
+    };
+    const row = {
+      ...Object.fromEntries(['organization_id', 'ad_account_id', 'campaign_id', 'ad_group_id', 'ad_id'].map((column) => [column, ''])),
+      ...ids,
+      ...{ publisher_id: randomUUID(), country: 'US', device: 'mobile', price_micros: '1000', charged_micros: '0' },
     };
     // The dead exporter's state, set up holding the export's turn: the row held and ready, its send
     // marked in flight, and an insert into the DSP rows still running in ClickHouse (2 s in the server).
