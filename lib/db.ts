@@ -123,6 +123,35 @@ export async function lockForTransaction(executor: SqlExecutor, key: string): Pr
   await executeSql(executor, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
 }
 
+/**
+ * Runs `work` on a pooled connection that holds the session advisory lock `key`, or answers
+ * `locked: false` at once when another session holds it (one writer at a time: the others skip
+ * their turn). After a failure the connection is closed, not pooled: should it still hold the
+ * lock, closing releases it.
+ */
+export async function withSessionLock<T>(
+  pool: Pool,
+  key: number,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<{ locked: true; value: T } | { locked: false }> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
+    if (!rows[0].locked) return { locked: false };
+    try {
+      return { locked: true, value: await work(client) };
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [key]).catch((err: Error) => (broken = err));
+    }
+  } catch (err) {
+    broken ??= err as Error;
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
 /** Runs `work` in one transaction on `client`, rolling back when it throws. */
 export async function inClientTransaction<T>(client: PoolClient, work: () => Promise<T>): Promise<T> {
   await client.query('BEGIN');

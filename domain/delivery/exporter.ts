@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool, PoolClient } from 'pg';
-import { inClientTransaction, type Db } from '../../lib/db';
+import { inClientTransaction, withSessionLock, type Db } from '../../lib/db';
 import type { RefusedRow } from '../../lib/clickhouse/refused-rows';
 import { deadInsertsSettled } from '../../lib/clickhouse/running-inserts';
 import { deadLettersOf, recordDeadLetters, type DeadLetter } from '../dead-letters/store';
@@ -107,15 +107,8 @@ export interface ExportOptions {
 
 /** Runs `work` holding the export's session advisory lock, or returns 0 when another exporter has the turn. */
 async function withExportLock(pool: Pool, work: (client: PoolClient) => Promise<number>): Promise<number> {
-  const client = await pool.connect();
-  let locked = false;
-  try {
-    locked = (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [EXPORT_LOCK])).rows[0].locked;
-    return locked ? await work(client) : 0;
-  } finally {
-    if (locked) await client.query('SELECT pg_advisory_unlock($1)', [EXPORT_LOCK]).catch(() => undefined);
-    client.release();
-  }
+  const turn = await withSessionLock(pool, EXPORT_LOCK, work);
+  return turn.locked ? turn.value : 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { inClientTransaction, plainPoolOf, type Db } from '../../lib/db';
+import { inClientTransaction, plainPoolOf, withSessionLock, type Db } from '../../lib/db';
 import { sql } from '../../lib/clickhouse/sql';
 import { insertSettingAsideRefused } from '../../lib/clickhouse/refused-rows';
 import { deadInsertsSettled, runningInsertsSql } from '../../lib/clickhouse/running-inserts';
@@ -236,21 +236,6 @@ async function moveLocked(deps: MoverDeps, client: PoolClient, batchSize: number
 /** Waits up to `waitMs` for inbox rows, then moves one batch of at most `batchSize`. */
 export async function moveEventBatch(deps: MoverDeps, input: MoveBatchInput): Promise<MoveBatchResult> {
   if (!(await waitForWork(deps, input))) return { moved: 0, stored: 0, deadLetters: 0, busy: false };
-  const client = await plainPoolOf(deps.db).connect();
-  let broken: Error | undefined;
-  try {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [EVENT_PIPELINE_LOCK]);
-    if (!rows[0].locked) return { moved: 0, stored: 0, deadLetters: 0, busy: true };
-    try {
-      return { ...(await moveLocked(deps, client, input.batchSize)), busy: false };
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [EVENT_PIPELINE_LOCK]).catch((err: Error) => (broken = err));
-    }
-  } catch (err) {
-    broken ??= err as Error;
-    throw err;
-  } finally {
-    // After a failure the connection is closed, not pooled: should it still hold the lock, closing releases it.
-    client.release(broken);
-  }
+  const turn = await withSessionLock(plainPoolOf(deps.db), EVENT_PIPELINE_LOCK, (client) => moveLocked(deps, client, input.batchSize));
+  return turn.locked ? { ...turn.value, busy: false } : { moved: 0, stored: 0, deadLetters: 0, busy: true };
 }
