@@ -89,10 +89,15 @@ async function child(script: string, env: Record<string, string> = {}, serviceFl
   // BENCH_NODE_ARGS: extra node flags for the children (e.g. --trace-gc).
   const nodeArgs = [...serviceFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const proc = fork(file, [], { execArgv: [...(tsx ? ['--import', 'tsx'] : []), ...nodeArgs], env: { ...process.env, ...env }, stdio: 'inherit' });
-  // Each message the parent sends gets exactly one answer, in order.
+  // Each message the parent sends gets exactly one answer, in order; a child that exits instead fails the bench.
   const ask = <T>(message: string) =>
-    new Promise<T>((resolve) => {
-      proc.once('message', (m) => resolve(m as T));
+    new Promise<T>((resolve, reject) => {
+      const exited = (code: number | null) => reject(new Error(`${script} exited ${code} before answering '${message}'`));
+      proc.once('exit', exited);
+      proc.once('message', (m) => {
+        proc.off('exit', exited);
+        resolve(m as T);
+      });
       proc.send(message);
     });
   const ready = await new Promise((resolve, reject) => {

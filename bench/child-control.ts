@@ -6,7 +6,7 @@
  * (a V8 CPU profile of exactly the measured steps, written to BENCH_CPU_PROF)
  * and 'stop'.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Session } from 'node:inspector';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -46,6 +46,8 @@ export function serveBenchControl(ready: Record<string, unknown>, name: string, 
     }
     if (m === 'profile-stop' && profiler) {
       const { profile } = await post('Profiler.stop');
+      // Created here: a missing directory would otherwise fail the write, and the parent would wait for an answer forever.
+      mkdirSync(process.env.BENCH_CPU_PROF!, { recursive: true });
       const file = path.join(process.env.BENCH_CPU_PROF!, `${name}-${Date.now()}.cpuprofile`);
       writeFileSync(file, JSON.stringify(profile));
       if (process.env.BENCH_HEAP_PROF)
