@@ -238,6 +238,8 @@ SENSITIVE_CATEGORIES.forEach((category, group) => {
 });
 for (const source of CHILD_CONTEXT) addCue(source, CHILD_CONTEXT_GROUP, CUE_WEIGHTS.medium);
 for (const source of [...NEAR_MISSES, ...BROAD_NEAR_MISSES]) addCue(source, MASK_GROUP, 0);
+// Needed only while compiling: its keys are millions of characters the process would otherwise keep.
+compiledSequences.clear();
 
 const roleOfWord = new Map<number, WordRole>();
 for (const w of NEGATORS) roleOfWord.set(vocabulary.add(w), ROLE_NEGATOR);
