@@ -21,7 +21,8 @@
  *
  * Last line: auction rps=... overhead_p50_ms=... overhead_p99_ms=... at_rps=... floor_rps=... floor_overhead_p99_ms=...
  * controls_cpu_p50_ms=... (what pacing and frequency caps add to the in-house bidder per auction: bench/controls-cost.ts)
- * worst_overhead_p99_ms=... (the worst step up to 1,000/s) cpu_ratio=... (CPU per auction over the floor's, the steps both sustained)
+ * worst_overhead_p99_ms=... floor_worst_overhead_p99_ms=... (the worst step up to 1,000/s of each) cpu_ratio=... (CPU per auction over the
+ * floor's, the steps both sustained)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpSync, readdirSync } from 'node:fs';
@@ -284,7 +285,7 @@ function lastLine(auctionResults: StepResult[], floorResults: StepResult[], cont
   const floorAt = floorResults.find((r) => r.rate === (at?.rate ?? 0)) ?? f;
   return (
     `auction rps=${a?.rate ?? 0} overhead_p50_ms=${at?.overheadP50 ?? 'NaN'} overhead_p99_ms=${at?.overheadP99 ?? 'NaN'} at_rps=${at?.rate ?? 0} floor_rps=${f?.rate ?? 0} floor_overhead_p99_ms=${floorAt?.overheadP99 ?? 'NaN'} controls_cpu_p50_ms=${controlsCostMs.toFixed(4)}` +
-    ` worst_overhead_p99_ms=${worstOverheadP99(auctionResults)} cpu_ratio=${cpuRatio(auctionResults, floorResults)}`
+    ` worst_overhead_p99_ms=${worstOverheadP99(auctionResults)} floor_worst_overhead_p99_ms=${worstOverheadP99(floorResults)} cpu_ratio=${cpuRatio(auctionResults, floorResults)}`
   );
 }
 
