@@ -42,11 +42,21 @@ export class Catalog {
   private reloading: Promise<void> = Promise.resolve();
   private running = false;
   private closed = false;
+  private readonly loadAds: (scope?: IndexScope) => Promise<IndexedAd[]>;
 
   constructor(
     private readonly db: Db,
-    private readonly opts: { databaseUrl?: string; safetyReloadMs: number; dspFilter?: (dsp: DspConfig) => boolean; onAdsLoaded?: (ads: IndexedAd[]) => void },
-  ) {}
+    private readonly opts: {
+      databaseUrl?: string;
+      safetyReloadMs: number;
+      dspFilter?: (dsp: DspConfig) => boolean;
+      onAdsLoaded?: (ads: IndexedAd[]) => void;
+      /** The index's read, the whole of it or a scope's part (loadIndexedAds by default). */
+      loadAds?: (scope?: IndexScope) => Promise<IndexedAd[]>;
+    },
+  ) {
+    this.loadAds = opts.loadAds ?? ((scope) => loadIndexedAds(db, INDEX_PAGE_SIZE, scope));
+  }
 
   async start(): Promise<void> {
     await this.listen();
@@ -126,7 +136,7 @@ export class Catalog {
     await Promise.all(
       parts.map(async (part) => {
         if (part === 'ads') {
-          const ads = await loadIndexedAds(this.db);
+          const ads = await this.loadAds();
           this.opts.onAdsLoaded?.(ads);
           this.ads = ads;
           this.adsLoadedAt = Date.now();
@@ -140,7 +150,7 @@ export class Catalog {
   /** The ads of the scope read again and put in place of its entries; the rest of the index is kept. */
   private async reloadScope(scope: IndexScope) {
     if (this.closed) return;
-    const fresh = await loadIndexedAds(this.db, INDEX_PAGE_SIZE, scope);
+    const fresh = await this.loadAds(scope);
     const ads = this.ads.filter((ad) => !inScope(ad, scope)).concat(fresh);
     this.opts.onAdsLoaded?.(ads);
     this.ads = ads;
