@@ -21,20 +21,22 @@ export { withViewUrl } from '../domain/delivery/tracking-token';
 export type BaseClaims = Omit<DeliveryClaims, 'kind'>;
 
 export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' | 'request' | 'audience'>, bid: ValidBid): BaseClaims {
-  const common = {
-    auction_id: ctx.auctionId,
-    publisher_id: ctx.publisher.publicId,
-    price_micros: bid.priceMicros,
-    country: ctx.request.country_code,
-    device: ctx.request.device,
-    // The showing's keys: its impression counts toward the caps (ours) and the conversation's density (any).
-    ...(ctx.audience ? { user_key: ctx.audience.user, ...(ctx.audience.chat ? { chat_key: ctx.audience.chat } : {}) } : {}),
-    ...(ctx.publisher.test ? { test: true as const } : {}),
-  };
-  if (bid.inhouse) {
-    const ad = bid.inhouse;
+  // One object literal per source, the absent claims undefined (JSON leaves them out): the
+  // conditional spreads and the object rest they replace took a quarter of presenting an ad (bench/README.md).
+  const audience = ctx.audience;
+  const test = ctx.publisher.test ? (true as const) : undefined;
+  const ad = bid.inhouse;
+  if (ad) {
     return {
-      ...common,
+      auction_id: ctx.auctionId,
+      publisher_id: ctx.publisher.publicId,
+      price_micros: bid.priceMicros,
+      country: ctx.request.country_code,
+      device: ctx.request.device,
+      // The showing's keys: its impression counts toward the caps (ours) and the conversation's density (any).
+      user_key: audience?.user,
+      chat_key: audience?.chat || undefined,
+      test,
       source: 'inhouse',
       ad_id: ad.adId,
       ad_group_id: ad.adGroupId,
@@ -42,10 +44,22 @@ export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' |
       organization_id: ad.organizationId,
       ad_account_id: ad.adAccountId,
       pricing_model: ad.pricingModel as 'cpm' | 'cpc',
-      ...(ad.cpcMicros !== undefined ? { cpc_micros: ad.cpcMicros } : {}),
+      cpc_micros: ad.cpcMicros,
     };
   }
-  return { ...common, source: 'dsp', dsp_id: bid.bidderId, bid_id: bid.bidId };
+  return {
+    auction_id: ctx.auctionId,
+    publisher_id: ctx.publisher.publicId,
+    price_micros: bid.priceMicros,
+    country: ctx.request.country_code,
+    device: ctx.request.device,
+    user_key: audience?.user,
+    chat_key: audience?.chat || undefined,
+    test,
+    source: 'dsp',
+    dsp_id: bid.bidderId,
+    bid_id: bid.bidId,
+  };
 }
 
 const ttlOf = (kind: DeliveryTokenKind) => (kind === 'view' ? auctionSettings.viewTokenTtlSeconds : auctionSettings.clickTokenTtlSeconds);

@@ -54,7 +54,7 @@ export function signTokenJson(json: string, ttlSeconds: number, keys: SigningKey
   const exp = JSON.stringify(Math.floor(now / 1000) + ttlSeconds);
   const body = Buffer.from(json === '{}' ? `{"exp":${exp}}` : `${json.slice(0, -1)},"exp":${exp}}`).toString('base64url');
   const signed = `${keys.currentKid}.${body}`;
-  return `${signed}.${mac(keys.keys.get(keys.currentKid)!, signed).toString('base64url')}`;
+  return `${signed}.${createHmac('sha256', keys.keys.get(keys.currentKid)!).update(signed).digest('base64url')}`;
 }
 
 /**

@@ -45,6 +45,6 @@ export function presentAd(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' | 
       price,
     };
   }
-  const { view_url: _dspView, feedback_url: _dspFeedback, url, ...fields } = c;
-  return { ...fields, url: click(url), view_url: view, feedback_url: feedback, price };
+  // The DSP's own view and feedback URLs are replaced by ours (they travel inside the tokens).
+  return { ...c, url: click(c.url), view_url: view, feedback_url: feedback, price };
 }
