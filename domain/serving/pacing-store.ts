@@ -1,4 +1,4 @@
-import type { Db } from '../../lib/db';
+import { plainPoolOf, utcTimestamp, type Db } from '../../lib/db';
 import { pacingStep, type PacingState, type PacingStep } from './pacing';
 
 /**
@@ -73,13 +73,16 @@ const stateOf = (p: PacingRow): PacingState => ({
 /** A plan older than this is not applied (the controller stopped): the campaign spends as it wins until it runs again. */
 export const PACING_STALE_MS = 60_000;
 
-/** Every fresh plan that holds a campaign back (participation < 1), for the auctions. */
+/**
+ * Every fresh plan that holds a campaign back (participation < 1), for the auctions: each
+ * auction process reads it every second on its event loop, so in plain SQL (lib/db.ts plainPoolOf).
+ */
 export async function loadParticipation(db: Db, nowMs = Date.now()): Promise<Map<string, number>> {
-  const rows = await db.campaignPacing.findMany({
-    where: { participation: { lt: 1 }, updatedAt: { gt: new Date(nowMs - PACING_STALE_MS) } },
-    select: { campaignId: true, participation: true },
-  });
-  return new Map(rows.map((r) => [r.campaignId, r.participation]));
+  const { rows } = await plainPoolOf(db).query<{ campaign_id: string; participation: number }>(
+    `SELECT campaign_id::text, participation FROM campaign_pacing WHERE participation < 1 AND updated_at > $1::timestamp`,
+    [utcTimestamp(nowMs - PACING_STALE_MS)],
+  );
+  return new Map(rows.map((r) => [r.campaign_id, r.participation]));
 }
 
 /** A campaign's fresh plan, as the delivery diagnostics show it (`paced`), or null when it does not pace. */
