@@ -22,7 +22,8 @@
  * Last line: auction rps=... overhead_p50_ms=... overhead_p99_ms=... at_rps=... floor_rps=... floor_overhead_p99_ms=...
  * controls_cpu_p50_ms=... (what pacing and frequency caps add to the in-house bidder per auction: bench/controls-cost.ts)
  * worst_overhead_p99_ms=... floor_worst_overhead_p99_ms=... (the worst step up to 1,000/s of each) cpu_ratio=... (CPU per auction over the
- * floor's, the steps both sustained)
+ * floor's, the steps both sustained) cpu_ratio_paired=... (the median of BENCH_PAIRS ratios, each of one auction step and one floor
+ * step at 1,000/s run back to back after both ramps: one run's cpu_ratio moved 0.6 for the same code, bench/README.md)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpSync, readdirSync } from 'node:fs';
@@ -44,6 +45,9 @@ const generatorGcs = gcTrace();
 const RATES = (process.env.BENCH_RATES ?? '100,200,300,400,500,600,800,1000,1200,1500,1800,2100,2500').split(',').map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 3);
 const TARGET_RPS = 500;
+/** The paired steps: how many, and their rate (the goal's "every step up to 1,000/s"). */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 5);
+const PAIRED_RATE = 1000;
 /** BENCH_AUCTION_PROCESSES=2: the load spread over that many auction processes (their CPU summed). */
 const AUCTION_PROCESSES = Number(process.env.BENCH_AUCTION_PROCESSES ?? 1);
 const ROOT = path.resolve(__dirname, '..');
@@ -199,6 +203,47 @@ const cpuOf = async (c: Child) => {
   return { ms: (cpu.user + cpu.system) / 1000, loopP99Ms, loopMaxMs };
 };
 
+/** BENCH_GC_TRACE: how many of the step's slowest 2% (and of all its requests) a GC pause of each process overlapped. */
+async function printGcOverlap(label: string, r: StepResult, service: Child, dsps: Child) {
+  const pauses = {
+    service: (await service.ask<{ gc: GcPause[] }>('gc')).gc,
+    dsps: (await dsps.ask<{ gc: GcPause[] }>('gc')).gc,
+    generator: generatorGcs.take(),
+  };
+  const share = (rs: [number, number][], p: GcPause[]) => `${((100 * overlapping(rs, p)) / rs.length).toFixed(0)}%`;
+  console.log(
+    `${label.padEnd(8)} GC pauses overlapping the slowest 2% (all requests): ` +
+      Object.entries(pauses)
+        .map(
+          ([who, p]) =>
+            `${who} ${p.length} pauses (${p.reduce((t, [, d]) => t + d, 0).toFixed(0)} ms, longest ${Math.max(0, ...p.map(([, d]) => d)).toFixed(1)}) ${share(r.slowest!, p)} (${share(r.all!, p)})`,
+        )
+        .join(', '),
+  );
+}
+
+/** One step with the service's and the DSPs' CPU measured around it (`between`: what to read before the CPU after). */
+async function measuredStep(
+  service: Child,
+  pool: Pool,
+  dsps: Child,
+  pathName: string,
+  headers: Record<string, string>,
+  makeBody: (id: string) => string,
+  rate: number,
+  between: (r: StepResult) => Promise<void> = () => Promise.resolve(),
+) {
+  const before = await cpuOf(service);
+  const dspBefore = await cpuOf(dsps);
+  const r = await step(pool, dsps, pathName, headers, makeBody, rate);
+  await between(r);
+  const requests = Math.round(rate * STEP_SECONDS);
+  const after = await cpuOf(service);
+  const dspAfter = await cpuOf(dsps);
+  const measured = Object.assign(r, { cpuMsPerRequest: (after.ms - before.ms) / requests });
+  return { r: measured, after, dspAfter, dspCpu: round((dspAfter.ms - dspBefore.ms) / requests) };
+}
+
 async function ramp(
   label: string,
   service: Child & { ready: { port: number } },
@@ -215,32 +260,10 @@ async function ramp(
   const results: StepResult[] = [];
   const { profiling } = await service.ask<{ profiling?: boolean }>('profile-start');
   for (const rate of RATES) {
-    const before = await cpuOf(service);
-    const dspBefore = await cpuOf(dsps);
     if (GC_TRACE) await Promise.all([service.ask('gc'), dsps.ask('gc')]).then(() => generatorGcs.take());
-    const r = await step(pool, dsps, pathName, headers, makeBody, rate);
-    if (GC_TRACE) {
-      const pauses = {
-        service: (await service.ask<{ gc: GcPause[] }>('gc')).gc,
-        dsps: (await dsps.ask<{ gc: GcPause[] }>('gc')).gc,
-        generator: generatorGcs.take(),
-      };
-      const share = (rs: [number, number][], p: GcPause[]) => `${((100 * overlapping(rs, p)) / rs.length).toFixed(0)}%`;
-      console.log(
-        `${label.padEnd(8)} GC pauses overlapping the slowest 2% (all requests): ` +
-          Object.entries(pauses)
-            .map(
-              ([who, p]) =>
-                `${who} ${p.length} pauses (${p.reduce((t, [, d]) => t + d, 0).toFixed(0)} ms, longest ${Math.max(0, ...p.map(([, d]) => d)).toFixed(1)}) ${share(r.slowest!, p)} (${share(r.all!, p)})`,
-            )
-            .join(', '),
-      );
-    }
-    const requests = Math.round(rate * STEP_SECONDS);
-    const after = await cpuOf(service);
-    const dspAfter = await cpuOf(dsps);
-    r.cpuMsPerRequest = (after.ms - before.ms) / requests;
-    const dspCpu = round((dspAfter.ms - dspBefore.ms) / requests);
+    const { r, after, dspAfter, dspCpu } = await measuredStep(service, pool, dsps, pathName, headers, makeBody, rate, (stepResult) =>
+      GC_TRACE ? printGcOverlap(label, stepResult, service, dsps) : Promise.resolve(),
+    );
     results.push(r);
     console.log(
       `${label.padEnd(8)} rate=${rate}/s achieved=${r.achieved}/s p50=${r.p50}ms p99=${r.p99}ms overhead p50=${r.overheadP50}ms p99=${r.overheadP99}ms` +
@@ -252,6 +275,43 @@ async function ramp(
   if (profiling) console.log(`${label.padEnd(8)} cpu profile of the steps: ${(await service.ask<{ profile: string }>('profile-stop')).profile}`);
   await pool.close();
   return results;
+}
+
+/**
+ * One run's cpu_ratio moved 0.6 for the same code (bench/README.md): the machine's speed drifts over
+ * the minutes between the two ramps. So, after both, PAIRS pairs of back-to-back steps at
+ * PAIRED_RATE, the auction's then the floor's, each pair's ratio taken, and their median. The
+ * auction is stopped (SIGSTOP) while the floor runs, as it was during the floor's ramp, so that
+ * its timers take nothing from the floor's steps.
+ */
+async function pairedCpuRatios(
+  auction: { service: Child; procs: ChildProcess[]; port: number[] },
+  floor: { service: Child; port: number[] },
+  dsps: Child,
+  bodies: { auction: [string, Record<string, string>]; floor: [string, Record<string, string>]; make: (id: string) => string },
+): Promise<number[]> {
+  const pools = { auction: loopbackPool(auction.port, { connections: 256 }), floor: loopbackPool(floor.port, { connections: 256 }) };
+  const ratios: number[] = [];
+  try {
+    for (let i = 0; i < PAIRS; i += 1) {
+      for (const p of auction.procs) p.kill('SIGCONT');
+      // Its timers that came due while it was stopped run first, outside the measured step.
+      await new Promise((r) => setTimeout(r, 1000));
+      const a = await measuredStep(auction.service, pools.auction, dsps, ...bodies.auction, bodies.make, PAIRED_RATE);
+      for (const p of auction.procs) p.kill('SIGSTOP');
+      const f = await measuredStep(floor.service, pools.floor, dsps, ...bodies.floor, bodies.make, PAIRED_RATE);
+      const ratio = a.r.cpuMsPerRequest / f.r.cpuMsPerRequest;
+      const counted = a.r.errors === 0 && f.r.errors === 0;
+      if (counted) ratios.push(ratio);
+      console.log(
+        `pair ${i + 1}   ${PAIRED_RATE}/s auction cpu=${round(a.r.cpuMsPerRequest)}ms/req overhead p99=${a.r.overheadP99}ms, floor cpu=${round(f.r.cpuMsPerRequest)}ms/req overhead p99=${f.r.overheadP99}ms: ratio ${round(ratio)}${counted ? '' : ' (errors: not counted)'}`,
+      );
+    }
+  } finally {
+    for (const p of auction.procs) p.kill('SIGCONT');
+    await Promise.all([pools.auction.close(), pools.floor.close()]);
+  }
+  return ratios;
 }
 
 /** The goal's "overhead p99 under 5 ms at every step up to 1,000/s": the worst of those steps (a step not reached is not in it). */
@@ -277,7 +337,7 @@ function cpuRatio(service: StepResult[], floor: StepResult[]): number {
 }
 
 /** The bench's line: the auction's best sustained rate, its overhead at TARGET_RPS (or its best rate), the floor's, and the goal's other figures. */
-function lastLine(auctionResults: StepResult[], floorResults: StepResult[], controlsCostMs: number): string {
+function lastLine(auctionResults: StepResult[], floorResults: StepResult[], controlsCostMs: number, pairedRatios: number[]): string {
   const best = (rs: StepResult[]) => rs.filter((r) => r.ok).pop();
   const a = best(auctionResults);
   const f = best(floorResults);
@@ -285,7 +345,17 @@ function lastLine(auctionResults: StepResult[], floorResults: StepResult[], cont
   const floorAt = floorResults.find((r) => r.rate === (at?.rate ?? 0)) ?? f;
   return (
     `auction rps=${a?.rate ?? 0} overhead_p50_ms=${at?.overheadP50 ?? 'NaN'} overhead_p99_ms=${at?.overheadP99 ?? 'NaN'} at_rps=${at?.rate ?? 0} floor_rps=${f?.rate ?? 0} floor_overhead_p99_ms=${floorAt?.overheadP99 ?? 'NaN'} controls_cpu_p50_ms=${controlsCostMs.toFixed(4)}` +
-    ` worst_overhead_p99_ms=${worstOverheadP99(auctionResults)} floor_worst_overhead_p99_ms=${worstOverheadP99(floorResults)} cpu_ratio=${cpuRatio(auctionResults, floorResults)}`
+    ` worst_overhead_p99_ms=${worstOverheadP99(auctionResults)} floor_worst_overhead_p99_ms=${worstOverheadP99(floorResults)} cpu_ratio=${cpuRatio(auctionResults, floorResults)}` +
+    ` cpu_ratio_paired=${
+      pairedRatios.length > 0
+        ? round(
+            percentile(
+              [...pairedRatios].sort((x, y) => x - y),
+              50,
+            ),
+          )
+        : NaN
+    }`
   );
 }
 
@@ -329,14 +399,8 @@ async function main() {
     for (let i = 0; i < AUCTION_PROCESSES; i += 1)
       auctions.push(await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' }, SERVICE_NODE_FLAGS.auction));
     const auction = auctions.length === 1 ? auctions[0] : together(auctions);
-    const auctionResults = await ramp(
-      'auction',
-      auction,
-      dsps,
-      '/v1/ad_requests',
-      { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' },
-      body,
-    );
+    const auctionHeaders = { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' };
+    const auctionResults = await ramp('auction', auction, dsps, '/v1/ad_requests', auctionHeaders, body);
     // What the auctions did (a bench that measured skipped DSP calls would measure nothing).
     const metrics = await (await fetch(auction.ready.metricsUrl as string)).text();
     console.log(
@@ -351,10 +415,18 @@ async function main() {
     const buckets = [...metrics.matchAll(/^auction_overhead_ms_bucket\{le="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])] as const);
     const total = buckets.at(-1)?.[1] ?? 0;
     console.log(`auction  in-service overhead of all steps (its histogram): p99 <= ${buckets.find(([, n]) => n >= total * 0.99)?.[0]} ms`);
-    for (const a of auctions) await stop(a);
+    // Kept for the paired steps, stopped (SIGSTOP) while the floor runs: its timers take nothing from the floor's steps.
+    for (const a of auctions) a.proc.kill('SIGSTOP');
 
     const floor = await child('auction-floor', { FLOOR_DSPS: dspUrls.map((u) => `${u}/native/bid`).join(',') });
     const floorResults = await ramp('floor', floor, dsps, '/', { 'content-type': 'application/json' }, body);
+    const pairedRatios = await pairedCpuRatios(
+      { service: auction, procs: auctions.map((a) => a.proc), port: auctions.map((a) => a.ready.port as number) },
+      { service: floor, port: [floor.ready.port as number] },
+      dsps,
+      { auction: ['/v1/ad_requests', auctionHeaders], floor: ['/', { 'content-type': 'application/json' }], make: body },
+    );
+    for (const a of auctions) await stop(a);
     await stop(floor);
 
     // What pacing and frequency caps cost the in-house bidder per auction, in this process over the same index.
@@ -363,7 +435,7 @@ async function main() {
       `controls in-house bidder over ${controls.ads} ads, p50 per auction: ${round(controls.withoutMs)} ms without, ${round(controls.withMs)} ms with pacing and caps (+${controls.costMs.toFixed(4)} ms)`,
     );
 
-    console.log(lastLine(auctionResults, floorResults, controls.costMs));
+    console.log(lastLine(auctionResults, floorResults, controls.costMs, pairedRatios));
   } finally {
     await db.dsp.updateMany({ where: { id: { in: dspIds } }, data: { enabled: false } });
     await db.publisher.updateMany({ where: { publicId: publisher.publisher_id }, data: { enabled: false } });
