@@ -138,14 +138,15 @@ async function stop(c: Child) {
   await exited;
 }
 
-async function step(
-  pool: Pool,
-  dsps: Child,
-  pathName: string,
-  headers: Record<string, string>,
-  makeBody: (id: string) => string,
-  rate: number,
-): Promise<StepResult> {
+/** What a service is sent: the request (path, headers, a body per request id), and the DSPs that report how long they held each. */
+interface Requests {
+  dsps: Child;
+  pathName: string;
+  headers: Record<string, string>;
+  makeBody: (id: string) => string;
+}
+
+async function step(pool: Pool, { dsps, pathName, headers, makeBody }: Requests, rate: number): Promise<StepResult> {
   const answered: [id: string, ms: number, sentAt: number][] = [];
   let errors = 0;
   const total = Math.round(rate * STEP_SECONDS);
@@ -223,45 +224,31 @@ async function printGcOverlap(label: string, r: StepResult, service: Child, dsps
 }
 
 /** One step with the service's and the DSPs' CPU measured around it (`between`: what to read before the CPU after). */
-async function measuredStep(
-  service: Child,
-  pool: Pool,
-  dsps: Child,
-  pathName: string,
-  headers: Record<string, string>,
-  makeBody: (id: string) => string,
-  rate: number,
-  between: (r: StepResult) => Promise<void> = () => Promise.resolve(),
-) {
+async function measuredStep(service: Child, pool: Pool, requests: Requests, rate: number, between: (r: StepResult) => Promise<void> = () => Promise.resolve()) {
+  const { dsps } = requests;
   const before = await cpuOf(service);
   const dspBefore = await cpuOf(dsps);
-  const r = await step(pool, dsps, pathName, headers, makeBody, rate);
+  const r = await step(pool, requests, rate);
   await between(r);
-  const requests = Math.round(rate * STEP_SECONDS);
+  const sent = Math.round(rate * STEP_SECONDS);
   const after = await cpuOf(service);
   const dspAfter = await cpuOf(dsps);
-  const measured = Object.assign(r, { cpuMsPerRequest: (after.ms - before.ms) / requests });
-  return { r: measured, after, dspAfter, dspCpu: round((dspAfter.ms - dspBefore.ms) / requests) };
+  const measured = Object.assign(r, { cpuMsPerRequest: (after.ms - before.ms) / sent });
+  return { r: measured, after, dspAfter, dspCpu: round((dspAfter.ms - dspBefore.ms) / sent) };
 }
 
-async function ramp(
-  label: string,
-  service: Child & { ready: { port: number } },
-  dsps: Child,
-  pathName: string,
-  headers: Record<string, string>,
-  makeBody: (id: string) => string,
-) {
+async function ramp(label: string, service: Child & { ready: { port: number } }, requests: Requests) {
+  const { dsps } = requests;
   const ports: number[] = (service.ready as { ports?: number[] }).ports ?? [service.ready.port];
   const pool = loopbackPool(ports, { connections: 256, keepAliveTimeout: 30_000 });
   // Warm-up: JIT, connection pools, the index.
-  await step(pool, dsps, pathName, headers, makeBody, 100);
-  await step(pool, dsps, pathName, headers, makeBody, 300);
+  await step(pool, requests, 100);
+  await step(pool, requests, 300);
   const results: StepResult[] = [];
   const { profiling } = await service.ask<{ profiling?: boolean }>('profile-start');
   for (const rate of RATES) {
     if (GC_TRACE) await Promise.all([service.ask('gc'), dsps.ask('gc')]).then(() => generatorGcs.take());
-    const { r, after, dspAfter, dspCpu } = await measuredStep(service, pool, dsps, pathName, headers, makeBody, rate, (stepResult) =>
+    const { r, after, dspAfter, dspCpu } = await measuredStep(service, pool, requests, rate, (stepResult) =>
       GC_TRACE ? printGcOverlap(label, stepResult, service, dsps) : Promise.resolve(),
     );
     results.push(r);
@@ -285,10 +272,8 @@ async function ramp(
  * its timers take nothing from the floor's steps.
  */
 async function pairedCpuRatios(
-  auction: { service: Child; procs: ChildProcess[]; port: number[] },
-  floor: { service: Child; port: number[] },
-  dsps: Child,
-  bodies: { auction: [string, Record<string, string>]; floor: [string, Record<string, string>]; make: (id: string) => string },
+  auction: { service: Child; procs: ChildProcess[]; port: number[]; requests: Requests },
+  floor: { service: Child; port: number[]; requests: Requests },
 ): Promise<number[]> {
   const pools = { auction: loopbackPool(auction.port, { connections: 256 }), floor: loopbackPool(floor.port, { connections: 256 }) };
   const ratios: number[] = [];
@@ -297,9 +282,9 @@ async function pairedCpuRatios(
       for (const p of auction.procs) p.kill('SIGCONT');
       // Its timers that came due while it was stopped run first, outside the measured step.
       await new Promise((r) => setTimeout(r, 1000));
-      const a = await measuredStep(auction.service, pools.auction, dsps, ...bodies.auction, bodies.make, PAIRED_RATE);
+      const a = await measuredStep(auction.service, pools.auction, auction.requests, PAIRED_RATE);
       for (const p of auction.procs) p.kill('SIGSTOP');
-      const f = await measuredStep(floor.service, pools.floor, dsps, ...bodies.floor, bodies.make, PAIRED_RATE);
+      const f = await measuredStep(floor.service, pools.floor, floor.requests, PAIRED_RATE);
       const ratio = a.r.cpuMsPerRequest / f.r.cpuMsPerRequest;
       const counted = a.r.errors === 0 && f.r.errors === 0;
       if (counted) ratios.push(ratio);
@@ -399,8 +384,13 @@ async function main() {
     for (let i = 0; i < AUCTION_PROCESSES; i += 1)
       auctions.push(await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' }, SERVICE_NODE_FLAGS.auction));
     const auction = auctions.length === 1 ? auctions[0] : together(auctions);
-    const auctionHeaders = { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' };
-    const auctionResults = await ramp('auction', auction, dsps, '/v1/ad_requests', auctionHeaders, body);
+    const auctionRequests: Requests = {
+      dsps,
+      pathName: '/v1/ad_requests',
+      headers: { authorization: `Bearer ${publisher.publisher_key}`, 'content-type': 'application/json' },
+      makeBody: body,
+    };
+    const auctionResults = await ramp('auction', auction, auctionRequests);
     // What the auctions did (a bench that measured skipped DSP calls would measure nothing).
     const metrics = await (await fetch(auction.ready.metricsUrl as string)).text();
     console.log(
@@ -419,12 +409,11 @@ async function main() {
     for (const a of auctions) a.proc.kill('SIGSTOP');
 
     const floor = await child('auction-floor', { FLOOR_DSPS: dspUrls.map((u) => `${u}/native/bid`).join(',') });
-    const floorResults = await ramp('floor', floor, dsps, '/', { 'content-type': 'application/json' }, body);
+    const floorRequests: Requests = { dsps, pathName: '/', headers: { 'content-type': 'application/json' }, makeBody: body };
+    const floorResults = await ramp('floor', floor, floorRequests);
     const pairedRatios = await pairedCpuRatios(
-      { service: auction, procs: auctions.map((a) => a.proc), port: auctions.map((a) => a.ready.port as number) },
-      { service: floor, port: [floor.ready.port as number] },
-      dsps,
-      { auction: ['/v1/ad_requests', auctionHeaders], floor: ['/', { 'content-type': 'application/json' }], make: body },
+      { service: auction, procs: auctions.map((a) => a.proc), port: auctions.map((a) => a.ready.port as number), requests: auctionRequests },
+      { service: floor, port: [floor.ready.port as number], requests: floorRequests },
     );
     for (const a of auctions) await stop(a);
     await stop(floor);
