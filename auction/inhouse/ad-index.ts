@@ -1,4 +1,4 @@
-import { plainPoolOf, type Db, type Prisma } from '../../lib/db';
+import { plainPoolOf, utcTimestamp, type Db, type Prisma } from '../../lib/db';
 import { isUuid } from '../../domain/ids';
 import { assetUrl } from '../../domain/assets/ad-images';
 import { servableCreative } from '../../domain/creatives/review';
@@ -53,7 +53,7 @@ export const INDEX_PAGE_SIZE = 250;
  * compiler a reload of a few hundred ads took 30 ms of the auction's main
  * thread, in blocks that held up the requests arriving meanwhile. What serves
  * is the ad's last approved creative, never its live (possibly unreviewed)
- * columns. The columns are UTC `timestamp`s: read as instants.
+ * columns. The columns are UTC `timestamp`s: read as instants, the clock passed in as UTC.
  */
 const INDEX_PAGE_SQL = `
   SELECT a.id, a.status, a.approved_creative,
@@ -69,7 +69,7 @@ const INDEX_PAGE_SQL = `
     JOIN organizations o ON o.id = c.organization_id
     LEFT JOIN campaign_spend s ON s.campaign_id = c.id
    WHERE c.status = 'active' AND c.review_status = 'approved' AND c.lifecycle_state IS NULL
-     AND (c.end_time IS NULL OR c.end_time > $1::timestamptz AT TIME ZONE 'UTC')
+     AND (c.end_time IS NULL OR c.end_time > $1::timestamp)
      -- Budget spent: the charge that exhausted it notified auction_index (domain/delivery/ledger.ts).
      AND COALESCE(s.spent_micros, 0) < c.lifetime_spend_limit_micros
      AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]) OR c.ad_account_id = ANY($3::uuid[]))
@@ -112,7 +112,7 @@ interface IndexRow {
  */
 export async function loadIndexedAds(db: Db, pageSize = INDEX_PAGE_SIZE, scope?: IndexScope): Promise<IndexedAd[]> {
   const pool = plainPoolOf(db);
-  const now = new Date().toISOString();
+  const now = utcTimestamp(Date.now());
   // Notifications name ids our triggers wrote; anything else could name no row.
   const campaignIds = scope ? [...scope.campaignIds].filter(isUuid) : null;
   const adAccountIds = scope ? [...scope.adAccountIds].filter(isUuid) : null;
