@@ -237,10 +237,12 @@ async function measuredStep(service: Child, pool: Pool, requests: Requests, rate
   return { r: measured, after, dspAfter, dspCpu: round((dspAfter.ms - dspBefore.ms) / sent) };
 }
 
+/** A service's ports: one process's, or every process's of several run as one (`together`). */
+const portsOf = (service: Child & { ready: { port: number; ports?: number[] } }): number[] => service.ready.ports ?? [service.ready.port];
+
 async function ramp(label: string, service: Child & { ready: { port: number } }, requests: Requests) {
   const { dsps } = requests;
-  const ports: number[] = (service.ready as { ports?: number[] }).ports ?? [service.ready.port];
-  const pool = loopbackPool(ports, { connections: 256, keepAliveTimeout: 30_000 });
+  const pool = loopbackPool(portsOf(service), { connections: 256, keepAliveTimeout: 30_000 });
   // Warm-up: JIT, connection pools, the index.
   await step(pool, requests, 100);
   await step(pool, requests, 300);
@@ -272,10 +274,10 @@ async function ramp(label: string, service: Child & { ready: { port: number } },
  * its timers take nothing from the floor's steps.
  */
 async function pairedCpuRatios(
-  auction: { service: Child; procs: ChildProcess[]; port: number[]; requests: Requests },
-  floor: { service: Child; port: number[]; requests: Requests },
+  auction: { service: Child & { ready: { port: number } }; procs: ChildProcess[]; requests: Requests },
+  floor: { service: Child & { ready: { port: number } }; requests: Requests },
 ): Promise<number[]> {
-  const pools = { auction: loopbackPool(auction.port, { connections: 256 }), floor: loopbackPool(floor.port, { connections: 256 }) };
+  const pools = { auction: loopbackPool(portsOf(auction.service), { connections: 256 }), floor: loopbackPool(portsOf(floor.service), { connections: 256 }) };
   const ratios: number[] = [];
   try {
     for (let i = 0; i < PAIRS; i += 1) {
@@ -413,8 +415,8 @@ async function main() {
     const floorRequests: Requests = { dsps, pathName: '/', headers: { 'content-type': 'application/json' }, makeBody: body };
     const floorResults = await ramp('floor', floor, floorRequests);
     const pairedRatios = await pairedCpuRatios(
-      { service: auction, procs: auctions.map((a) => a.proc), port: auctions.map((a) => a.ready.port as number), requests: auctionRequests },
-      { service: floor, port: [floor.ready.port as number], requests: floorRequests },
+      { service: auction, procs: auctions.map((a) => a.proc), requests: auctionRequests },
+      { service: floor, requests: floorRequests },
     );
     for (const a of auctions) await stop(a);
     await stop(floor);
