@@ -1,12 +1,5 @@
 import { mintPollTokens } from '../domain/polls/poll-token';
-import {
-  deliveryTokenSigner,
-  signDeliveryToken,
-  TRACKING_PATHS,
-  type DeliveryClaims,
-  type DeliveryTokenKind,
-  type OwnClaims,
-} from '../domain/delivery/tracking-token';
+import { deliveryTokenSigner, TRACKING_PATHS, type DeliveryClaims, type DeliveryTokenKind, type OwnClaims } from '../domain/delivery/tracking-token';
 import { auctionSettings } from './settings';
 import type { AuctionContext, ValidBid } from './types';
 
@@ -50,12 +43,7 @@ export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' |
 
 const ttlOf = (kind: DeliveryTokenKind) => (kind === 'view' ? auctionSettings.viewTokenTtlSeconds : auctionSettings.clickTokenTtlSeconds);
 
-export function trackingUrl(kind: DeliveryTokenKind, claims: BaseClaims, ttlSeconds = ttlOf(kind)): string {
-  const token = signDeliveryToken({ ...claims, kind }, ttlSeconds);
-  return `${auctionSettings.trackingUrl}${TRACKING_PATHS[kind]}?token=${token}`;
-}
-
-/** The tracking URLs of one delivery, as trackingUrl makes them, the shared claims serialized once for all of them. */
+/** The tracking URLs of one delivery: a token of each URL's kind, the shared claims encoded once for all of them. */
 export function deliveryUrls(claims: BaseClaims): (kind: DeliveryTokenKind, own?: OwnClaims) => string {
   const sign = deliveryTokenSigner(claims);
   const base = auctionSettings.trackingUrl;

@@ -45,16 +45,46 @@ const mac = (key: Buffer, data: string) => createHmac('sha256', key).update(data
 
 /** Signs `payload` (which must not carry `exp`) valid for `ttlSeconds`. */
 export function signToken(payload: Record<string, unknown>, ttlSeconds: number, keys: SigningKeys = configuredKeys(), now = Date.now()): string {
-  return signTokenJson(JSON.stringify(payload), ttlSeconds, keys, now);
+  const body = Buffer.from(JSON.stringify({ ...payload, exp: Math.floor(now / 1000) + ttlSeconds })).toString('base64url');
+  const signed = `${keys.currentKid}.${body}`;
+  return `${signed}.${mac(keys.keys.get(keys.currentKid)!, signed).toString('base64url')}`;
 }
 
-/** signToken over a payload already serialized (a JSON object's text): callers that sign several tokens of shared claims serialize those once. */
-export function signTokenJson(json: string, ttlSeconds: number, keys: SigningKeys = configuredKeys(), now = Date.now()): string {
-  // JSON.stringify({ ...payload, exp }) without copying the payload: `exp` appended as its last member.
-  const exp = JSON.stringify(Math.floor(now / 1000) + ttlSeconds);
-  const body = Buffer.from(json === '{}' ? `{"exp":${exp}}` : `${json.slice(0, -1)},"exp":${exp}}`).toString('base64url');
-  const signed = `${keys.currentKid}.${body}`;
-  return `${signed}.${createHmac('sha256', keys.keys.get(keys.currentKid)!).update(signed).digest('base64url')}`;
+/**
+ * A token bound to a purpose: `<kid>.<exp>.<body>.<signature>`, the signature
+ * HMAC-SHA256 over `<purpose>.<kid>.<exp>.<body>`. The purpose (a tracking
+ * URL's kind) is not in the token: its verifier supplies it, so a token is
+ * genuine for its own purpose only, and the tokens of one delivery can share
+ * their body's bytes. `body` is URL-safe text (dots allowed); a purpose has no dot.
+ */
+export function signBoundToken(purpose: string, body: string, ttlSeconds: number, keys: SigningKeys = configuredKeys(), now = Date.now()): string {
+  const signed = `${keys.currentKid}.${Math.floor(now / 1000) + ttlSeconds}.${body}`;
+  return `${signed}.${createHmac('sha256', keys.keys.get(keys.currentKid)!).update(`${purpose}.${signed}`).digest('base64url')}`;
+}
+
+/** Bound tokens carry their claims in their body: a URL's longest (4 KB) with the rest fits. */
+const MAX_BOUND_TOKEN = 8192;
+const EXP = /^[0-9]{1,12}$/;
+
+/** A genuine bound token's body and whether it has expired, or null when it is not genuine for `purpose`. */
+export function inspectBoundToken(
+  token: unknown,
+  purpose: string,
+  keys: SigningKeys = configuredKeys(),
+  now = Date.now(),
+): { body: string; expired: boolean } | null {
+  if (typeof token !== 'string' || token.length > MAX_BOUND_TOKEN) return null;
+  const kidEnd = token.indexOf('.');
+  const expEnd = token.indexOf('.', kidEnd + 1);
+  const bodyEnd = token.lastIndexOf('.');
+  if (kidEnd < 1 || expEnd < 0 || bodyEnd <= expEnd) return null;
+  const key = keys.keys.get(token.slice(0, kidEnd));
+  const exp = token.slice(kidEnd + 1, expEnd);
+  if (!key || !EXP.test(exp)) return null;
+  const expected = mac(key, `${purpose}.${token.slice(0, bodyEnd)}`);
+  const given = Buffer.from(token.slice(bodyEnd + 1), 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  return { body: token.slice(expEnd + 1, bodyEnd), expired: Number(exp) * 1000 <= now };
 }
 
 /**

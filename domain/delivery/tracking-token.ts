@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BoundedMap } from '../../lib/bounded-map';
-import { inspectToken, signToken, signTokenJson } from '../../lib/signed-token';
+import { compactCodec, type FieldType } from '../../lib/compact-record';
+import { inspectBoundToken, inspectToken, signBoundToken } from '../../lib/signed-token';
 import { isUuid } from '../ids';
 
 /**
@@ -59,41 +60,73 @@ export const deliveryClaimsSchema = z.object({
 });
 export type DeliveryClaims = z.infer<typeof deliveryClaimsSchema>;
 
-export function signDeliveryToken(claims: DeliveryClaims, ttlSeconds: number): string {
-  return signToken(claims, ttlSeconds);
-}
+/**
+ * The token's claims in their compact form (lib/compact-record.ts), `kind` and
+ * the expiry aside: the token binds those itself. The order is the format:
+ * new claims go at the end, none is ever removed or moved.
+ */
+const claimsCodec = compactCodec({
+  auction_id: 'text',
+  publisher_id: 'text',
+  price_micros: 'uint',
+  source: 'text',
+  ad_id: 'text',
+  ad_group_id: 'text',
+  campaign_id: 'text',
+  organization_id: 'text',
+  ad_account_id: 'text',
+  pricing_model: 'text',
+  cpc_micros: 'uint',
+  dsp_id: 'text',
+  bid_id: 'text',
+  country: 'text',
+  device: 'text',
+  user_key: 'text',
+  chat_key: 'text',
+  test: 'flag',
+  dsp_view_url: 'text',
+  dsp_feedback_url: 'text',
+  url: 'text',
+  tile: 'uint',
+} satisfies Record<Exclude<keyof DeliveryClaims, 'kind'>, FieldType>);
 
 /** A token's own claims, beside those every token of a delivery shares. */
 export type OwnClaims = Pick<DeliveryClaims, 'dsp_view_url' | 'dsp_feedback_url' | 'url' | 'tile'>;
 
 /**
- * The tokens of one delivery (its view, click and feedback URLs): the shared
- * claims serialized once, each token's own claims and `kind` appended. Every
- * token is byte for byte signDeliveryToken({ ...shared, ...own, kind }).
+ * The tokens of one delivery (its view, click and feedback URLs): a bound
+ * token (lib/signed-token.ts) of purpose `kind` whose body is the shared
+ * claims, encoded once for all of them, a dot, and the token's own claims.
  */
 export function deliveryTokenSigner(shared: Omit<DeliveryClaims, 'kind'>): (kind: DeliveryTokenKind, own: OwnClaims | null, ttlSeconds: number) => string {
-  const head = JSON.stringify(shared).slice(0, -1);
-  const sep = head === '{' ? '' : ',';
-  return (kind, own, ttlSeconds) => {
-    let json = head;
-    let next = sep;
-    if (own) {
-      for (const key in own) {
-        const value = own[key as keyof OwnClaims];
-        if (value === undefined) continue;
-        json += `${next}"${key}":${JSON.stringify(value)}`;
-        next = ',';
-      }
-    }
-    return signTokenJson(`${json}${next}"kind":"${kind}"}`, ttlSeconds);
-  };
+  const head = `${claimsCodec.encode(shared)}.`;
+  return (kind, own, ttlSeconds) => signBoundToken(kind, own ? head + claimsCodec.encode(own) : head, ttlSeconds);
+}
+
+export function signDeliveryToken(claims: DeliveryClaims, ttlSeconds: number): string {
+  const { kind, dsp_view_url, dsp_feedback_url, url, tile, ...shared } = claims;
+  return deliveryTokenSigner(shared)(kind, { dsp_view_url, dsp_feedback_url, url, tile }, ttlSeconds);
 }
 
 /**
  * A genuine token of `kind` and whether it has expired, or null (malformed,
  * tampered, another kind, a foreign key): trackers count nothing for those.
+ * A token of the JSON form the auction minted before the compact one
+ * (`<kid>.<base64url JSON with kind and exp>.<signature>`) still reads, for
+ * as long as such a token lives (the click TTL, 7 days).
  */
 export function readDeliveryToken(token: unknown, kind: DeliveryTokenKind): { claims: DeliveryClaims; expired: boolean } | null {
+  const bound = inspectBoundToken(token, kind);
+  if (!bound) return readJsonDeliveryToken(token, kind);
+  const dot = bound.body.indexOf('.');
+  const shared = dot < 0 ? null : claimsCodec.decode(bound.body.slice(0, dot));
+  const own = shared && claimsCodec.decode(bound.body.slice(dot + 1));
+  if (!own) return null;
+  const parsed = deliveryClaimsSchema.safeParse({ ...shared, ...own, kind });
+  return parsed.success ? { claims: parsed.data, expired: bound.expired } : null;
+}
+
+function readJsonDeliveryToken(token: unknown, kind: DeliveryTokenKind): { claims: DeliveryClaims; expired: boolean } | null {
   const genuine = inspectToken(token);
   if (!genuine) return null;
   const parsed = deliveryClaimsSchema.safeParse(genuine.payload);

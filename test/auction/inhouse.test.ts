@@ -8,7 +8,7 @@
  * (AQ) and uses context hints made of a random word no other test uses.
  */
 import { randomBytes } from 'node:crypto';
-import { verifyToken } from '../../lib/signed-token';
+import { readDeliveryToken } from '../../domain/delivery/tracking-token';
 import { adctl } from '../support/cli';
 import { insertTree } from '../support/fixtures';
 import { call, newOrg } from '../support/harness';
@@ -215,8 +215,8 @@ describe('eligibility and bids (fixtures written to PostgreSQL)', () => {
     expect(voted.status).toBe(200);
     expect(voted.body.data).toMatchObject({ question: 'Which distance?', total_votes: 1 });
     expect((await call(api.url, 'GET', onApi(res.body.ad.results_url))).body.data.options.map((o: { votes: number }) => o.votes)).toEqual([0, 1, 0]);
-    const click = verifyToken<any>(new URL(res.body.ad.cta_url).searchParams.get('token'));
-    expect(click).toMatchObject({ kind: 'click', url: 'https://shoes.example/poll' });
+    const click = readDeliveryToken(new URL(res.body.ad.cta_url).searchParams.get('token'), 'click');
+    expect(click?.claims).toMatchObject({ kind: 'click', url: 'https://shoes.example/poll' });
   });
 
   test("image placement with the ad's image; images off falls back to text with the logo", async () => {

@@ -55,12 +55,12 @@ export function trackerUrl(baseUrl: string, kind: DeliveryTokenKind, claims: Cla
   return `${baseUrl}${TRACKING_PATHS[kind]}?token=${signDeliveryToken({ ...claims, kind }, ttlSeconds)}`;
 }
 
-/** The same token with one payload character changed: a forgery. */
+/** The same token with one character of its claims changed: a forgery. */
 export function tampered(url: string): string {
   const u = new URL(url);
-  const [kid, body, sig] = u.searchParams.get('token')!.split('.');
-  const flipped = body.slice(0, 10) + (body[10] === 'A' ? 'B' : 'A') + body.slice(11);
-  u.searchParams.set('token', `${kid}.${flipped}.${sig}`);
+  const [kid, exp, shared, ...rest] = u.searchParams.get('token')!.split('.');
+  const flipped = shared.slice(0, 10) + (shared[10] === 'A' ? 'B' : 'A') + shared.slice(11);
+  u.searchParams.set('token', [kid, exp, flipped, ...rest].join('.'));
   return u.toString();
 }
 
