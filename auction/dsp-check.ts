@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DspConfig } from '../domain/dsps';
+import { newAuctionId } from '../domain/ids';
 import { BidCache } from './bid-cache';
 import { dspAgent } from './dsp/http';
 import { adRequestSchema } from './request-schema';
@@ -49,7 +50,7 @@ function context(variant: { opener: boolean; imageEnabled: boolean; formats: str
   });
   const now = performance.now();
   return {
-    auctionId: randomUUID(),
+    auctionId: newAuctionId(),
     startedAt: now,
     deadlineAt: now + TIMEOUT_MS + 1000,
     tmaxMs: 2000,

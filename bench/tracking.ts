@@ -20,6 +20,7 @@
  *   npm run bench:tracking
  */
 import { randomUUID } from 'node:crypto';
+import { newAuctionId } from '../domain/ids';
 import pLimit from 'p-limit';
 import { sustainedRate, type RateStep } from './support/load';
 import type { Db } from '../lib/db';
@@ -76,7 +77,7 @@ async function main() {
       `${TRACKING_PATHS.view}?token=${signDeliveryToken(
         {
           kind: 'view',
-          auction_id: randomUUID(),
+          auction_id: newAuctionId(),
           publisher_id: 'bench',
           price_micros: priceMicros,
           source: 'inhouse',

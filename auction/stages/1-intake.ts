@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newAuctionId } from '../../domain/ids';
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '../../domain/errors';
 import type { PublisherRecord } from '../../domain/publishers';
@@ -28,7 +28,7 @@ export function intake(req: IncomingMessage, request: AdRequest, publisher: Publ
   const tmaxMs = Math.min(publisher.tmaxMs, request.tmax ?? 2000, 2000);
   const startedAt = performance.now();
   return {
-    auctionId: randomUUID(),
+    auctionId: newAuctionId(),
     startedAt,
     deadlineAt: startedAt + tmaxMs,
     tmaxMs,
