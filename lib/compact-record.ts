@@ -60,10 +60,13 @@ export function compactCodec<F extends Readonly<Record<string, FieldType>>>(fiel
     return out.toString('base64url', 0, at);
   }
 
-  /** The record, or null for bytes this codec did not write (unknown tag, out of order, truncated). */
-  function decode(text: string): CompactRecord<F> | null {
+  /**
+   * The record, or null for bytes this codec did not write (unknown tag, out of order, truncated).
+   * Its fields go `into` the object given (several records' fields in one object, no copies).
+   */
+  function decode<T extends object = object>(text: string, into?: T): (T & CompactRecord<F>) | null {
     const bytes = Buffer.from(text, 'base64url');
-    const record: Record<string, string | number | true> = {};
+    const record = (into ?? {}) as Record<string, string | number | true>;
     let at = 0;
     let last = -1;
     while (at < bytes.length) {
@@ -92,7 +95,7 @@ export function compactCodec<F extends Readonly<Record<string, FieldType>>>(fiel
         at += varint.value;
       }
     }
-    return record as CompactRecord<F>;
+    return record as T & CompactRecord<F>;
   }
 
   return { encode, decode };
@@ -128,7 +131,15 @@ function writeUuid(out: Buffer, at: number, uuid: string): number {
   return next;
 }
 
+/** The UUID's canonical text, written as bytes and read as one flat string (slices joined were cons strings). */
+const uuidText = Buffer.alloc(36, '-');
+const HEX_DIGITS = Buffer.from('0123456789abcdef');
 function readUuid(bytes: Buffer, at: number): string {
-  const hex = bytes.toString('hex', at, at + 16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  let out = 0;
+  for (let i = 0; i < 16; i += 1) {
+    if (out === 8 || out === 13 || out === 18 || out === 23) out += 1;
+    uuidText[out++] = HEX_DIGITS[bytes[at + i] >> 4];
+    uuidText[out++] = HEX_DIGITS[bytes[at + i] & 15];
+  }
+  return uuidText.toString('latin1');
 }
