@@ -34,6 +34,7 @@ export function compactCodec<F extends Readonly<Record<string, FieldType>>>(fiel
       const value = record[names[tag]];
       if (value === undefined) continue;
       const type = types[tag];
+      if (typeof value === 'string' && value.length > MAX_TEXT_CHARS) throw new RangeError(`${names[tag]}: longer than ${MAX_TEXT_CHARS} characters`);
       // Room for the field at its longest, here or in a buffer of this record's own.
       const room = typeof value === 'string' ? 4 + value.length * 3 : 17;
       if (at + room > out.length) out = Buffer.concat([out.subarray(0, at)], 2 * (at + room));
@@ -50,7 +51,6 @@ export function compactCodec<F extends Readonly<Record<string, FieldType>>>(fiel
         out[at++] = tag | UUID_TAG;
         at = writeUuid(out, at, value);
       } else {
-        if (value.length > MAX_TEXT_CHARS) throw new RangeError(`${names[tag]}: longer than ${MAX_TEXT_CHARS} characters`);
         out[at++] = tag;
         const length = Buffer.byteLength(value, 'utf8');
         at = writeVarint(out, at, length);
