@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import { createHttpMetrics, type HttpMetrics } from '../lib/http-metrics';
 import { registerDeadLetterGauge } from '../domain/dead-letters/metrics';
-import { createLedgerMetrics, type LedgerObserver } from '../domain/delivery/metrics';
+import { createLedgerMetrics, createTrackingTokenMetrics, type LedgerObserver, type TokenObserver } from '../domain/delivery/metrics';
 import type { Client } from '@temporalio/client';
 import { config } from '../lib/config';
 import { createAssetStore, type AssetStore } from '../lib/asset-store';
@@ -53,7 +53,7 @@ export interface AppDeps {
   /** The api process's campaign-creation worker (api/server.ts), which creates start eagerly on; default: none. */
   eagerStart?: EagerStart;
   /** The process's metrics, served on its internal metrics port (api/server.ts); default: a registry of its own. */
-  metrics?: HttpMetrics;
+  metrics?: ApiMetrics;
 }
 
 /**
@@ -64,7 +64,7 @@ export function apiProcessDeps(
   db: Db,
   temporal: Client,
   options: { onBudgetExhausted?: (campaignIds: string[]) => void } = {},
-): { deps: AppDeps; metrics: ReturnType<typeof createApiMetrics>; delivery: DeliveryLedgerProcess } {
+): { deps: AppDeps; metrics: ApiMetrics; delivery: DeliveryLedgerProcess } {
   const metrics = createApiMetrics(db);
   // The trackers' ledger; its rows reach ClickHouse through the worker (domain/delivery/tracker.ts).
   const delivery = startDeliveryLedger({
@@ -89,10 +89,12 @@ export function apiProcessDeps(
  * The api's metrics: HTTP durations, process defaults, the pipelines' dead letters, and
  * delivery (`delivery`: hand it to the process's ledger, domain/delivery/tracker.ts).
  */
-export function createApiMetrics(db: Db): HttpMetrics & { delivery: LedgerObserver } {
+export type ApiMetrics = HttpMetrics & { delivery: LedgerObserver; tokens: TokenObserver };
+
+export function createApiMetrics(db: Db): ApiMetrics {
   const metrics = createHttpMetrics('api');
   registerDeadLetterGauge(metrics.registry, 'api', db);
-  return { ...metrics, delivery: createLedgerMetrics(metrics.registry, 'api') };
+  return { ...metrics, delivery: createLedgerMetrics(metrics.registry, 'api'), tokens: createTrackingTokenMetrics(metrics.registry, 'api') };
 }
 
 /**
@@ -130,7 +132,7 @@ export function createApp(deps: AppDeps) {
     ...insightsOperations(db, analytics),
   ];
   // {tracking_url}: the signed token is the auth; {events_url}: the organization's ak_ key.
-  const deliveryOperations = deliveryTrackingOperations(ledger);
+  const deliveryOperations = deliveryTrackingOperations(ledger, metrics.tokens);
   const trackingOperations = pollOperations(db);
   const collectOperations = [collect.operation];
   const dashboardJson = dashboardOperations({ db, temporal: deps.temporal, assets: deps.assets }, analytics);

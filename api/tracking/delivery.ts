@@ -8,7 +8,8 @@ import type { DirectRoute } from '../../lib/http/direct-route';
 import { nextId } from '../../lib/http/request-id';
 import type { HttpMetrics } from '../../lib/http-metrics';
 import type { DeliveryLedgerWriter, DeliveryEventType } from '../../domain/delivery/ledger';
-import { readDeliveryToken, TRACKING_PATHS, withClickId, type DeliveryClaims } from '../../domain/delivery/tracking-token';
+import type { TokenObserver } from '../../domain/delivery/metrics';
+import { readDeliveryToken, TRACKING_PATHS, withClickId, type DeliveryClaims, type DeliveryTokenKind } from '../../domain/delivery/tracking-token';
 
 /**
  * `{tracking_url}` view, click and feedback trackers: the signed token in the
@@ -56,10 +57,17 @@ function writePixel(res: ServerResponse): void {
 
 const recordView = (ledger: DeliveryLedgerWriter, claims: DeliveryClaims) => ledger.record({ type: 'impression', claims, time: new Date() });
 
+/** A tracker's token, counted by its form (api_tracking_tokens_total). */
+const countedTokenReader = (tokens: TokenObserver) => (value: unknown, kind: DeliveryTokenKind) => {
+  const token = readDeliveryToken(value, kind);
+  tokens.read(kind, token?.form ?? 'none');
+  return token;
+};
+
 /** The view pixel's operation (any request form, any method the route takes). */
-function viewTracker(ledger: DeliveryLedgerWriter) {
+function viewTracker(ledger: DeliveryLedgerWriter, readToken: ReturnType<typeof countedTokenReader>) {
   return async (tokenValue: unknown, req: Request, res: Response): Promise<void> => {
-    const token = readDeliveryToken(tokenValue, 'view');
+    const token = readToken(tokenValue, 'view');
     if (token && !token.expired && counts(req)) {
       const outcome = await recordView(ledger, token.claims);
       if (outcome.recorded && isHttpUrl(token.claims.dsp_view_url)) {
@@ -79,13 +87,15 @@ function viewTracker(ledger: DeliveryLedgerWriter) {
  * a DSP's ad too (its first impression redirects, which is Express's to answer).
  */
 const PLAIN_VIEW = new RegExp(`^${TRACKING_PATHS.view}\\?token=([A-Za-z0-9_.-]+)$`);
-export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick<HttpMetrics, 'observe'>): DirectRoute {
+export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick<HttpMetrics, 'observe'> & { tokens: TokenObserver }): DirectRoute {
   return (req, res, fallThrough) => {
     const plain = req.method === 'GET' ? PLAIN_VIEW.exec(req.url!) : null;
     if (!plain) return fallThrough();
     const started = performance.now();
     const token = readDeliveryToken(plain[1], 'view');
     if (token?.claims.dsp_view_url !== undefined) return fallThrough();
+    // Counted here only when answered here: what falls through is counted by the operation.
+    metrics.tokens.read('view', token?.form ?? 'none');
     res.setHeader('Request-Id', nextId());
     const answer = () => {
       writePixel(res);
@@ -97,9 +107,10 @@ export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick
   };
 }
 
-export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operation[] {
+export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter, tokens: TokenObserver): Operation[] {
   const record = (type: DeliveryEventType, claims: DeliveryClaims) => ledger.record({ type, claims, time: new Date() });
-  const trackView = viewTracker(ledger);
+  const readToken = countedTokenReader(tokens);
+  const trackView = viewTracker(ledger, readToken);
 
   return [
     defineOperation({
@@ -132,7 +143,7 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operat
       },
       errors: ['required', 'not_found'],
       async handle({ query }, req, res) {
-        const token = readDeliveryToken(query.token, 'click');
+        const token = readToken(query.token, 'click');
         // Only a target we signed is ever redirected to: no open redirect.
         if (!token || !isHttpUrl(token.claims.url)) throw linkNotFound();
         if (!token.expired && counts(req)) await record('click', token.claims);
@@ -153,7 +164,7 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter): Operat
       success: { status: 204, description: 'Recorded (a later verdict for the same auction changes nothing)' },
       errors: ['required', 'invalid_value', 'not_found'],
       async handle({ query, body }, _req, res) {
-        const token = readDeliveryToken(query.token, 'feedback');
+        const token = readToken(query.token, 'feedback');
         if (!token || token.expired) throw linkNotFound();
         await record(body.feedback, token.claims);
         noStore(res);

@@ -1,6 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Pool } from 'pg';
 import type { DeliveryOutcome, TrackedDelivery } from './ledger';
+import type { DeliveryTokenKind, TokenForm } from './tracking-token';
 
 /**
  * Delivery figures (docs/operations.md, "Metrics"). The api counts what its
@@ -59,6 +60,23 @@ export function createLedgerMetrics(registry: Registry, prefix: string): LedgerO
       batches.observe(batch.length);
     },
   };
+}
+
+/** What the trackers were handed: each token read, by its URL's kind and its form. */
+export interface TokenObserver {
+  read(kind: DeliveryTokenKind, form: TokenForm | 'none'): void;
+}
+
+export function createTrackingTokenMetrics(registry: Registry, prefix: string): TokenObserver {
+  const reads = new Counter({
+    name: `${prefix}_tracking_tokens_total`,
+    help:
+      "Tokens the view, click and feedback trackers read, by kind and form: compact, json (the auction's form before 2026-11-27, read until the last expires), " +
+      'none (not genuine: missing, malformed, tampered, another kind, an unknown key)',
+    labelNames: ['kind', 'form'],
+    registers: [registry],
+  });
+  return { read: (kind, form) => reads.inc({ kind, form }) };
 }
 
 /** Runs one ledger flush, telling `observer` how it went. */

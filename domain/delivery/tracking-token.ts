@@ -108,6 +108,14 @@ export function signDeliveryToken(claims: DeliveryClaims, ttlSeconds: number): s
   return deliveryTokenSigner(shared)(kind, { dsp_view_url, dsp_feedback_url, url, tile }, ttlSeconds);
 }
 
+/** The compact form, or the JSON form minted before it (api_tracking_tokens_total tells when that is gone). */
+export type TokenForm = 'compact' | 'json';
+export interface DeliveryToken {
+  claims: DeliveryClaims;
+  expired: boolean;
+  form: TokenForm;
+}
+
 /**
  * A genuine token of `kind` and whether it has expired, or null (malformed,
  * tampered, another kind, a foreign key): trackers count nothing for those.
@@ -115,7 +123,7 @@ export function signDeliveryToken(claims: DeliveryClaims, ttlSeconds: number): s
  * (`<kid>.<base64url JSON with kind and exp>.<signature>`) still reads, for
  * as long as such a token lives (the click TTL, 7 days).
  */
-export function readDeliveryToken(token: unknown, kind: DeliveryTokenKind): { claims: DeliveryClaims; expired: boolean } | null {
+export function readDeliveryToken(token: unknown, kind: DeliveryTokenKind): DeliveryToken | null {
   const bound = inspectBoundToken(token, kind);
   if (!bound) return readJsonDeliveryToken(token, kind);
   const dot = bound.body.indexOf('.');
@@ -124,15 +132,15 @@ export function readDeliveryToken(token: unknown, kind: DeliveryTokenKind): { cl
   const claims = shared && claimsCodec.decode(bound.body.slice(dot + 1), shared);
   if (!claims) return null;
   const parsed = deliveryClaimsSchema.safeParse(claims);
-  return parsed.success ? { claims: parsed.data, expired: bound.expired } : null;
+  return parsed.success ? { claims: parsed.data, expired: bound.expired, form: 'compact' } : null;
 }
 
-function readJsonDeliveryToken(token: unknown, kind: DeliveryTokenKind): { claims: DeliveryClaims; expired: boolean } | null {
+function readJsonDeliveryToken(token: unknown, kind: DeliveryTokenKind): DeliveryToken | null {
   const genuine = inspectToken(token);
   if (!genuine) return null;
   const parsed = deliveryClaimsSchema.safeParse(genuine.payload);
   if (!parsed.success || parsed.data.kind !== kind) return null;
-  return { claims: parsed.data, expired: genuine.expired };
+  return { claims: parsed.data, expired: genuine.expired, form: 'json' };
 }
 
 /** The spec: the SSP appends `view_url` as a query parameter to the DSP's click URL. */

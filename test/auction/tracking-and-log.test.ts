@@ -48,7 +48,7 @@ describe('signed tracking URLs', () => {
     };
     expect(new URL(ad.view_url).pathname).toBe('/api/v1/tracking/view');
     const view = readDeliveryToken(tokenOf(ad.view_url), 'view');
-    expect(view).toEqual({ expired: false, claims: { kind: 'view', ...base, dsp_view_url: 'https://track.reference-dsp.example/v?id=1' } });
+    expect(view).toEqual({ expired: false, form: 'compact', claims: { kind: 'view', ...base, dsp_view_url: 'https://track.reference-dsp.example/v?id=1' } });
     expect(readDeliveryToken(tokenOf(ad.url), 'click')?.claims).toEqual({
       kind: 'click',
       ...base,

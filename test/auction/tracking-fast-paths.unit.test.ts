@@ -63,7 +63,7 @@ describe('delivery tokens', () => {
         pair = [sign(kind, own, 600), signDeliveryToken({ ...shared, ...own, kind }, 600)];
       }
       expect(pair[0]).toBe(pair[1]);
-      expect(readDeliveryToken(pair[0], kind)).toEqual({ expired: false, claims: JSON.parse(JSON.stringify({ ...shared, ...own, kind })) });
+      expect(readDeliveryToken(pair[0], kind)).toEqual({ expired: false, form: 'compact', claims: JSON.parse(JSON.stringify({ ...shared, ...own, kind })) });
     }
   });
 
@@ -89,7 +89,7 @@ describe('delivery tokens', () => {
       url: 'https://shoes.example/landing?utm=chat',
     };
     const token = signDeliveryToken(inhouse, 600);
-    expect(readDeliveryToken(token, 'click')).toEqual({ expired: false, claims: inhouse });
+    expect(readDeliveryToken(token, 'click')).toEqual({ expired: false, form: 'compact', claims: inhouse });
     expect(readDeliveryToken(token, 'view')).toBeNull();
     expect(token.length * 2).toBeLessThan(signToken(inhouse, 600).length);
   });
@@ -97,9 +97,9 @@ describe('delivery tokens', () => {
   it('still reads the JSON tokens minted before the compact form, for their own kind only', () => {
     const claims: DeliveryClaims = { ...shared, kind: 'click', url: 'https://c.example/' };
     const old = signToken(claims, 600);
-    expect(readDeliveryToken(old, 'click')).toEqual({ expired: false, claims });
+    expect(readDeliveryToken(old, 'click')).toEqual({ expired: false, form: 'json', claims });
     expect(readDeliveryToken(old, 'view')).toBeNull();
-    expect(readDeliveryToken(signToken(claims, -1), 'click')).toEqual({ expired: true, claims });
+    expect(readDeliveryToken(signToken(claims, -1), 'click')).toEqual({ expired: true, form: 'json', claims });
   });
 
   it('an expired token reads as expired; what is not a token reads as nothing', () => {

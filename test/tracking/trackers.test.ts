@@ -9,7 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { addDsp } from '../../domain/dsps';
-import { withViewUrl } from '../../domain/delivery/tracking-token';
+import { TRACKING_PATHS, withViewUrl } from '../../domain/delivery/tracking-token';
+import { signToken } from '../../lib/signed-token';
 import { call, errorBody, newOrg, useHarness } from '../support/harness';
 import { until } from '../support/wait';
 import { adctl } from '../support/cli';
@@ -402,5 +403,20 @@ describe("delivery on the api's metrics port", () => {
     const sum = grew('api_ledger_flush_duration_ms_sum', 'outcome="ok"');
     expect(sum).toBeGreaterThan(0);
     expect(sum / grew('api_ledger_flush_duration_ms_count', 'outcome="ok"')).toBeLessThan(5_000);
+  });
+
+  test('every token a tracker reads is counted by its form: compact, the earlier JSON form, or none genuine', async () => {
+    const org = await newOrg(h.db);
+    const c = await deliverableCampaign(h.db, org);
+    const json = `${h.url}${TRACKING_PATHS.view}?token=${signToken({ ...c.claims(1_000), kind: 'view' }, 600)}`;
+    const before = await scrape();
+    expect((await get(trackerUrl(h.url, 'view', c.claims(1_000)))).status).toBe(200);
+    expect((await get(json)).status).toBe(200);
+    expect((await get(tampered(trackerUrl(h.url, 'view', c.claims(1_000))))).status).toBe(200);
+    const after = await scrape();
+    const grew = (labels: string) => sample(after, 'api_tracking_tokens_total', labels) - sample(before, 'api_tracking_tokens_total', labels);
+    expect(grew('kind="view",form="compact"')).toBeGreaterThanOrEqual(1);
+    expect(grew('kind="view",form="json"')).toBeGreaterThanOrEqual(1);
+    expect(grew('kind="view",form="none"')).toBeGreaterThanOrEqual(1);
   });
 });
