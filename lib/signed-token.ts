@@ -3,11 +3,14 @@ import { config } from './config';
 
 /**
  * Signed, expiring tokens for URLs handed to end users (tracking pixels, click
- * redirects, feedback, poll votes). A token is `<kid>.<payload>.<signature>`:
- * the payload is base64url JSON carrying `exp` (Unix seconds) and whatever the
- * caller binds; the signature is HMAC-SHA256 over `<kid>.<payload>` with the key
- * named by `kid`. New tokens are signed with the current key; every configured
- * key still verifies, so keys rotate without breaking live URLs.
+ * redirects, feedback, poll votes), in two forms. A JSON token (signToken) is
+ * `<kid>.<payload>.<signature>`: the payload is base64url JSON carrying `exp`
+ * (Unix seconds) and whatever the caller binds; the signature is HMAC-SHA256
+ * over `<kid>.<payload>` with the key named by `kid`. A bound token
+ * (signBoundToken, the delivery trackers') carries `exp` in its own segment and
+ * a body of the caller's encoding, and its signature also covers a purpose the
+ * verifier supplies. New tokens are signed with the current key; every
+ * configured key still verifies, so keys rotate without breaking live URLs.
  *
  * Keys come from `TRACKING_SIGNING_KEYS` (`kid:secret,kid:secret`, current first).
  */
