@@ -6,7 +6,7 @@
  *
  * Throughput: after 10 s of unmeasured load at the first rate (a just-started
  * api warms up: after 3 s the first step missed its bound in 6 runs of 8, after
- * 10 s in none of 2, bench/README.md), open-loop steps at rising rates (BENCH_RATES, default 1000 to
+ * 10 s in none of 3, bench/README.md), open-loop steps at rising rates (BENCH_RATES, default 1000 to
  * 6000 per second; each BENCH_SECONDS long, default 5, after a 1 s warm-up),
  * every request a new auction's view URL of one CPM campaign with a budget it
  * never reaches: all of them contend for that one campaign's spend row, the
