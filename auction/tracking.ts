@@ -14,7 +14,7 @@ export { withViewUrl } from '../domain/delivery/tracking-token';
 export type BaseClaims = Omit<DeliveryClaims, 'kind'>;
 
 export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' | 'request' | 'audience'>, bid: ValidBid): BaseClaims {
-  // One object literal of one shape, the absent claims undefined (JSON leaves them out): the
+  // One object literal of one shape, the absent claims undefined (the token's encoding leaves them out): the
   // conditional spreads it replaces took a quarter of presenting an ad (bench/README.md).
   const audience = ctx.audience;
   const ad = bid.inhouse;
