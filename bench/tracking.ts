@@ -143,19 +143,27 @@ async function throughputPhase(ports: number[], view: (priceMicros: number) => s
   });
 }
 
-/** The throughput phase's ledger flushes, from the api processes' metrics: how many, their mean duration and batch size. */
+/**
+ * The throughput phase's ledger flushes, from the api processes' metrics: how many, their mean duration and
+ * batch size, and how many took over 10 and 20 ms (the histogram's buckets): a pixel waits for one flush and
+ * often the one before it, so slow flushes are the tracking tail.
+ */
 async function ledgerFlushSummary(apis: { metricsUrl(): string | null }[]) {
   let count = 0;
   let ms = 0;
   let requests = 0;
+  let upTo10 = 0;
+  let upTo20 = 0;
   for (const api of apis) {
     const text = await (await fetch(api.metricsUrl()!)).text();
     const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
     count += value(/_ledger_flush_duration_ms_count\{outcome="ok"\} (\S+)/);
     ms += value(/_ledger_flush_duration_ms_sum\{outcome="ok"\} (\S+)/);
+    upTo10 += value(/_ledger_flush_duration_ms_bucket\{le="10",outcome="ok"\} (\S+)/);
+    upTo20 += value(/_ledger_flush_duration_ms_bucket\{le="20",outcome="ok"\} (\S+)/);
     requests += value(/_ledger_flush_batch_size_sum (\S+)/);
   }
-  return `ledger flushes: ${count}, mean ${(ms / count).toFixed(2)} ms, mean batch ${(requests / count).toFixed(1)} pixels`;
+  return `ledger flushes: ${count}, mean ${(ms / count).toFixed(2)} ms, mean batch ${(requests / count).toFixed(1)} pixels, over 10 ms ${count - upTo10}, over 20 ms ${count - upTo20}`;
 }
 
 const LIMIT = 990_000n;
