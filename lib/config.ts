@@ -188,8 +188,8 @@ export const config = {
     dspRevenueGraceSeconds: intFromEnv('DSP_REVENUE_RECORD_WAIT_SECONDS', 30),
     /** Ledger rows per ClickHouse export batch (domain/delivery/exporter.ts). */
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
-    /** Least time between the starts of two ledger flushes of one api process (domain/events/group-commit.ts): fuller, fewer flushes under load. */
-    ledgerFlushSpacingMs: intFromEnv('DELIVERY_LEDGER_FLUSH_SPACING_MS', 4),
+    /** Least time between the starts of two ledger flushes of one api process (lib/group-commit.ts): fuller, fewer flushes under load (bench/README.md, "tracking"). */
+    ledgerFlushSpacingMs: intFromEnv('DELIVERY_LEDGER_FLUSH_SPACING_MS', 2),
     /** How long the worker's ledger export rests when nothing is waiting: about one ClickHouse insert a second (each feeds four rollups; small frequent inserts cost ClickHouse far more CPU). */
     exportIntervalMs: intFromEnv('DELIVERY_EXPORT_INTERVAL_MS', 1_000),
     /** Forwarded DSP feedback: attempts before giving up (exponential backoff from 1 s, capped at 10 min). */
