@@ -7,7 +7,7 @@
 import { Client as PgClient, type PoolClient } from 'pg';
 import { config } from '../../lib/config';
 import { geoLookup } from '../../domain/events/geo';
-import { pruneCollectedEventIds } from '../../domain/events/event-ids';
+import { pruneCollectedEventIds, recordFirstSeen } from '../../domain/events/event-ids';
 import { EVENT_PIPELINE_LOCK, inboxRows, moveEventBatch } from '../../domain/events/pipeline';
 import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
 import { enrich } from '../../domain/events/enrich';
@@ -61,6 +61,50 @@ it('redoes an in-flight batch without doubling what ClickHouse already has', asy
   expect(rows.map((r) => r.event_name).sort()).toEqual(['r1', 'r2', 'r3']); // r4 repeats event_id "same"
   expect(await storedEvents(orgId)).toHaveLength(3);
   expect(await h.db.eventPipelineState.findUnique({ where: { id: 1 } })).toMatchObject({ inFlightFrom: null, inFlightTo: null });
+});
+
+it('recordFirstSeen: the first inbox row of each id wins, within a batch, against earlier batches, and when a batch is redone', async () => {
+  const [a, b] = await Promise.all([newOrg(h.db), newOrg(h.db)].map(async (o) => organizationIdOf(h.db, await o)));
+  const client = new PgClient({ connectionString: config.databaseUrl });
+  await client.connect();
+  const winners = async (events: [string, string, string][]) =>
+    (
+      await recordFirstSeen(
+        client as unknown as PoolClient,
+        events.map(([organizationId, eventId, inboxId]) => ({ organizationId, eventId, inboxId })),
+      )
+    )
+      .map((w) => `${w.org === a ? 'a' : 'b'}/${w.event_id}=${w.inbox_id}`)
+      .sort();
+  try {
+    await client.query('BEGIN'); // rolled back: the inbox ids are made up
+    // All new: each row its own winner.
+    expect(
+      await winners([
+        [a, 'x', '901'],
+        [b, 'x', '902'],
+      ]),
+    ).toEqual(['a/x=901', 'b/x=902']);
+    // A repeat of an earlier batch's id, and one id twice in this batch: the earliest row holds each.
+    expect(
+      await winners([
+        [a, 'x', '903'],
+        [a, 'y', '904'],
+        [a, 'y', '905'],
+      ]),
+    ).toEqual(['a/x=901', 'a/y=904', 'a/y=904']);
+    // The same batch again (a mover redoing it after a crash): nothing is inserted, the same winners.
+    expect(
+      await winners([
+        [a, 'x', '903'],
+        [a, 'y', '904'],
+        [a, 'y', '905'],
+      ]),
+    ).toEqual(['a/x=901', 'a/y=904', 'a/y=904']);
+  } finally {
+    await client.query('ROLLBACK');
+    await client.end();
+  }
 });
 
 it('forgets event ids older than the dedupe window (a later event with that id counts again), and only those', async () => {
