@@ -80,6 +80,32 @@ function readEvent(text: string): CollectedEvent {
 }
 
 /**
+ * What the inbox holds for the mover: a batch left in flight by a dead mover
+ * (`recovering`), any row at all (`waiting`), and whether a batch is due: a full
+ * one may be waiting, or the oldest row has waited `gatherMs`. Every part is read
+ * from the ends of the inbox's primary key. "A full one may be waiting" is the
+ * span of its ids: ids only grow, so the span is at least the rows waiting (gaps
+ * of rolled-back inserts only make it larger, and a batch then starts a little
+ * early). Counting the rows, and `EXISTS` on the table, scanned its heap, dead
+ * rows included, on every poll: 5-10 ms each at 5,000 events/s, up to ten times a
+ * second (bench/README.md, "events").
+ */
+export async function inboxWork(db: Db, batchSize: number, gatherMs: number): Promise<{ recovering: boolean; waiting: boolean; due: boolean }> {
+  // Plain SQL (lib/db.ts plainPoolOf): this poll runs up to ten times a second, and Prisma spends several times pg's CPU on a query.
+  const {
+    rows: [row],
+  } = await plainPoolOf(db).query<{ recovering: boolean; waiting: boolean; due: boolean }>(
+    `WITH oldest AS (SELECT id, received_at FROM event_inbox ORDER BY id LIMIT 1)
+     SELECT EXISTS (SELECT 1 FROM event_pipeline_state WHERE in_flight_from IS NOT NULL) AS recovering,
+            EXISTS (SELECT 1 FROM oldest) AS waiting,
+            coalesce((SELECT (SELECT max(id) FROM event_inbox) - id + 1 >= $1::int
+                             OR received_at <= (now() AT TIME ZONE 'UTC') - make_interval(secs => $2::float8) FROM oldest), false) AS due`,
+    [batchSize, gatherMs / 1000],
+  );
+  return row;
+}
+
+/**
  * Waits up to `waitMs` for work; once there is some, gathers until a full
  * batch waits or the oldest row has waited `gatherMs` (one ClickHouse insert
  * then carries many requests' events: ClickHouse is far cheaper per row in
@@ -88,17 +114,8 @@ function readEvent(text: string): CollectedEvent {
 async function waitForWork(deps: MoverDeps, { waitMs, batchSize, gatherMs = 0 }: MoveBatchInput): Promise<boolean> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    // Plain SQL (lib/db.ts plainPoolOf): this poll runs up to ten times a second, and Prisma spends several times pg's CPU on a query.
-    const {
-      rows: [row],
-    } = await plainPoolOf(deps.db).query<{ recovering: boolean; waiting: boolean; due: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM event_pipeline_state WHERE in_flight_from IS NOT NULL) AS recovering,
-              EXISTS (SELECT 1 FROM event_inbox) AS waiting,
-              (SELECT count(*) FROM (SELECT 1 FROM event_inbox LIMIT $1::int) AS batch) >= $1::int
-              OR (SELECT received_at FROM event_inbox ORDER BY id LIMIT 1) <= (now() AT TIME ZONE 'UTC') - make_interval(secs => $2::float8) AS due`,
-      [batchSize, gatherMs / 1000],
-    );
-    if (row.recovering || (row.waiting && (row.due || Date.now() >= deadline))) return true;
+    const work = await inboxWork(deps.db, batchSize, gatherMs);
+    if (work.recovering || (work.waiting && (work.due || Date.now() >= deadline))) return true;
     if (Date.now() >= deadline) return false;
     deps.heartbeat?.();
     await sleep(POLL_MS);

@@ -8,7 +8,7 @@ import { Client as PgClient, type PoolClient } from 'pg';
 import { config } from '../../lib/config';
 import { geoLookup } from '../../domain/events/geo';
 import { pruneCollectedEventIds, recordFirstSeen } from '../../domain/events/event-ids';
-import { EVENT_PIPELINE_LOCK, inboxRows, moveEventBatch } from '../../domain/events/pipeline';
+import { EVENT_PIPELINE_LOCK, inboxRows, inboxWork, moveEventBatch } from '../../domain/events/pipeline';
 import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
 import { enrich } from '../../domain/events/enrich';
 import { insertInboxRows, serializeEvents } from '../../domain/events/inbox';
@@ -137,6 +137,26 @@ it("dedupes by (organization, event_id): two organizations' events with one even
   expect((await waitForEvents(b, (r) => r.length >= 1)).map((r) => r.event_name)).toEqual(['from_b']);
   await until(async () => (await h.db.eventInbox.count({ where: { organizationId: { in: [a, b] } } })) === 0, 'the batch consumed');
   expect(await storedEvents(a)).toHaveLength(1);
+});
+
+it('inboxWork: a batch is due once a full one may wait or the oldest row has waited its gather time', async () => {
+  const orgId = await organizationIdOf(h.db, await newOrg(h.db));
+  const lock = new PgClient({ connectionString: config.databaseUrl });
+  await lock.connect();
+  const hour = 3_600_000;
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]); // no mover takes the rows meanwhile
+    const row = { organizationId: orgId, apiKeyId: 'unused', receivedAt: new Date(), ipAddress: '127.0.0.1' };
+    await insertInboxRows(h.db, [{ ...row, events: serializeEvents(['a', 'b', 'c', 'd', 'e'].map((event_name) => ({ event_name }))) }]);
+    // Other tests' rows may wait too: they only widen the span, and none has waited an hour (`recovering` is theirs too: kill.test.ts).
+    expect(await inboxWork(h.db, 5, hour)).toMatchObject({ waiting: true, due: true });
+    expect(await inboxWork(h.db, 1_000_000_000, hour)).toMatchObject({ waiting: true, due: false });
+    expect(await inboxWork(h.db, 1_000_000_000, 0)).toMatchObject({ waiting: true, due: true });
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+    await lock.end();
+  }
+  expect(await waitForEvents(orgId, (r) => r.length >= 5)).toHaveLength(5);
 });
 
 it('reads the inbox in id order across a power of ten, and moves every row', async () => {
