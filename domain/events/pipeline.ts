@@ -82,8 +82,8 @@ function readEvent(text: string): CollectedEvent {
 /**
  * What the inbox holds for the mover: a batch left in flight by a dead mover
  * (`recovering`), any row at all (`waiting`), and whether a batch is due: a full
- * one may be waiting, or the oldest row has waited `gatherMs`. Every part is read
- * from the ends of the inbox's primary key. "A full one may be waiting" is the
+ * one may be waiting, or the oldest row has waited `gatherMs`. The inbox is read
+ * only at the two ends of its primary key. "A full one may be waiting" is the
  * span of its ids: ids only grow, so the span is at least the rows waiting (gaps
  * of rolled-back inserts only make it larger, and a batch then starts a little
  * early). Counting the rows, and `EXISTS` on the table, scanned its heap, dead

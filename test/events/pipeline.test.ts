@@ -86,21 +86,14 @@ it('recordFirstSeen: the first inbox row of each id wins, within a batch, agains
       ]),
     ).toEqual(['a/x=901', 'b/x=902']);
     // A repeat of an earlier batch's id, and one id twice in this batch: the earliest row holds each.
-    expect(
-      await winners([
-        [a, 'x', '903'],
-        [a, 'y', '904'],
-        [a, 'y', '905'],
-      ]),
-    ).toEqual(['a/x=901', 'a/y=904', 'a/y=904']);
+    const batch: [string, string, string][] = [
+      [a, 'x', '903'],
+      [a, 'y', '904'],
+      [a, 'y', '905'],
+    ];
+    expect(await winners(batch)).toEqual(['a/x=901', 'a/y=904', 'a/y=904']);
     // The same batch again (a mover redoing it after a crash): nothing is inserted, the same winners.
-    expect(
-      await winners([
-        [a, 'x', '903'],
-        [a, 'y', '904'],
-        [a, 'y', '905'],
-      ]),
-    ).toEqual(['a/x=901', 'a/y=904', 'a/y=904']);
+    expect(await winners(batch)).toEqual(['a/x=901', 'a/y=904', 'a/y=904']);
   } finally {
     await client.query('ROLLBACK');
     await client.end();
