@@ -79,11 +79,9 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
     () => defaultChunk(config.events.perKeyPerHour),
   );
   // The inbox's own small pool: the group commit needs few connections, and plain pg is fast.
-  // One flush at a time: PostgreSQL flushes its WAL one commit at a time anyway, and a second flush in
-  // flight only split the waiting events into more, smaller commits (bench/README.md, "events").
   const inbox = createInboxWriter(new Pool({ connectionString: config.databaseUrl, max: 4, allowExitOnIdle: true }), budget, {
     maxBatch: 2000,
-    maxConcurrentFlushes: 1,
+    maxConcurrentFlushes: 2,
   });
   const auth = cachedApiKeyAuth(db);
 

@@ -64,7 +64,7 @@ export async function insertInboxRows(store: InboxStore, submissions: InboxSubmi
 export function createInboxWriter<V extends { allowed: boolean }>(
   store: InboxStore,
   budget: EventBudget<V>,
-  options = { maxBatch: 2000, maxConcurrentFlushes: 1 },
+  options = { maxBatch: 2000, maxConcurrentFlushes: 2 },
 ) {
   const writer = new GroupCommit<InboxSubmission, InboxOutcome<V>>(async (submissions) => {
     const verdicts = await budgetsOf(submissions, budget);
