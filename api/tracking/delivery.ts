@@ -57,10 +57,13 @@ function writePixel(res: ServerResponse): void {
 
 const recordView = (ledger: DeliveryLedgerWriter, claims: DeliveryClaims) => ledger.record({ type: 'impression', claims, time: new Date() });
 
-/** A tracker's token, counted by its form (api_tracking_tokens_total). */
+/** Counts a token read by its form (api_tracking_tokens_total); `none` when missing or unreadable. */
+const countToken = (tokens: TokenObserver, kind: DeliveryTokenKind, token: ReturnType<typeof readDeliveryToken>) => tokens.read(kind, token?.form ?? 'none');
+
+/** A tracker's token, counted by its form. */
 const countedTokenReader = (tokens: TokenObserver) => (value: unknown, kind: DeliveryTokenKind) => {
   const token = readDeliveryToken(value, kind);
-  tokens.read(kind, token?.form ?? 'none');
+  countToken(tokens, kind, token);
   return token;
 };
 
@@ -95,7 +98,7 @@ export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick
     const token = readDeliveryToken(plain[1], 'view');
     if (token?.claims.dsp_view_url !== undefined) return fallThrough();
     // Counted here only when answered here: what falls through is counted by the operation.
-    metrics.tokens.read('view', token?.form ?? 'none');
+    countToken(metrics.tokens, 'view', token);
     res.setHeader('Request-Id', nextId());
     const answer = () => {
       writePixel(res);
