@@ -29,14 +29,17 @@ TEMPORAL_UI_PORT="${ADPLATFORM_TEMPORAL_UI_PORT:-8233}"
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# wait_for NAME SECONDS COMMAND...: poll a health check until it passes.
+# wait_for NAME SECONDS LOG_FILE COMMAND...: poll a health check until it passes; on a timeout,
+# the end of the service's log goes with the error, so a failed start explains itself.
 wait_for() {
-  local name=$1 seconds=$2; shift 2
+  local name=$1 seconds=$2 log_file=$3; shift 3
   for ((i = 0; i < seconds * 5; i++)); do
     if "$@" >/dev/null 2>&1; then return 0; fi
     sleep 0.2
   done
-  die "$name did not become healthy within ${seconds}s (logs: $LOG_DIR)"
+  log "the end of $log_file:"
+  tail -n 20 "$log_file" >&2 2>/dev/null || true
+  die "$name did not become healthy within ${seconds}s"
 }
 
 APT_UPDATED=0
@@ -76,7 +79,7 @@ if [[ -z "${DATABASE_URL:-}" ]]; then
     pg_ctlcluster --skip-systemctl-redirect "$PG_VERSION" "$PG_CLUSTER" start \
       -o "-c listen_addresses=127.0.0.1 -c port=$PG_PORT -c shared_buffers=512MB -c max_wal_size=4GB"
   fi
-  wait_for PostgreSQL 30 pg_isready -h 127.0.0.1 -p "$PG_PORT"
+  wait_for PostgreSQL 30 "/var/log/postgresql/postgresql-$PG_VERSION-$PG_CLUSTER.log" pg_isready -h 127.0.0.1 -p "$PG_PORT"
   # The role and both databases; each statement is a no-op when already done.
   su postgres -c "psql -qAt -p $PG_PORT" >/dev/null <<'SQL'
 SELECT 'CREATE ROLE adplatform LOGIN CREATEDB PASSWORD ''adplatform'''
@@ -113,7 +116,7 @@ if [[ -z "${CLICKHOUSE_URL:-}" ]]; then
       /usr/sbin/clickhouse-server --config-file="$CH_DIR/config.xml" \
       >>"$LOG_DIR/clickhouse.stdout.log" 2>&1 < /dev/null)
   fi
-  wait_for ClickHouse 60 curl -sf "http://127.0.0.1:$CH_HTTP_PORT/ping"
+  wait_for ClickHouse 60 "$LOG_DIR/clickhouse.err.log" curl -sf "http://127.0.0.1:$CH_HTTP_PORT/ping"
   export CLICKHOUSE_URL="http://127.0.0.1:$CH_HTTP_PORT"
 fi
 
@@ -148,7 +151,7 @@ if [[ -z "${TEMPORAL_ADDRESS:-}" ]]; then
       --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
       --log-level warn >>"$LOG_DIR/temporal.log" 2>&1 < /dev/null
   fi
-  wait_for Temporal 60 "$TEMPORAL" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
+  wait_for Temporal 60 "$LOG_DIR/temporal.log" "$TEMPORAL" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT"
   # Every workflow of a campaign carries these (operators find them by campaign name, campaign id
   # or organization in the Temporal UI; docs/operations.md). One already there with its type is
   # left alone; one of another type (CampaignName was Text once) is removed and created again.
