@@ -28,6 +28,9 @@ export function createClickhouse(
         ? CLICKHOUSE_SETTINGS
         : { ...CLICKHOUSE_SETTINGS, send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '50000' },
     request_timeout: options.requestTimeoutMs ?? config.timeouts.clickhouseRequestMs,
+    // An idle pooled socket is dropped after 2.5 s (the client's default), below the server's keep-alive timeout
+    // (docs/deploy.md). Checked by age when a request takes one too: on a busy machine the timer that drops it fires late.
+    keep_alive: { idle_socket_ttl: 2_500, eagerly_destroy_stale_sockets: true },
     ...(options.compressResponses === false ? { compression: { response: false } } : {}),
   });
 }
