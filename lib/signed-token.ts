@@ -62,7 +62,7 @@ export function signToken(payload: Record<string, unknown>, ttlSeconds: number, 
  */
 export function signBoundToken(purpose: string, body: string, ttlSeconds: number, keys: SigningKeys = configuredKeys(), now = Date.now()): string {
   const signed = `${keys.currentKid}.${Math.floor(now / 1000) + ttlSeconds}.${body}`;
-  return `${signed}.${createHmac('sha256', keys.keys.get(keys.currentKid)!).update(`${purpose}.${signed}`).digest('base64url')}`;
+  return `${signed}.${mac(keys.keys.get(keys.currentKid)!, `${purpose}.${signed}`).toString('base64url')}`;
 }
 
 /** Bound tokens carry their claims in their body: a URL's longest (4 KB) with the rest fits. */
