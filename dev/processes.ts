@@ -4,11 +4,30 @@
  * past a bound, SIGKILL (a stop never waits forever).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { serviceNodeArgs } from './node-flags';
 
 const root = path.resolve(__dirname, '..');
+
+/**
+ * A loopback port that is free now and lies below the kernel's ephemeral range, for a port a
+ * test names long before a service binds it, or again after a restart. A port from `listen(0)`
+ * lies inside that range, where the rest of the suite's servers and client connections may take
+ * it meanwhile (a bootstrap run failed so: its Temporal's UI port was taken).
+ */
+export async function freePortBelowEphemeralRange(): Promise<number> {
+  const lowestEphemeral = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * (lowestEphemeral - 20_000));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer().once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

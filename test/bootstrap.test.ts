@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { freePortBelowEphemeralRange } from '../dev/processes';
 
 /**
  * The bootstrap from a fresh state: a PostgreSQL cluster, a data folder and
@@ -19,29 +19,14 @@ const pgVersion = execFileSync('ls', ['/usr/lib/postgresql']).toString().trim().
 const ports = { pg: 0, chHttp: 0, chTcp: 0, temporal: 0, temporalUi: 0 };
 let env: NodeJS.ProcessEnv;
 
-/**
- * A loopback port that is free now and lies below the kernel's ephemeral range. A port from
- * `listen(0)` lies inside it, where the rest of the suite's servers and client connections
- * may take it in the half minute before the bootstrap starts a service on it.
- */
-async function freePortBelowEphemeralRange(taken: Set<number>): Promise<number> {
-  const lowestEphemeral = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * (lowestEphemeral - 20_000));
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer().once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
-
 beforeAll(async () => {
   const taken = new Set<number>();
   for (const name of Object.keys(ports) as (keyof typeof ports)[]) {
-    ports[name] = await freePortBelowEphemeralRange(taken);
-    taken.add(ports[name]);
+    // Below the ephemeral range: the services bind them half a minute from now.
+    let port = await freePortBelowEphemeralRange();
+    while (taken.has(port)) port = await freePortBelowEphemeralRange();
+    taken.add(port);
+    ports[name] = port;
   }
   env = {
     ...process.env,
