@@ -9,7 +9,14 @@ import { nextId } from '../../lib/http/request-id';
 import type { HttpMetrics } from '../../lib/http-metrics';
 import type { DeliveryLedgerWriter, DeliveryEventType } from '../../domain/delivery/ledger';
 import type { TokenObserver } from '../../domain/delivery/metrics';
-import { readDeliveryToken, TRACKING_PATHS, withClickId, type DeliveryClaims, type DeliveryTokenKind } from '../../domain/delivery/tracking-token';
+import {
+  readDeliveryToken,
+  TRACKING_PATHS,
+  withClickId,
+  type DeliveryClaims,
+  type DeliveryToken,
+  type DeliveryTokenKind,
+} from '../../domain/delivery/tracking-token';
 
 /**
  * `{tracking_url}` view, click and feedback trackers: the signed token in the
@@ -67,10 +74,15 @@ const countedTokenReader = (tokens: TokenObserver) => (value: unknown, kind: Del
   return token;
 };
 
+/** Tokens the view pixel's direct route read and handed on to the operation (a DSP's ad): read once, not twice. */
+const handedOn = new WeakMap<object, DeliveryToken>();
+
 /** The view pixel's operation (any request form, any method the route takes). */
-function viewTracker(ledger: DeliveryLedgerWriter, readToken: ReturnType<typeof countedTokenReader>) {
+function viewTracker(ledger: DeliveryLedgerWriter, tokens: TokenObserver, readToken: ReturnType<typeof countedTokenReader>) {
   return async (tokenValue: unknown, req: Request, res: Response): Promise<void> => {
-    const token = readToken(tokenValue, 'view');
+    const read = handedOn.get(req);
+    if (read) countToken(tokens, 'view', read);
+    const token = read ?? readToken(tokenValue, 'view');
     if (token && !token.expired && counts(req)) {
       const outcome = await recordView(ledger, token.claims);
       if (outcome.recorded && isHttpUrl(token.claims.dsp_view_url)) {
@@ -87,7 +99,8 @@ function viewTracker(ledger: DeliveryLedgerWriter, readToken: ReturnType<typeof 
  * (GET, one `token` parameter in the unencoded form the auction mints, for one
  * of our own ads) is answered before Express sees it, with the same headers and
  * effects as the operation below. Anything else takes the operation's route,
- * a DSP's ad too (its first impression redirects, which is Express's to answer).
+ * a DSP's ad too (its first impression redirects, which is Express's to answer), with the token
+ * already read.
  */
 const PLAIN_VIEW = new RegExp(`^${TRACKING_PATHS.view}\\?token=([A-Za-z0-9_.-]+)$`);
 export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick<HttpMetrics, 'observe'> & { tokens: TokenObserver }): DirectRoute {
@@ -96,7 +109,10 @@ export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick
     if (!plain) return fallThrough();
     const started = performance.now();
     const token = readDeliveryToken(plain[1], 'view');
-    if (token?.claims.dsp_view_url !== undefined) return fallThrough();
+    if (token?.claims.dsp_view_url !== undefined) {
+      handedOn.set(req, token);
+      return fallThrough();
+    }
     // Counted here only when answered here: what falls through is counted by the operation.
     countToken(metrics.tokens, 'view', token);
     res.setHeader('Request-Id', nextId());
@@ -113,7 +129,7 @@ export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick
 export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter, tokens: TokenObserver): Operation[] {
   const record = (type: DeliveryEventType, claims: DeliveryClaims) => ledger.record({ type, claims, time: new Date() });
   const readToken = countedTokenReader(tokens);
-  const trackView = viewTracker(ledger, readToken);
+  const trackView = viewTracker(ledger, tokens, readToken);
 
   return [
     defineOperation({

@@ -31,6 +31,12 @@ const exhausted: string[] = [];
 const h = useHarness([], { onBudgetExhausted: (ids) => exhausted.push(...ids) });
 
 const PIXEL_TYPE = 'image/gif';
+/** The sample of `name` with exactly these labels (0 when absent). */
+const sample = (text: string, name: string, labels: string) => {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}} `) || (labels === '' && l.startsWith(`${name} `)));
+  return Number(line?.split(' ').pop() ?? 0);
+};
+const scrape = async () => (await fetch(h.metricsUrl)).text();
 
 describe('impression pixel', () => {
   test('one impression per auction, charged at the clearing price; repeats, expired, tampered, HEAD and other kinds count nothing', async () => {
@@ -97,12 +103,18 @@ describe('impression pixel', () => {
       dsp_view_url: 'https://dsp.example/pixel?imp=9',
     };
     const view = trackerUrl(h.url, 'view', claims);
+    const before = await scrape();
     const first = await get(view);
     expect(first.status).toBe(302);
     expect(first.headers.get('location')).toBe('https://dsp.example/pixel?imp=9');
     const again = await get(view);
     expect(again.status).toBe(200);
     expect(again.headers.get('content-type')).toContain(PIXEL_TYPE);
+    // Read by the direct route and handed on to the operation, which answers a DSP's ad: counted once a request.
+    const counted =
+      sample(await scrape(), 'api_tracking_tokens_total', 'kind="view",form="compact"') -
+      sample(before, 'api_tracking_tokens_total', 'kind="view",form="compact"');
+    expect(counted).toBe(2);
     expect(await ledgerRows(h.db, [claims.auction_id])).toEqual([
       expect.objectContaining({ eventType: 'impression', source: 'dsp', dspId: claims.dsp_id, bidId: 'b-1', priceMicros: 3000n, chargedMicros: 0n }),
     ]);
@@ -376,13 +388,6 @@ describe('feedback', () => {
 });
 
 describe("delivery on the api's metrics port", () => {
-  /** The sample of `name` with exactly these labels (0 when absent). */
-  const sample = (text: string, name: string, labels: string) => {
-    const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}} `) || (labels === '' && l.startsWith(`${name} `)));
-    return Number(line?.split(' ').pop() ?? 0);
-  };
-  const scrape = async () => (await fetch(h.metricsUrl)).text();
-
   test('impressions and clicks by source, the spend charged, and every ledger flush timed; repeats count nothing', async () => {
     const org = await newOrg(h.db);
     const c = await deliverableCampaign(h.db, org, { pricingModel: 'cpc', maxBidMicros: 700_000n });
