@@ -78,11 +78,10 @@ const countedTokenReader = (tokens: TokenObserver) => (value: unknown, kind: Del
 const handedOn = new WeakMap<object, DeliveryToken>();
 
 /** The view pixel's operation (any request form, any method the route takes). */
-function viewTracker(ledger: DeliveryLedgerWriter, tokens: TokenObserver, readToken: ReturnType<typeof countedTokenReader>) {
+function viewTracker(ledger: DeliveryLedgerWriter, tokens: TokenObserver) {
   return async (tokenValue: unknown, req: Request, res: Response): Promise<void> => {
-    const read = handedOn.get(req);
-    if (read) countToken(tokens, 'view', read);
-    const token = read ?? readToken(tokenValue, 'view');
+    const token = handedOn.get(req) ?? readDeliveryToken(tokenValue, 'view');
+    countToken(tokens, 'view', token);
     if (token && !token.expired && counts(req)) {
       const outcome = await recordView(ledger, token.claims);
       if (outcome.recorded && isHttpUrl(token.claims.dsp_view_url)) {
@@ -129,7 +128,7 @@ export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick
 export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter, tokens: TokenObserver): Operation[] {
   const record = (type: DeliveryEventType, claims: DeliveryClaims) => ledger.record({ type, claims, time: new Date() });
   const readToken = countedTokenReader(tokens);
-  const trackView = viewTracker(ledger, tokens, readToken);
+  const trackView = viewTracker(ledger, tokens);
 
   return [
     defineOperation({

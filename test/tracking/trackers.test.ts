@@ -127,7 +127,7 @@ describe('impression pixel: its direct route and its Express route', () => {
   const headersOf = (res: Response) =>
     Object.fromEntries(['cache-control', 'referrer-policy', 'content-type', 'content-length'].map((k) => [k, res.headers.get(k)]));
   const viewCount = async () => {
-    const text = await (await fetch(h.metricsUrl)).text();
+    const text = await scrape();
     const line = text
       .split('\n')
       .find((l) => l.startsWith('api_http_request_duration_ms_count') && l.includes('route="/api/v1/tracking/view"') && l.includes('status="200"'));
