@@ -11,6 +11,17 @@ import { serviceNodeArgs } from './node-flags';
 
 const root = path.resolve(__dirname, '..');
 
+/** Listens on a loopback port (0: any the kernel picks) and closes again: the port, or null when it is taken. */
+function probePort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const server = createServer().once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as { port: number };
+      server.close(() => resolve(bound));
+    });
+  });
+}
+
 /**
  * A loopback port that is free now and lies below the kernel's ephemeral range, for a port a
  * test names long before a service binds it, or again after a restart. A port from `listen(0)`
@@ -20,24 +31,15 @@ const root = path.resolve(__dirname, '..');
 export async function freePortBelowEphemeralRange(): Promise<number> {
   const lowestEphemeral = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * (lowestEphemeral - 20_000));
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer().once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
+    const free = await probePort(20_000 + Math.floor(Math.random() * (lowestEphemeral - 20_000)));
+    if (free !== null) return free;
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
+export async function freePort(): Promise<number> {
+  const port = await probePort(0);
+  if (port === null) throw new Error('no free loopback port');
+  return port;
 }
 
 export interface ServiceProcess {
