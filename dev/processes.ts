@@ -11,35 +11,30 @@ import { serviceNodeArgs } from './node-flags';
 
 const root = path.resolve(__dirname, '..');
 
-/** Listens on a loopback port (0: any the kernel picks) and closes again: the port, or null when it is taken. */
+/** Listens on a loopback port and closes again: the port, or null when it is taken. */
 function probePort(port: number): Promise<number | null> {
   return new Promise((resolve) => {
     const server = createServer().once('error', () => resolve(null));
     server.listen(port, '127.0.0.1', () => {
-      const { port: bound } = server.address() as { port: number };
-      server.close(() => resolve(bound));
+      server.close(() => resolve(port));
     });
   });
 }
 
 /**
- * A loopback port that is free now and lies below the kernel's ephemeral range, for a port a
- * test names long before a service binds it, or again after a restart. A port from `listen(0)`
- * lies inside that range, where the rest of the suite's servers and client connections may take
- * it meanwhile (a bootstrap run failed so: its Temporal's UI port was taken).
+ * A loopback port that is free now and lies below the kernel's ephemeral range (20,000 up to its
+ * start), for every service a test or bench starts: the service binds it only seconds later, once
+ * it has loaded, or again after a restart. A port from `listen(0)` lies inside that range, where
+ * the rest of the suite's servers and client connections may take it meanwhile (a bootstrap run
+ * failed so: its Temporal's UI port was taken).
  */
-export async function freePortBelowEphemeralRange(): Promise<number> {
+export async function freePort(): Promise<number> {
   const lowestEphemeral = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  if (!(lowestEphemeral > 21_000)) throw new Error(`no port range below the ephemeral ports (they start at ${lowestEphemeral})`);
   for (;;) {
     const free = await probePort(20_000 + Math.floor(Math.random() * (lowestEphemeral - 20_000)));
     if (free !== null) return free;
   }
-}
-
-export async function freePort(): Promise<number> {
-  const port = await probePort(0);
-  if (port === null) throw new Error('no free loopback port');
-  return port;
 }
 
 export interface ServiceProcess {

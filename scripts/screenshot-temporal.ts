@@ -16,11 +16,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { startLocalStack } from '../dev/local-stack';
+import { freePort } from '../dev/processes';
 import { createOrganization } from '../domain/organizations/service';
 import { closeDb, createDb } from '../lib/db';
 import { createTemporalClient } from '../lib/temporal';
@@ -35,17 +35,6 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const WORKFLOW_TYPES = ['campaignCreation', 'campaignReview', 'campaignLifecycle', 'creativeReview'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** An api process (api/server.ts) on a free loopback port, with its metrics on another. */
 async function startApi(): Promise<{ url: string; child: ChildProcess }> {

@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { freePortBelowEphemeralRange } from '../dev/processes';
+import { freePort } from '../dev/processes';
 
 /**
  * The bootstrap from a fresh state: a PostgreSQL cluster, a data folder and
@@ -23,8 +23,8 @@ beforeAll(async () => {
   const taken = new Set<number>();
   for (const name of Object.keys(ports) as (keyof typeof ports)[]) {
     // Below the ephemeral range: the services bind them half a minute from now.
-    let port = await freePortBelowEphemeralRange();
-    while (taken.has(port)) port = await freePortBelowEphemeralRange();
+    let port = await freePort();
+    while (taken.has(port)) port = await freePort();
     taken.add(port);
     ports[name] = port;
   }

@@ -5,7 +5,7 @@
  * that started while Temporal was unreachable gets its worker on a later try.
  */
 import net from 'node:net';
-import { freePortBelowEphemeralRange, startApiProcess, type ServiceProcess } from '../dev/processes';
+import { freePort, startApiProcess, type ServiceProcess } from '../dev/processes';
 import { closeDb, createDb } from '../lib/db';
 import { closeWithin } from '../lib/deadline';
 import { createTemporalClient } from '../lib/temporal';
@@ -66,7 +66,7 @@ test('an api started while Temporal is unreachable runs its creation worker once
     socket.pipe(upstream).pipe(socket);
   });
   // Bound by the forwarder only once the api is up.
-  const port = await freePortBelowEphemeralRange();
+  const port = await freePort();
   const late = await startApiProcess({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
   try {
     expect(late.output()).toMatch(/api creation worker unavailable, next try in \d+ s/);

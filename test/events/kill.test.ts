@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { endBackgroundJobs } from '../../worker/jobs';
-import { freePortBelowEphemeralRange } from '../../dev/processes';
+import { freePort } from '../../dev/processes';
 import { createDb } from '../../lib/db';
 import { organizationIdOf } from '../support/fixtures';
 import { newOrg } from '../support/harness';
@@ -61,7 +61,7 @@ it('every acknowledged event reaches ClickHouse exactly once across SIGKILLs of 
   const org = await newOrg(db);
   const orgId = await organizationIdOf(db, org);
   // The api comes back on it after each kill.
-  const port = await freePortBelowEphemeralRange();
+  const port = await freePort();
   const apiEnv = { PORT: String(port), NODE_ENV: 'test' };
   const workerEnv = { TEMPORAL_TASK_QUEUE: workerTaskQueue, NODE_ENV: 'test' };
   const startApi = () => spawnProcess('api/server.ts', apiEnv, /api listening/);
