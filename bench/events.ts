@@ -17,11 +17,11 @@
  *
  *   npm run bench:events
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { percentile, sustainedRate } from './support/load';
-import { nameProcessRole, processCpuSeconds } from './support/machine-cpu';
+import { startBareFloor } from './support/bare-floor';
+import { processCpuSeconds } from './support/machine-cpu';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rates = (process.env.BENCH_RATES ?? '2000,3000,4000,5000,6000,7000,8000,10000,12000,14000,16000').split(',').map(Number);
@@ -66,21 +66,6 @@ function cpuSeconds(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-/** The floor: a bare Node HTTP server in its own process that reads the body and answers 204. */
-async function startFloor(): Promise<{ port: number; stop(): void }> {
-  const script = `require('http').createServer((req, res) => { req.resume(); req.on('end', () => { res.statusCode = 204; res.end(); }); })
-    .listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); });`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  nameProcessRole(child.pid!, 'floor');
-  const port = await new Promise<number>((resolve) => {
-    child.stdout.on('data', (d: Buffer) => {
-      const m = /port (\d+)/.exec(d.toString());
-      if (m) resolve(Number(m[1]));
-    });
-  });
-  return { port, stop: () => child.kill('SIGKILL') };
 }
 
 /** Which of `names` the organization's events in ClickHouse already hold. */
@@ -176,7 +161,7 @@ async function main() {
   const apiCpuMsPerEvent = ((apiCpuSeconds() - cpuBefore) * 1000) / sent;
   const lags = await probe.stop();
 
-  const floorServer = await startFloor();
+  const floorServer = await startBareFloor(204);
   const floor = await load(floorServer.port, headers, event, 'bare floor (Node http, 204)');
   floorServer.stop();
 

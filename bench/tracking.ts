@@ -13,6 +13,11 @@
  * worst case. impressions_per_s is the highest rate sustained, every step below
  * it sustained too (every request answered, p99 under 20 ms, the goal's bound);
  * p99_ms its p99.
+ * The floor, in the same steps: a control stream of CONTROL_RATE requests a second
+ * to a bare server (bench/support/bare-floor.ts) alongside each step, from the same
+ * load generator. floor_worst_p99_ms is its highest p99 in the steps up to
+ * 3,000/s (the goal's): what the machine and the generator put into a tail with
+ * the service's load on the cores but none of its work in the request.
  * Overspend: 20 campaigns with a 0.99 USD budget at a 50 USD CPM (50,000 micros
  * an impression); 60 impressions each, fired concurrently at both apis;
  * overspend = spent - limit: the charge that reaches the limit is cut to it, so at most 0.
@@ -23,6 +28,7 @@
 import { randomUUID } from 'node:crypto';
 import { newAuctionId } from '../domain/ids';
 import pLimit from 'p-limit';
+import { startBareFloor } from './support/bare-floor';
 import { sustainedRate, type RateStep } from './support/load';
 import type { Db } from '../lib/db';
 
@@ -30,6 +36,10 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rates = (process.env.BENCH_RATES ?? '1000,2000,3000,3500,4000,5000,6000').split(',').map(Number);
 const P99_LIMIT_MS = 20;
 const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
+/** Requests a second of the control stream: enough for a p99 per step, little beside the pixels. */
+const CONTROL_RATE = 250;
+/** The goal's range: every step up to this rate. */
+const GOAL_RATE = 3_000;
 
 async function main() {
   const { startLocalStack } = await import('../dev/local-stack');
@@ -112,7 +122,7 @@ async function main() {
   );
   console.log(`  spent - limit per campaign (micros): ${overspends.map(String).join(' ')}`);
   console.log(
-    `tracking impressions_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} overspend_max_micros=${overspendMax}${API_PROCESSES > 1 ? ` api_processes=${API_PROCESSES}` : ''}`,
+    `tracking impressions_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} overspend_max_micros=${overspendMax} floor_worst_p99_ms=${throughput.floorWorstP99.toFixed(1)}${API_PROCESSES > 1 ? ` api_processes=${API_PROCESSES}` : ''}`,
   );
 
   await Promise.all(apis.map((a) => a.stop()));
@@ -120,13 +130,17 @@ async function main() {
   await db.$disconnect();
 }
 
-/** View pixels of new auctions of one campaign, open loop at rising rates. */
+/** View pixels of new auctions of one campaign, open loop at rising rates, beside the control stream to the floor. */
 async function throughputPhase(ports: number[], view: (priceMicros: number) => string) {
   const fmt = (s: RateStep) =>
-    `  ${s.rate}/s offered: ${s.ok} answered, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.latencies[s.latencies.length - 1]?.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}`;
-  console.log(`view pixel through ${ports.length} api process${ports.length > 1 ? 'es' : ''}, open loop, ${seconds} s a step after 1 s warm-up:`);
+    `  ${s.rate}/s offered: ${s.ok} answered, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms  max ${s.latencies[s.latencies.length - 1]?.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}` +
+    `; floor p50 ${s.control?.p50.toFixed(1)} ms  p99 ${s.control?.p99.toFixed(1)} ms`;
+  console.log(
+    `view pixel through ${ports.length} api process${ports.length > 1 ? 'es' : ''}, open loop, ${seconds} s a step after 1 s warm-up; beside each step ${CONTROL_RATE}/s to a bare floor server:`,
+  );
   let paths: string[] = [];
-  return sustainedRate({
+  const floor = await startBareFloor(200);
+  const result = await sustainedRate({
     port: ports,
     rates,
     durationS: seconds,
@@ -139,8 +153,12 @@ async function throughputPhase(ports: number[], view: (priceMicros: number) => s
     },
     next: () => ({ method: 'GET', path: paths.pop()! }),
     ok: (status) => status === 200,
+    control: { port: floor.port, rate: CONTROL_RATE, next: () => ({ method: 'GET', path: '/' }), ok: (status) => status === 200 },
     onStep: (s) => console.log(`${fmt(s)}\n    ${s.machineCpu}`),
   });
+  floor.stop();
+  const floorWorstP99 = Math.max(...result.steps.filter((s) => s.rate <= GOAL_RATE).map((s) => s.control?.p99 ?? NaN));
+  return { ...result, floorWorstP99 };
 }
 
 /**

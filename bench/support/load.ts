@@ -123,7 +123,16 @@ export interface RateStep extends LoadResult {
   sustained: boolean;
   /** Where the machine's CPU went during the step, by role (bench/support/machine-cpu.ts). */
   machineCpu: string;
+  /** The control stream's latencies in the same step, when there is one. */
+  control?: { p50: number; p99: number };
 }
+
+/**
+ * A second open-loop stream run alongside every step, at its own fixed rate, to a
+ * bare floor server (bench/support/bare-floor.ts): the same machine, the same
+ * load generator, none of the service's work, so its tail is theirs.
+ */
+export type ControlStream = Pick<OpenLoopOptions, 'port' | 'next' | 'ok'> & { rate: number };
 
 /**
  * Open-loop steps at rising `rates`: a step is sustained when every request
@@ -143,6 +152,7 @@ export async function sustainedRate(
     prepare?: (requests: number) => void;
     /** Seconds of unmeasured load at the first rate before the steps: a just-started server warms up (JIT, caches, pools). */
     serverWarmupS?: number;
+    control?: ControlStream;
   },
 ) {
   const steps: RateStep[] = [];
@@ -154,9 +164,13 @@ export async function sustainedRate(
     o.prepare?.(Math.round(rate * (o.warmupS + o.durationS)));
     const cpuBefore = cpuByRole();
     const startedAt = performance.now();
-    const r = await openLoopLoad({ ...o, rate });
+    const [r, control] = await Promise.all([
+      openLoopLoad({ ...o, rate }),
+      o.control ? openLoopLoad({ ...o.control, warmupS: o.warmupS, durationS: o.durationS }) : undefined,
+    ]);
     const machineCpu = machineCpuText(cpuBefore, cpuByRole(), (performance.now() - startedAt) / 1000);
-    const step = { ...r, rate, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), sustained: false, machineCpu };
+    const step: RateStep = { ...r, rate, p50: percentile(r.latencies, 50), p99: percentile(r.latencies, 99), sustained: false, machineCpu };
+    if (control) step.control = { p50: percentile(control.latencies, 50), p99: percentile(control.latencies, 99) };
     step.sustained = r.failed === 0 && r.perSecond >= rate * 0.97 && step.p99 < o.p99LimitMs;
     steps.push(step);
     o.onStep?.(step);
