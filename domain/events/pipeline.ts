@@ -110,6 +110,9 @@ export async function inboxWork(db: Db, batchSize: number, gatherMs: number): Pr
  * batch waits or the oldest row has waited `gatherMs` (one ClickHouse insert
  * then carries many requests' events: ClickHouse is far cheaper per row in
  * large inserts). A batch left in flight by a dead mover is work at once.
+ * An empty inbox is asked again only after `gatherMs`: a row that arrives
+ * meanwhile would wait about that long for its batch anyway (unless a whole
+ * batch arrives within it), so an idle mover polls about once a second, not ten times.
  */
 async function waitForWork(deps: MoverDeps, { waitMs, batchSize, gatherMs = 0 }: MoveBatchInput): Promise<boolean> {
   const deadline = Date.now() + waitMs;
@@ -118,7 +121,7 @@ async function waitForWork(deps: MoverDeps, { waitMs, batchSize, gatherMs = 0 }:
     if (work.recovering || (work.waiting && (work.due || Date.now() >= deadline))) return true;
     if (Date.now() >= deadline) return false;
     deps.heartbeat?.();
-    await sleep(POLL_MS);
+    await sleep(work.waiting ? POLL_MS : Math.max(POLL_MS, Math.min(gatherMs, deadline - Date.now())));
   }
 }
 
