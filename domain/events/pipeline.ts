@@ -91,7 +91,7 @@ function readEvent(text: string): CollectedEvent {
  * second (bench/README.md, "events").
  */
 export async function inboxWork(db: Db, batchSize: number, gatherMs: number): Promise<{ recovering: boolean; waiting: boolean; due: boolean }> {
-  // Plain SQL (lib/db.ts plainPoolOf): this poll runs up to ten times a second, and Prisma spends several times pg's CPU on a query.
+  // Plain SQL (lib/db.ts plainPoolOf): this poll runs up to ten times a second while a batch gathers, and Prisma spends several times pg's CPU on a query.
   const {
     rows: [row],
   } = await plainPoolOf(db).query<{ recovering: boolean; waiting: boolean; due: boolean }>(
