@@ -157,7 +157,8 @@ async function throughputPhase(ports: number[], view: (priceMicros: number) => s
     onStep: (s) => console.log(`${fmt(s)}\n    ${s.machineCpu}`),
   });
   floor.stop();
-  const floorWorstP99 = Math.max(...result.steps.filter((s) => s.rate <= GOAL_RATE).map((s) => s.control?.p99 ?? NaN));
+  const inGoal = result.steps.filter((s) => s.rate <= GOAL_RATE).map((s) => s.control?.p99 ?? NaN);
+  const floorWorstP99 = inGoal.length > 0 ? Math.max(...inGoal) : NaN;
   return { ...result, floorWorstP99 };
 }
 
