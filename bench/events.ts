@@ -11,7 +11,10 @@
  * sustained (a failure, or p99 of 50 ms or more); accepted_per_s is the highest
  * rate sustained with every step below it, p99_ms its p99, floor_per_s the floor's highest. While the
  * api is loaded, a probe event every 200 ms is timed from its 204 to its row
- * in ClickHouse (the lag).
+ * in ClickHouse (the lag). Beside each of the api's steps, CONTROL_RATE requests a
+ * second go from the same load generator to a bare server (the floor in the same
+ * steps); floor_beside_worst_p99_ms is its highest p99 in the steps up to 5,000/s:
+ * what the machine and the generator put into a tail under the api's load.
  * BENCH_API_PROCESSES=2 runs that many api processes and spreads the load over
  * them (their CPU summed).
  *
@@ -19,7 +22,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { percentile, sustainedRate } from './support/load';
+import { percentile, sustainedRate, type ControlStream } from './support/load';
 import { startBareFloor } from './support/bare-floor';
 import { processCpuSeconds } from './support/machine-cpu';
 
@@ -29,9 +32,22 @@ const warmupSeconds = 1;
 const P99_LIMIT_MS = 50;
 const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
 
-/** Open-loop steps at rising rates until one is not sustained (bench/support/load.ts). */
-function load(port: number | number[], headers: Record<string, string>, body: () => string, label: string, onStepStart = () => {}) {
-  console.log(`${label}, open loop, ${seconds} s a step after ${warmupSeconds} s warm-up:`);
+/** Requests a second to a bare server beside each step of the api's run: enough for a p99 per step, little beside the events. */
+const CONTROL_RATE = 250;
+/** The goal's rate: the floor beside the steps up to it is reported. */
+const GOAL_RATE = 5_000;
+
+/** Open-loop steps at rising rates until one is not sustained (bench/support/load.ts), with a control stream beside them if given. */
+function load(
+  port: number | number[],
+  headers: Record<string, string>,
+  body: () => string,
+  label: string,
+  { onStepStart = () => {}, control }: { onStepStart?: () => void; control?: ControlStream } = {},
+) {
+  console.log(
+    `${label}, open loop, ${seconds} s a step after ${warmupSeconds} s warm-up${control ? `; beside each step ${control.rate}/s to a bare floor server` : ''}:`,
+  );
   return sustainedRate({
     port,
     rates,
@@ -44,9 +60,11 @@ function load(port: number | number[], headers: Record<string, string>, body: ()
       return { method: 'POST', path: '/api/collect', headers, body: body() };
     },
     ok: (status) => status === 204,
+    control,
     onStep: (s) =>
       console.log(
-        `  ${s.rate}/s offered: ${s.ok} accepted, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}\n    ${s.machineCpu}`,
+        `  ${s.rate}/s offered: ${s.ok} accepted, failed ${s.failed}; p50 ${s.p50.toFixed(1)} ms  p99 ${s.p99.toFixed(1)} ms${s.sustained ? '' : '  (not sustained)'}` +
+          `${s.control ? `; floor beside it p50 ${s.control.p50.toFixed(1)} ms  p99 ${s.control.p99.toFixed(1)} ms` : ''}\n    ${s.machineCpu}`,
       ),
   });
 }
@@ -149,15 +167,25 @@ async function main() {
   let sent = 0;
   const cpuBefore = apiCpuSeconds();
   const label = `/api/collect, durable (PostgreSQL group commit), ${API_PROCESSES} api process${API_PROCESSES > 1 ? 'es' : ''}`;
+  const beside = await startBareFloor(204);
   const durable = await load(
     apis.map((a) => a.port),
     headers,
     event,
     label,
-    () => {
-      sent += 1;
+    {
+      onStepStart: () => {
+        sent += 1;
+      },
+      control: {
+        port: beside.port,
+        rate: CONTROL_RATE,
+        next: () => ({ method: 'POST', path: '/api/collect', headers, body: event() }),
+        ok: (status) => status === 204,
+      },
     },
   );
+  beside.stop();
   const apiCpuMsPerEvent = ((apiCpuSeconds() - cpuBefore) * 1000) / sent;
   const lags = await probe.stop();
 
@@ -168,6 +196,8 @@ async function main() {
   // The highest rate sustained with p99 under the bound (if none, the lowest step, as measured).
   const reported = durable.best ?? durable.steps[0];
   const floorRate = floor.best?.perSecond ?? 0;
+  const inGoal = durable.steps.filter((st) => st.rate <= GOAL_RATE).map((st) => st.control?.p99 ?? NaN);
+  const besideWorst = inGoal.length > 0 ? Math.max(...inGoal) : NaN;
   console.log(`api CPU: ${apiCpuMsPerEvent.toFixed(3)} ms per request (user + system, all api processes)`);
   console.log(
     `pipeline lag (204 -> row in ClickHouse), ${lags.length} probes: p50 ${percentile(lags, 50).toFixed(2)} s  p99 ${percentile(lags, 99).toFixed(2)} s  max ${lags[lags.length - 1].toFixed(2)} s`,
@@ -175,7 +205,7 @@ async function main() {
   if (floor.best === floor.steps[floor.steps.length - 1])
     console.log(`  (the floor sustained every step: its figure is a lower bound, set by the load generator)`);
   console.log(
-    `events accepted_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} lag_p99_s=${percentile(lags, 99).toFixed(2)} floor_per_s=${floorRate.toFixed(0)}${API_PROCESSES > 1 ? ` api_processes=${API_PROCESSES}` : ''}`,
+    `events accepted_per_s=${reported.perSecond.toFixed(0)} p99_ms=${reported.p99.toFixed(1)} lag_p99_s=${percentile(lags, 99).toFixed(2)} floor_per_s=${floorRate.toFixed(0)} floor_beside_worst_p99_ms=${besideWorst.toFixed(1)}${API_PROCESSES > 1 ? ` api_processes=${API_PROCESSES}` : ''}`,
   );
 
   await Promise.all(apis.map((a) => a.stop()));
