@@ -22,7 +22,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { percentile, sustainedRate, type ControlStream } from './support/load';
+import { CONTROL_RATE, percentile, sustainedRate, worstControlP99, type ControlStream } from './support/load';
 import { startBareFloor } from './support/bare-floor';
 import { processCpuSeconds } from './support/machine-cpu';
 
@@ -32,8 +32,6 @@ const warmupSeconds = 1;
 const P99_LIMIT_MS = 50;
 const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
 
-/** Requests a second to a bare server beside each step of the api's run: enough for a p99 per step, little beside the events. */
-const CONTROL_RATE = 250;
 /** The goal's rate: the floor beside the steps up to it is reported. */
 const GOAL_RATE = 5_000;
 
@@ -196,8 +194,7 @@ async function main() {
   // The highest rate sustained with p99 under the bound (if none, the lowest step, as measured).
   const reported = durable.best ?? durable.steps[0];
   const floorRate = floor.best?.perSecond ?? 0;
-  const inGoal = durable.steps.filter((st) => st.rate <= GOAL_RATE).map((st) => st.control?.p99 ?? NaN);
-  const besideWorst = inGoal.length > 0 ? Math.max(...inGoal) : NaN;
+  const besideWorst = worstControlP99(durable.steps, GOAL_RATE);
   console.log(`api CPU: ${apiCpuMsPerEvent.toFixed(3)} ms per request (user + system, all api processes)`);
   console.log(
     `pipeline lag (204 -> row in ClickHouse), ${lags.length} probes: p50 ${percentile(lags, 50).toFixed(2)} s  p99 ${percentile(lags, 99).toFixed(2)} s  max ${lags[lags.length - 1].toFixed(2)} s`,

@@ -29,15 +29,13 @@ import { randomUUID } from 'node:crypto';
 import { newAuctionId } from '../domain/ids';
 import pLimit from 'p-limit';
 import { startBareFloor } from './support/bare-floor';
-import { sustainedRate, type RateStep } from './support/load';
+import { CONTROL_RATE, sustainedRate, worstControlP99, type RateStep } from './support/load';
 import type { Db } from '../lib/db';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rates = (process.env.BENCH_RATES ?? '1000,2000,3000,3500,4000,5000,6000').split(',').map(Number);
 const P99_LIMIT_MS = 20;
 const API_PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
-/** Requests a second of the control stream: enough for a p99 per step, little beside the pixels. */
-const CONTROL_RATE = 250;
 /** The goal's range: every step up to this rate. */
 const GOAL_RATE = 3_000;
 
@@ -157,9 +155,7 @@ async function throughputPhase(ports: number[], view: (priceMicros: number) => s
     onStep: (s) => console.log(`${fmt(s)}\n    ${s.machineCpu}`),
   });
   floor.stop();
-  const inGoal = result.steps.filter((s) => s.rate <= GOAL_RATE).map((s) => s.control?.p99 ?? NaN);
-  const floorWorstP99 = inGoal.length > 0 ? Math.max(...inGoal) : NaN;
-  return { ...result, floorWorstP99 };
+  return { ...result, floorWorstP99: worstControlP99(result.steps, GOAL_RATE) };
 }
 
 /**

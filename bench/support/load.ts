@@ -134,6 +134,15 @@ export interface RateStep extends LoadResult {
  */
 export type ControlStream = Pick<OpenLoopOptions, 'port' | 'next' | 'ok'> & { rate: number };
 
+/** The control stream's rate in the benches: enough requests for a p99 per step, little beside the service's load. */
+export const CONTROL_RATE = 250;
+
+/** The control stream's highest p99 among the steps up to `rate` (a goal's range); NaN when none is. */
+export function worstControlP99(steps: RateStep[], rate: number): number {
+  const p99s = steps.filter((s) => s.rate <= rate).map((s) => s.control?.p99 ?? NaN);
+  return p99s.length > 0 ? Math.max(...p99s) : NaN;
+}
+
 /**
  * Open-loop steps at rising `rates`: a step is sustained when every request
  * succeeded, at least 97% of the offered rate was answered in the window and
