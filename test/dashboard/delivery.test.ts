@@ -122,8 +122,11 @@ test('a card with no landing page: the badge, the issue and what to do; the owne
   const click = await fetch(linkOn(h.url, ad.url), { redirect: 'manual' }); // the tracker under the public URL, on this harness
   expect(click.headers.get('location')).toMatch(/^https:\/\/nr-shop\.example\//);
 
-  // The diagnostics read the auction's last hour from ClickHouse: both pages read it whole, not between two flushes.
-  await auction.auction.deps.log.flush();
+  // The diagnostics read the auction's last hour from ClickHouse. This auction's tallies go there now, not on its 10 s timer:
+  // both pages read its win, beside what other files' auctions tallied of the card (requests from other countries).
+  await auction.auction.flushInhouseStats();
+  const delivery = await call(h.url, 'GET', `/v1/campaigns/${tree.campaign.id}/delivery`, { token: org.api_key });
+  expect(delivery.body.traffic).toMatchObject({ eligible: 1, won: 1, outbid: 0 });
   await open(page, '/dashboard/');
   await expect(badgeOf(page, tree.campaign.id).getAttribute('data-delivery')).resolves.toBe('delivering');
   await open(page, `/dashboard/campaigns/${tree.campaign.id}`);
