@@ -12,6 +12,7 @@ import { closeWithin } from '../lib/deadline';
 import pLimit from 'p-limit';
 import { createTemporalClient } from '../lib/temporal';
 import { endBackgroundJobs } from '../worker/jobs';
+import { OWN_SESSION, serviceNodeArgs } from './node-flags';
 import { endWithParent } from './processes';
 
 const root = path.resolve(__dirname, '..');
@@ -53,12 +54,14 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
   process.env.WORKER_METRICS_PORT ??= '0';
   delete process.env.STRIPE_SECRET_KEY;
 
-  const worker = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'worker/main.ts')], {
+  // node itself in a session of its own, as `npm start` runs it: its nice then lowers its scheduling group (lib/process-priority.ts).
+  const worker = spawn(process.execPath, serviceNodeArgs('worker', path.join(root, 'worker/main.ts')), {
     cwd: root,
     env: process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...OWN_SESSION,
   });
-  // tsx relays SIGTERM to the worker it runs (a SIGKILL would end only tsx).
+  // SIGTERM: the worker drains its running jobs and stops.
   endWithParent(worker, 'SIGTERM');
   await waitForLine(worker, /worker ready/, 120_000);
   // Keep draining so a chatty worker never blocks on a full pipe.

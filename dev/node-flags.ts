@@ -24,3 +24,13 @@ export const serviceNodeArgs = (service: string, entryPath: string, extraFlags: 
   'tsx',
   entryPath,
 ];
+
+/**
+ * How a service process is spawned (`npm start`, tests and benchmarks): in a session of its own,
+ * so that under Linux autogroups it is a scheduling group of its own. The scheduler shares the CPU
+ * between groups first: services left in their launcher's session split one share among them (and,
+ * in a benchmark, with the load generator) beside every PostgreSQL backend, each a group of its own;
+ * and the worker's nice could only weigh inside that shared group (lib/process-priority.ts).
+ * Detached, a child no longer gets the terminal's Ctrl-C: its launcher ends it.
+ */
+export const OWN_SESSION = { detached: true } as const;

@@ -6,8 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { constants } from 'node:os';
 import path from 'node:path';
-import { serviceNodeArgs } from './node-flags';
+import { OWN_SESSION, serviceNodeArgs } from './node-flags';
 
 const root = path.resolve(__dirname, '..');
 
@@ -73,12 +74,24 @@ export interface ServiceOptions {
 /**
  * Ends `child` when this process exits, normally or by process.exit() (a bench that fails
  * part-way): orphans would poll Temporal and run their jobs, skewing the next runs. `signal`
- * SIGTERM for a wrapper that relays it (tsx's), SIGKILL for node itself.
+ * SIGTERM for a service that drains on it, SIGKILL otherwise. A child in its own session
+ * (OWN_SESSION) does not get the terminal's Ctrl-C, so this process then exits on it.
  */
 export function endWithParent(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
+  exitOnSignals();
   const end = () => child.kill(signal);
   process.once('exit', end);
   child.once('exit', () => process.off('exit', end));
+}
+
+let exitingOnSignals = false;
+/** SIGINT, SIGTERM and SIGHUP end this process through process.exit() (so its 'exit' hooks run), where nothing else of it handles them. */
+function exitOnSignals(): void {
+  if (exitingOnSignals) return;
+  exitingOnSignals = true;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    if (process.listenerCount(signal) === 0) process.once(signal, () => process.exit(128 + constants.signals[signal]));
+  }
 }
 
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
@@ -97,6 +110,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
       HOST: '127.0.0.1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...OWN_SESSION,
   });
   endWithParent(child);
   let output = '';

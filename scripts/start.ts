@@ -1,14 +1,15 @@
 /**
  * `npm start` after the bootstrap: runs api, worker and auction (and the local
  * Stripe emulator when no STRIPE_SECRET_KEY is set) in the foreground, prints
- * the URLs, and stops every child on Ctrl-C or when any of them dies.
+ * the URLs, and stops every child on Ctrl-C or when any of them dies. Each
+ * service runs in a session of its own (dev/node-flags.ts, OWN_SESSION).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { config } from '../lib/config';
 import { temporalConfig } from '../temporal.config';
 import { STRIPE_EMULATOR_DEFAULT_URL } from '../lib/stripe';
-import { serviceNodeArgs } from '../dev/node-flags';
+import { OWN_SESSION, serviceNodeArgs } from '../dev/node-flags';
 
 const root = path.resolve(__dirname, '..');
 
@@ -38,7 +39,7 @@ function stopAll(exitCode: number) {
 }
 
 for (const [name, entry] of Object.entries(processes)) {
-  const child = spawn(process.execPath, serviceNodeArgs(name, path.join(root, entry)), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, serviceNodeArgs(name, path.join(root, entry)), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], ...OWN_SESSION });
   const prefix = (line: string) => `[${name}] ${line}`;
   child.stdout.on('data', (d: Buffer) =>
     process.stdout.write(
@@ -67,8 +68,10 @@ for (const [name, entry] of Object.entries(processes)) {
   children.push(child);
 }
 
+// Each child is in a session of its own (OWN_SESSION): the terminal's Ctrl-C and hang-up reach only this process, which stops them.
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
+process.on('SIGHUP', () => stopAll(0));
 
 console.log(`
   API          http://${config.api.host}:${config.api.port}   (OpenAPI: /v1/openapi.json)

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import path from 'node:path';
 
@@ -37,5 +38,29 @@ describe('lowerOwnPriority', () => {
   it('never raises a priority, and 0 changes nothing', () => {
     expect(new Set(niceOfEveryThread('lowerOwnPriority(12); lowerOwnPriority(5);'))).toEqual(new Set([Math.max(start, 12)]));
     expect(new Set(niceOfEveryThread('lowerOwnPriority(0);'))).toEqual(new Set([start]));
+  });
+});
+
+/** The scheduling group's nice a child reports after `lowerOwnPriority(nice)`, the child in a session of its own or in this one. */
+function autogroupNiceAfter(nice: number, ownSession: boolean): Promise<number> {
+  const script = `require(${JSON.stringify(path.join(root, 'lib/process-priority.ts'))}).lowerOwnPriority(${nice});
+  console.log(/nice (-?\\d+)/.exec(require('node:fs').readFileSync('/proc/self/autogroup', 'utf8'))[1]);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], detached: ownSession });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`exit ${code}`)))));
+}
+
+// Linux autogroups (kernel.sched_autogroup_enabled): a nice weighs only inside a session's group.
+const ourGroupNice = () => Number(/nice (-?\d+)/.exec(readFileSync('/proc/self/autogroup', 'utf8'))![1]);
+(existsSync('/proc/self/autogroup') ? describe : describe.skip)('lowerOwnPriority under autogroups', () => {
+  it("lowers the scheduling group's nice of a process that leads its own session (how services are spawned: dev/node-flags.ts)", async () => {
+    await expect(autogroupNiceAfter(7, true)).resolves.toBe(7);
+  });
+
+  it("leaves the group of its launcher's session alone (it would lower every process of it)", async () => {
+    const before = ourGroupNice();
+    await expect(autogroupNiceAfter(7, false)).resolves.toBe(before);
+    expect(ourGroupNice()).toBe(before);
   });
 });

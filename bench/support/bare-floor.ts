@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { OWN_SESSION } from '../../dev/node-flags';
+import { endWithParent } from '../../dev/processes';
 import { nameProcessRole } from './machine-cpu';
 
 /**
@@ -9,7 +11,9 @@ import { nameProcessRole } from './machine-cpu';
 export async function startBareFloor(status: number): Promise<{ port: number; stop(): void }> {
   const script = `require('http').createServer((req, res) => { req.resume(); req.on('end', () => { res.statusCode = ${status}; res.end(); }); })
     .listen(0, '127.0.0.1', function () { console.log('port ' + this.address().port); });`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Spawned as the services are (in a session of its own), so the floor meets the machine as they do.
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], ...OWN_SESSION });
+  endWithParent(child);
   nameProcessRole(child.pid!, 'floor');
   const port = await new Promise<number>((resolve) => {
     child.stdout.on('data', (d: Buffer) => {
