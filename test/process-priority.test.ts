@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import path from 'node:path';
+import { OWN_SESSION } from '../dev/node-flags';
 
 /** lib/process-priority.ts, in a child process (a priority once lowered cannot be raised back here). */
 const root = path.resolve(__dirname, '..');
@@ -49,7 +50,11 @@ describe('lowerOwnPriority', () => {
 function autogroupAfter(nice: number, ownSession: boolean): Promise<string> {
   const script = `require(${JSON.stringify(path.join(root, 'lib/process-priority.ts'))}).lowerOwnPriority(${nice});
   console.log(require('node:fs').readFileSync('/proc/self/autogroup', 'utf8').trim());`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], detached: ownSession });
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    ...(ownSession ? OWN_SESSION : {}),
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}`)))));
