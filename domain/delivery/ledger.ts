@@ -164,6 +164,6 @@ const LEDGER_TYPES = LEDGER_COLUMNS.map((column) => NOT_TEXT[column] ?? 'text');
 
 /**
  * Named: each pooled connection parses and plans the call once, not once per flush
- * (a sixteenth of the flush's CPU in PostgreSQL, bench/README.md "tracking").
+ * (bench/README.md, "tracking": a flush in PostgreSQL).
  */
 const RECORD_DELIVERIES = `SELECT * FROM record_deliveries(${LEDGER_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}, $${LEDGER_TYPES.length + 1}::bigint, $${LEDGER_TYPES.length + 2}::bigint)`;
