@@ -102,7 +102,10 @@ BEGIN
         ON CONFLICT (event_id) DO NOTHING
         RETURNING event_id
     ), done AS (
-        SELECT c.* FROM charged c JOIN inserted USING (event_id)
+        -- The rows inserted, looked up among a jsonb object's sorted keys, not joined: a generic plan
+        -- estimates one row on each side and joins by a nested loop that rescans `inserted` for every
+        -- row, quadratic in the batch (bench/README.md, "tracking": a flush in PostgreSQL).
+        SELECT c.* FROM charged c WHERE (SELECT jsonb_object_agg(event_id, true) FROM inserted) ? c.event_id
     ), totals AS (
         SELECT nullif(campaign_id, '')::uuid AS campaign_id, sum(charge) AS charge,
                count(*) FILTER (WHERE event_type = 'impression') AS impressions, count(*) FILTER (WHERE event_type = 'click') AS clicks

@@ -121,6 +121,39 @@ test("DSP events are recorded uncharged; the first feedback of an auction queues
   ]);
 });
 
+test('two flushes of the same DSP feedback at once: the one that inserts second records nothing and queues no second callback', async () => {
+  const auctionId = randomUUID();
+  const callbackUrl = `http://127.0.0.1:9/feedback/${auctionId}`;
+  const dsp: Claims = {
+    auction_id: auctionId,
+    publisher_id: randomUUID(),
+    price_micros: 0,
+    source: 'dsp',
+    dsp_id: randomUUID(),
+    bid_id: 'b1',
+    dsp_feedback_url: callbackUrl,
+  };
+  const options = { feedbackCallback: feedbackCallbackOf };
+  // The first flush inserts inside a transaction left open, so the second cannot see its row: it
+  // passes the repeat check and waits on the ledger's key, then ON CONFLICT skips its row.
+  const first = await pool.connect();
+  try {
+    await first.query('BEGIN');
+    expect(await recordDeliveries(first as unknown as Pool, [at('thumbs_up', dsp)], options)).toEqual([{ recorded: true, chargedMicros: 0 }]);
+    const second = recordDeliveries(pool, [at('thumbs_down', dsp)], options);
+    await until(
+      async () => (await pool.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%record_deliveries%'`)).rowCount === 1,
+      "the second flush waiting on the first one's row",
+    );
+    await first.query('COMMIT');
+    expect(await second).toEqual([{ recorded: false, chargedMicros: 0 }]);
+  } finally {
+    first.release();
+  }
+  const callbacks = await db.$queryRaw<{ body: string }[]>`SELECT body FROM dsp_callbacks WHERE url = ${callbackUrl}`;
+  expect(callbacks.map((c) => JSON.parse(c.body).feedback)).toEqual(['thumbs_up']);
+});
+
 test('pruning forgets exported deliveries no token can name any more (token TTL + 1 day), and only those', async () => {
   const org = await newOrg(db);
   const c = await deliverableCampaign(db, org);
