@@ -89,18 +89,24 @@ test('a batch: repeats count nothing, the charge that reaches the limit is cut t
   expect(await spendOf(db, a.campaign.id)).toMatchObject({ spent: 2500n, impressions: 4n, clicks: 1n });
 });
 
-test("DSP events are recorded uncharged; the first feedback of an auction queues the DSP's callback, a second verdict nothing", async () => {
+/** A DSP's win of a new auction, with the feedback URL its thumbs up or down is forwarded to. */
+function dspWin(priceMicros: number) {
   const auctionId = randomUUID();
   const callbackUrl = `http://127.0.0.1:9/feedback/${auctionId}`;
   const dsp: Claims = {
     auction_id: auctionId,
     publisher_id: randomUUID(),
-    price_micros: 2_000_000,
+    price_micros: priceMicros,
     source: 'dsp',
     dsp_id: randomUUID(),
     bid_id: 'b1',
     dsp_feedback_url: callbackUrl,
   };
+  return { auctionId, callbackUrl, dsp };
+}
+
+test("DSP events are recorded uncharged; the first feedback of an auction queues the DSP's callback, a second verdict nothing", async () => {
+  const { auctionId, callbackUrl, dsp } = dspWin(2_000_000);
 
   const outcomes = await recordDeliveries(pool, [at('impression', dsp), at('thumbs_up', dsp), at('thumbs_down', dsp)], {
     feedbackCallback: feedbackCallbackOf,
@@ -122,33 +128,25 @@ test("DSP events are recorded uncharged; the first feedback of an auction queues
 });
 
 test('two flushes of the same DSP feedback at once: the one that inserts second records nothing and queues no second callback', async () => {
-  const auctionId = randomUUID();
-  const callbackUrl = `http://127.0.0.1:9/feedback/${auctionId}`;
-  const dsp: Claims = {
-    auction_id: auctionId,
-    publisher_id: randomUUID(),
-    price_micros: 0,
-    source: 'dsp',
-    dsp_id: randomUUID(),
-    bid_id: 'b1',
-    dsp_feedback_url: callbackUrl,
-  };
+  const { callbackUrl, dsp } = dspWin(0);
   const options = { feedbackCallback: feedbackCallbackOf };
   // The first flush inserts inside a transaction left open, so the second cannot see its row: it
   // passes the repeat check and waits on the ledger's key, then ON CONFLICT skips its row.
-  const first = await pool.connect();
+  const [first, second] = [await pool.connect(), await pool.connect()];
   try {
+    const { rows } = await second.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     await first.query('BEGIN');
     expect(await recordDeliveries(first as unknown as Pool, [at('thumbs_up', dsp)], options)).toEqual([{ recorded: true, chargedMicros: 0 }]);
-    const second = recordDeliveries(pool, [at('thumbs_down', dsp)], options);
+    const secondFlush = recordDeliveries(second as unknown as Pool, [at('thumbs_down', dsp)], options);
     await until(
-      async () => (await pool.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%record_deliveries%'`)).rowCount === 1,
+      async () => (await pool.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [rows[0].pid])).rowCount === 1,
       "the second flush waiting on the first one's row",
     );
     await first.query('COMMIT');
-    expect(await second).toEqual([{ recorded: false, chargedMicros: 0 }]);
+    expect(await secondFlush).toEqual([{ recorded: false, chargedMicros: 0 }]);
   } finally {
     first.release();
+    second.release();
   }
   const callbacks = await db.$queryRaw<{ body: string }[]>`SELECT body FROM dsp_callbacks WHERE url = ${callbackUrl}`;
   expect(callbacks.map((c) => JSON.parse(c.body).feedback)).toEqual(['thumbs_up']);
