@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { GroupCommit } from '../../lib/group-commit';
 import { utcTimestamp } from '../../lib/db';
 import type { DeliveryClaims } from './tracking-token';
@@ -88,9 +88,10 @@ export type DeliveryLedgerWriter = ReturnType<typeof createDeliveryLedger>;
  * explains the locking) locks the batch's spend rows, drops repeats, charges,
  * inserts the ledger rows, adds the spend, queues DSP feedback and notifies the
  * auctions of exhausted budgets, and commits: the spend rows stay locked for one
- * function run and one commit, not for several round trips.
+ * function run and one commit, not for several round trips. On a client inside
+ * a transaction the commit is the caller's (tests hold one open to race a flush).
  */
-export async function recordDeliveries(pool: Pool, batch: TrackedDelivery[], options: LedgerOptions = {}): Promise<DeliveryOutcome[]> {
+export async function recordDeliveries(pool: Pool | PoolClient, batch: TrackedDelivery[], options: LedgerOptions = {}): Promise<DeliveryOutcome[]> {
   const columns = LEDGER_COLUMNS.map(() => [] as unknown[]);
   for (const delivery of batch) {
     const { type, claims: c, time } = delivery;

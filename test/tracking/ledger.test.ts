@@ -136,8 +136,8 @@ test('two flushes of the same DSP feedback at once: the one that inserts second 
   try {
     const { rows } = await second.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     await first.query('BEGIN');
-    expect(await recordDeliveries(first as unknown as Pool, [at('thumbs_up', dsp)], options)).toEqual([{ recorded: true, chargedMicros: 0 }]);
-    const secondFlush = recordDeliveries(second as unknown as Pool, [at('thumbs_down', dsp)], options);
+    expect(await recordDeliveries(first, [at('thumbs_up', dsp)], options)).toEqual([{ recorded: true, chargedMicros: 0 }]);
+    const secondFlush = recordDeliveries(second, [at('thumbs_down', dsp)], options);
     await until(
       async () => (await pool.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [rows[0].pid])).rowCount === 1,
       "the second flush waiting on the first one's row",
@@ -184,7 +184,7 @@ test('the export never passes a row whose transaction may still commit: it waits
   const open = await pool.connect();
   try {
     await open.query('BEGIN');
-    await recordDeliveries(open as unknown as Pool, [at('impression', early.claims(PRICE))]);
+    await recordDeliveries(open, [at('impression', early.claims(PRICE))]);
     await recordDeliveries(pool, [at('impression', late.claims(PRICE))]);
     await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, exportOptions());
     // The committed row is not passed while the earlier transaction may still commit before it.
