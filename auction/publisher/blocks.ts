@@ -1,4 +1,5 @@
 import type { PublisherRecord } from '../../domain/publishers';
+import { normalizeDomain } from '../../domain/publishers/settings';
 import { BidRejection } from '../non-bid';
 import type { AdRequest } from '../request-schema';
 import type { Blocks, Creative, ValidBid } from '../types';
@@ -14,9 +15,7 @@ import type { Blocks, Creative, ValidBid } from '../types';
 
 /** The auction's blocks: the publisher's settings and the request's own bcat / badv (the publisher's lists as they are when the request adds none). */
 export function blocksOf(publisher: Pick<PublisherRecord, 'blockedAdvertisers' | 'blockedCategories'>, request: Pick<AdRequest, 'bcat' | 'badv'>): Blocks {
-  const advertisers = request.badv?.length
-    ? new Set([...publisher.blockedAdvertisers, ...request.badv.map((d) => d.toLowerCase())])
-    : publisher.blockedAdvertisers;
+  const advertisers = request.badv?.length ? new Set([...publisher.blockedAdvertisers, ...request.badv.map(normalizeDomain)]) : publisher.blockedAdvertisers;
   const categories = request.bcat?.length ? [...new Set([...publisher.blockedCategories, ...request.bcat])] : publisher.blockedCategories;
   return { advertisers, categories };
 }
@@ -24,7 +23,7 @@ export function blocksOf(publisher: Pick<PublisherRecord, 'blockedAdvertisers' |
 /** Whether `host` is a blocked domain or one of its subdomains (blocking shop.example blocks www.shop.example). */
 export function isBlockedDomain(blocked: ReadonlySet<string>, host: string | null | undefined): boolean {
   if (blocked.size === 0 || !host) return false;
-  let name = host.toLowerCase().replace(/\.$/, '');
+  let name = normalizeDomain(host);
   for (;;) {
     if (blocked.has(name)) return true;
     const dot = name.indexOf('.');

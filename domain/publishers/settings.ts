@@ -30,6 +30,14 @@ const CATEGORY_ID = /^(?:[0-9]{1,5}|[A-Za-z0-9]{6}|IAB[0-9]{1,2}(?:-[0-9]{1,2})?
 /** A host name: labels of letters, digits and hyphens. */
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
+/**
+ * An advertiser domain as blocks compare it: trimmed, lower case, without the
+ * trailing dot of a fully qualified name (`Example.COM.` is `example.com`).
+ * The one normalization for the publisher's setting, a request's badv and a
+ * bid's adomain (auction/publisher/blocks.ts).
+ */
+export const normalizeDomain = (domain: string): string => domain.trim().toLowerCase().replace(/\.+$/, '');
+
 function intIn(param: string, value: number | null | undefined, min: number, max: number): number | null | undefined {
   if (value === undefined || value === null) return value;
   if (!Number.isInteger(value) || value < min || value > max) throw invalidValue(param, `${param} must be an integer from ${min} to ${max}`);
@@ -65,12 +73,7 @@ export function publisherSettingsData(input: PublisherSettingsInput) {
       allowable,
       `a category a publisher may allow (${SENSITIVE_CATEGORIES.filter(allowable).join(', ')})`,
     ),
-    blockedAdvertisers: listOf(
-      'block_advertisers',
-      input.blockAdvertisers?.map((d) => d.toLowerCase()),
-      (v) => DOMAIN.test(v),
-      'an advertiser domain',
-    ),
+    blockedAdvertisers: listOf('block_advertisers', input.blockAdvertisers?.map(normalizeDomain), (v) => DOMAIN.test(v), 'an advertiser domain'),
   };
   return Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined)) as Partial<typeof data>;
 }
