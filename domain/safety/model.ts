@@ -11,6 +11,7 @@
  *   a:STEM        a word of an assistant message
  * Leetspeak and letter repeats are folded first ("su1c1de", "diiiie").
  */
+import { LRUCache } from 'lru-cache';
 import { SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories';
 import { CLAUSE_BREAKERS, NEGATORS } from './negation';
 import { MessageCache } from './message-cache';
@@ -40,7 +41,25 @@ const STOP = new Set(['the', 'a', 'an', 'and', 'to', 'of', 'is', 'it', 'for', 'o
 export const MODEL_MESSAGES = 6;
 const MAX_CHARS = 4000;
 
-const wordCache = new Map<string, string>();
+/**
+ * Normalized words, least recently used evicted, bounded in bytes (a crafted
+ * conversation of unique long tokens cannot grow it): an entry's size is its
+ * key and value in UTF-16 plus a Map entry's overhead; tokens longer than
+ * WORD_CACHE_MAX_WORD are never cached (no word is that long, and they would evict real ones).
+ */
+export const WORD_CACHE_MAX_BYTES = 8 * 1024 * 1024;
+export const WORD_CACHE_MAX_WORD = 64;
+const WORD_ENTRY_OVERHEAD_BYTES = 64;
+const wordCache = new LRUCache<string, string>({
+  maxSize: WORD_CACHE_MAX_BYTES,
+  sizeCalculation: (value, key) => 2 * (key.length + value.length) + WORD_ENTRY_OVERHEAD_BYTES,
+});
+
+/** What the word cache holds now (entries, and bytes as it counts them). */
+export const wordCacheUsage = () => ({ entries: wordCache.size, bytes: wordCache.calculatedSize });
+
+// A token is a substring of its message: V8 may keep it as a slice that holds the whole message alive, so cache a copy.
+const detached = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
 
 function normalWord(raw: string): string {
   const cached = wordCache.get(raw);
@@ -49,7 +68,7 @@ function normalWord(raw: string): string {
   if (/[0-9@$]/.test(w) && /[a-z]/.test(w)) w = unleet(w) ?? w;
   w = foldRepeats(w) ?? w;
   const out = stem(w);
-  if (wordCache.size < 50_000) wordCache.set(raw, out);
+  if (raw.length <= WORD_CACHE_MAX_WORD) wordCache.set(detached(raw), detached(out));
   return out;
 }
 
