@@ -1,5 +1,6 @@
 import { apiProcessDeps, createApp } from './app';
 import { startMetricsServer } from '../lib/metrics-server';
+import { httpServerLimits, listenWithLimits } from '../lib/http/server';
 import { assertStartupConfig, config } from '../lib/config';
 import { closeDb, createDb } from '../lib/db';
 import { closeWithin } from '../lib/deadline';
@@ -14,7 +15,7 @@ const temporal = createTemporalClient();
 const { deps, metrics, delivery } = apiProcessDeps(db, temporal);
 // Campaign creates run their saga here, started eagerly (worker/creation-worker.ts); API_CREATION_WORKER=off leaves them to the worker process.
 const creationWorker = config.api.creationWorker ? startApiCreationWorker(db, temporal, metrics.registry) : undefined;
-const server = createApp({ ...deps, eagerStart: creationWorker }).listen(config.api.port, config.api.host, () => {
+const server = listenWithLimits(createApp({ ...deps, eagerStart: creationWorker }), config.api.port, config.api.host, httpServerLimits('api'), () => {
   console.log(`api listening on http://${config.api.host}:${config.api.port}`);
 });
 const metricsServer = startMetricsServer(metrics.registry, { host: config.metrics.host, port: config.metrics.apiPort });

@@ -3,6 +3,7 @@ import { assertStartupConfig, config } from '../lib/config';
 import { createDb } from '../lib/db';
 import { createAuction } from './app';
 import { startMetricsServer } from '../lib/metrics-server';
+import { httpServerLimits, listenWithLimits } from '../lib/http/server';
 
 /**
  * The standalone auction service (no Temporal, no per-request database query).
@@ -15,10 +16,9 @@ async function main() {
   const clickhouse = createClickhouse();
   const auction = createAuction({ db, clickhouse });
   await auction.start();
-  const server = auction.app.listen(config.auction.port, config.api.host, () => {
+  const server = listenWithLimits(auction.app, config.auction.port, config.api.host, httpServerLimits('auction'), () => {
     console.log(`auction listening on http://${config.api.host}:${config.auction.port}`);
   });
-  server.keepAliveTimeout = 65_000;
   const metrics = await startMetricsServer(auction.deps.metrics.registry, { host: config.metrics.host, port: config.metrics.auctionPort });
   console.log(`auction metrics on ${metrics.url}`);
   let stopping = false;

@@ -148,6 +148,21 @@ export const config = {
     /** Each step of a shutdown (background writes, pool end, Temporal connection, HTTP server). */
     closeMs: intFromEnv('CLOSE_TIMEOUT_MS', 5_000),
   },
+  /**
+   * Limits of the api's and the auction's HTTP servers (lib/http/server.ts): a client that is slow to
+   * send its headers or its body, or idles on a kept-alive connection, lets go of its socket in bounded
+   * time (docs/configuration.md). The auction keeps connections alive longer: chat hosts reuse them.
+   */
+  http: {
+    /** Whole request (headers and body) received within this; past it Node answers 408 and closes. */
+    requestTimeoutMs: intFromEnv('HTTP_REQUEST_TIMEOUT_MS', 60_000),
+    /** Headers received within this (at most requestTimeoutMs). */
+    headersTimeoutMs: intFromEnv('HTTP_HEADERS_TIMEOUT_MS', 20_000),
+    /** An idle kept-alive connection is closed after this (per process). */
+    keepAliveTimeoutMs: { api: intFromEnv('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000), auction: intFromEnv('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000) },
+    /** Open connections per process; more are refused (closed at once). */
+    maxConnections: intFromEnv('HTTP_MAX_CONNECTIONS', 2_000),
+  },
   events: {
     /** Collected events per API key per hour (each event of a batch counts). */
     perKeyPerHour: intFromEnv('RATE_LIMIT_EVENTS_PER_HOUR', 1_000_000),
@@ -186,6 +201,11 @@ export const config = {
     clickTokenTtlSeconds: intFromEnv('TRACKING_CLICK_TOKEN_TTL_SECONDS', 7 * 86_400),
     /** How long a DSP impression waits for its auction's record in the auction log before it is exported with no revenue (domain/delivery/dsp-revenue.ts). */
     dspRevenueGraceSeconds: intFromEnv('DSP_REVENUE_RECORD_WAIT_SECONDS', 30),
+    /** Invalid traffic: impressions a minute per publisher and user key or network beyond which they are a burst (domain/delivery/invalid-traffic.ts). */
+    burst: {
+      perUserPerMinute: intFromEnv('INVALID_TRAFFIC_BURST_PER_USER_PER_MINUTE', 30),
+      perNetworkPerMinute: intFromEnv('INVALID_TRAFFIC_BURST_PER_NETWORK_PER_MINUTE', 600),
+    },
     /** Ledger rows per ClickHouse export batch (domain/delivery/exporter.ts). */
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
     /** Least time between the starts of two ledger flushes of one api process (lib/group-commit.ts): fuller, fewer flushes under load (bench/README.md, "tracking"). */

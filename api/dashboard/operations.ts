@@ -33,7 +33,7 @@ import { apiKeyRecordSchema, createApiKeySchema } from '../api-keys/routes';
 import { campaignDeliverySchema } from '../campaigns/delivery';
 import { accountOperations } from './account';
 import { DASHBOARD_API, dashboardOperation } from './operation';
-import { dashboardAuthOf, loadDashboardSession, memberOf, requireCsrf, securityHeaders, staffOf } from './session-cookie';
+import { dashboardAuthOf, loadDashboardSession, memberOf, requireCsrf, requireSessionBeforeBody, securityHeaders, staffOf } from './session-cookie';
 
 /** Views shaped for the dashboard's own pages (domain/dashboard/views.ts), not a public contract. */
 const view = z.looseObject({});
@@ -257,7 +257,7 @@ function creativeReviewOperations(deps: UseCaseDeps): Operation[] {
  */
 const jsonUnlessMultipart: RequestHandler = (req, res, next) => (req.is('multipart/form-data') ? next() : jsonBody(req, res, next));
 
-/** The JSON endpoints' router: the session from the cookie, the CSRF check of state changes, the operations, 404 beyond. */
+/** The JSON endpoints' router: the session from the cookie (a state change without one refused before its body), the CSRF check of state changes, the operations, 404 beyond. */
 export function dashboardApiRoutes(db: Db, operations: Operation[]): Router {
   const router = Router();
   router.use(
@@ -267,6 +267,7 @@ export function dashboardApiRoutes(db: Db, operations: Operation[]): Router {
       next();
     },
     loadDashboardSession(db),
+    requireSessionBeforeBody,
     jsonUnlessMultipart,
     requireCsrf,
   );

@@ -81,9 +81,21 @@ export const requireCsrf: RequestHandler = (req, res, next) => {
   next();
 };
 
+const SIGN_IN = 'Sign in to the dashboard with a link from `adctl login-link`';
+
+/**
+ * A state change without a session is refused before its body is read (and its
+ * connection closed), so a signed-out client cannot hold a socket by trickling one.
+ */
+export const requireSessionBeforeBody: RequestHandler = (req, res, next) => {
+  if (SAFE_METHODS.has(req.method) || dashboardAuthOf(res)) return next();
+  res.set('Connection', 'close');
+  throw new DomainError('auth_required', SIGN_IN);
+};
+
 function signedIn(res: Response): DashboardPrincipal {
   const auth = dashboardAuthOf(res);
-  if (!auth) throw new DomainError('auth_required', 'Sign in to the dashboard with a link from `adctl login-link`');
+  if (!auth) throw new DomainError('auth_required', SIGN_IN);
   return auth.principal;
 }
 
