@@ -6,7 +6,8 @@
 FROM node:20-slim AS builder
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci
+# onnxruntime-node: its CPU build is in the package; skip the GPU download of its install script.
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci
 COPY . .
 # Type-checks the entries, generates the Prisma client and the dashboard bundle, emits dist/
 # (services, CLI, migrations, prisma/ schema, migrations and routines, the workflow bundle).
