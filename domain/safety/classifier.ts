@@ -19,7 +19,7 @@
 import { SENSITIVE_CATEGORIES, CATEGORY_TABLE, type SensitiveCategory } from './categories';
 import { FuzzyIndex } from './fuzzy';
 import { AGE_TOKEN, BROAD_CUES, BROAD_NEAR_MISSES } from './lexicon-broad';
-import { CHILD_CONTEXT, CUES, CUE_WEIGHTS, FUZZY_KEYS, FUZZY_STOP_WORDS, NEAR_MISSES, NUMBER_WORDS, ORDINAL_WORDS } from './lexicon';
+import { ASSISTANT_CONCERN, CHILD_CONTEXT, CUES, CUE_WEIGHTS, FUZZY_KEYS, FUZZY_STOP_WORDS, NEAR_MISSES, NUMBER_WORDS, ORDINAL_WORDS } from './lexicon';
 import {
   CLAUSE_BREAKERS,
   isNegatedAt,
@@ -48,7 +48,8 @@ export interface Classification {
 }
 
 export interface CueMatch {
-  category: SensitiveCategory | 'child_context';
+  /** `assistant_concern`: the host's assistant refusing or referring to help (ASSISTANT_CONCERN), counted in its messages only. */
+  category: SensitiveCategory | 'child_context' | 'assistant_concern';
   pattern: string;
   weight: number;
   /** Index in the messages given. */
@@ -64,6 +65,8 @@ export interface Explanation extends Classification {
   model: Record<SensitiveCategory, number>;
   /** What the lexicon alone would have found. */
   lexiconCategories: SensitiveCategory[];
+  /** Visible evidence the model may decide on alone (MODEL_RULE.minEvidence): a cue of any category, or the assistant's concern. */
+  evidence: boolean;
   matches: CueMatch[];
 }
 
@@ -87,6 +90,7 @@ export const MODEL_RULE: ModelRule = {
   alone: 0.7,
   neverWithCue: 0.4,
   neverAlone: 0.5,
+  minEvidence: 0.25,
   vetoBelowScore: 1.5,
   vetoUnder: 0.03,
 };
@@ -99,6 +103,15 @@ export interface ModelRule {
   /** The same thresholds for `never` categories: a missed disclosure costs more than a lost ad, so they may be lower. */
   neverWithCue: number;
   neverAlone: number;
+  /**
+   * The model alone (`alone`, `neverAlone`) decides a `never` category only
+   * with evidence a reader can see: a cue of any category scoring
+   * `minEvidence` or more, or the assistant's concern (ASSISTANT_CONCERN).
+   * Words alone ("pump", "kids", "bar") drift a logistic regression over a
+   * few hundred conversations, and a publisher cannot relax `never`. A
+   * `block` category, which a publisher may allow, keeps `alone`.
+   */
+  minEvidence: number;
   /**
    * The model's veto: a `block` category the lexicon alone found with a score
    * under `vetoBelowScore` (one strong cue and some topic words) is dropped
@@ -113,8 +126,9 @@ export interface ModelRule {
 
 const CATEGORY_COUNT = SENSITIVE_CATEGORIES.length;
 const CHILD_CONTEXT_GROUP = CATEGORY_COUNT;
+const CONCERN_GROUP = CATEGORY_COUNT + 1;
 const MASK_GROUP = -1;
-const GROUP_COUNT = CATEGORY_COUNT + 1;
+const GROUP_COUNT = CATEGORY_COUNT + 2;
 const MINORS = SENSITIVE_CATEGORIES.indexOf('minors');
 /** Categories that, with a child in the conversation, make it about minors. */
 const HARM_TO_CHILD = (['self_harm', 'sexual', 'violence_tragedy', 'hate_harassment', 'illegal_drugs'] as const).map((c) => SENSITIVE_CATEGORIES.indexOf(c));
@@ -123,6 +137,7 @@ SENSITIVE_CATEGORIES.forEach((c, i) => {
   NEVER_GROUPS[i] = CATEGORY_TABLE[c].defaultPolicy === 'never' ? 1 : 0;
 });
 NEVER_GROUPS[CHILD_CONTEXT_GROUP] = 1;
+NEVER_GROUPS[CONCERN_GROUP] = 1;
 
 // Token kinds.
 const WORD = 0;
@@ -237,6 +252,7 @@ SENSITIVE_CATEGORIES.forEach((category, group) => {
   for (const tier of ['strong', 'medium', 'weak'] as const) for (const source of broad[tier] ?? []) addCue(source, group, CUE_WEIGHTS[tier]);
 });
 for (const source of CHILD_CONTEXT) addCue(source, CHILD_CONTEXT_GROUP, CUE_WEIGHTS.medium);
+for (const source of ASSISTANT_CONCERN) addCue(source, CONCERN_GROUP, CUE_WEIGHTS.strong);
 for (const source of [...NEAR_MISSES, ...BROAD_NEAR_MISSES]) addCue(source, MASK_GROUP, 0);
 // Needed only while compiling: its keys are millions of characters the process would otherwise keep.
 compiledSequences.clear();
@@ -561,16 +577,19 @@ function run(
   const recentFrom = messages.length - RECENT_MESSAGES;
   for (let m = messages.length - 1; m >= first; m -= 1) {
     const onlyNever = m < recentFrom;
+    // The assistant's concern counts in its own messages only; the user saying "are you ok" is not it.
+    const assistant = messages[m].role === 'assistant';
     if (collect) {
       prepareMessage(messages[m].content);
       matchCues(length, onlyNever, (cue, start, stop, negated) => {
+        if (cue.group === CONCERN_GROUP && (!assistant || negated)) return;
         collect(cue, m, start, stop, negated);
         if (!negated) addHit(cue);
         else denials[cue.group] += 1;
       });
     } else {
       const hits = cueHitsOf(messages[m].content);
-      for (const cue of hits.said) if (!onlyNever || NEVER_GROUPS[cue.group]) addHit(cue);
+      for (const cue of hits.said) if ((!onlyNever || NEVER_GROUPS[cue.group]) && (assistant || cue.group !== CONCERN_GROUP)) addHit(cue);
       for (const cue of hits.denied) if (!onlyNever || NEVER_GROUPS[cue.group]) denials[cue.group] += 1;
     }
   }
@@ -581,7 +600,14 @@ function run(
     else if (scores[MINORS] > 0) scores[MINORS] += 0.5;
   }
   if (MODEL_RULE.enabled) modelScores(weights, modelFeatures(messages), probabilities);
-  return decideCategories(scores, probabilities, MODEL_RULE, denials);
+  return decideCategories(scores, probabilities, MODEL_RULE, denials, scores[CONCERN_GROUP] > 0);
+}
+
+/** A cue a reader can see: one of any category at `minEvidence` or more, or the assistant's concern. */
+function hasEvidence(lexicon: ArrayLike<number>, rule: ModelRule, concern: boolean): boolean {
+  if (concern) return true;
+  for (let g = 0; g < CATEGORY_COUNT; g += 1) if (lexicon[g] >= rule.minEvidence - 1e-9) return true;
+  return false;
 }
 
 /**
@@ -589,12 +615,19 @@ function run(
  * SENSITIVE_CATEGORIES order): shared by the classifier and cross-validate.ts,
  * which tries rules on out-of-fold probabilities.
  */
-export function decideCategories(lexicon: ArrayLike<number>, model: ArrayLike<number>, rule: ModelRule, denied?: ArrayLike<number>): SensitiveCategory[] {
+export function decideCategories(
+  lexicon: ArrayLike<number>,
+  model: ArrayLike<number>,
+  rule: ModelRule,
+  denied?: ArrayLike<number>,
+  concern = false,
+): SensitiveCategory[] {
   const categories: SensitiveCategory[] = [];
+  const evidence = hasEvidence(lexicon, rule, concern);
   for (let g = 0; g < CATEGORY_COUNT; g += 1) {
     const p = rule.enabled ? model[g] : 0;
     const never = NEVER_GROUPS[g] === 1;
-    const alone = never ? rule.neverAlone : rule.alone;
+    const alone = !never ? rule.alone : evidence ? rule.neverAlone : Infinity;
     const withCue = never ? rule.neverWithCue : rule.withCue;
     // A category the conversation only denies ("I'm not suicidal, I want running shoes") is not the model's to find:
     // its words are all there, and the model reads no negation.
@@ -619,7 +652,7 @@ export function explainConversation(messages: readonly ConversationMessage[]): E
     const words: string[] = [];
     for (let i = start; i < stop; i += 1) words.push(kinds[i] === CLAUSE_END ? '.' : kinds[i] === WORD ? vocabulary.words[ids[i]] || '?' : String(numbers[i]));
     matches.push({
-      category: cue.group === CHILD_CONTEXT_GROUP ? 'child_context' : SENSITIVE_CATEGORIES[cue.group],
+      category: cue.group === CHILD_CONTEXT_GROUP ? 'child_context' : cue.group === CONCERN_GROUP ? 'assistant_concern' : SENSITIVE_CATEGORIES[cue.group],
       pattern: cue.source,
       weight: cue.weight,
       message,
@@ -634,5 +667,6 @@ export function explainConversation(messages: readonly ConversationMessage[]): E
     number
   >;
   const lexiconCategories = SENSITIVE_CATEGORIES.filter((_, g) => scores[g] >= DETECTION_THRESHOLD - 1e-9);
-  return { categories, scores: scoreRecord, model, lexiconCategories, matches };
+  const evidence = hasEvidence(scores, MODEL_RULE, scores[CONCERN_GROUP] > 0);
+  return { categories, scores: scoreRecord, model, lexiconCategories, evidence, matches };
 }

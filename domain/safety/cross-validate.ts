@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { SENSITIVE_CATEGORIES } from './categories';
 import { decideCategories, explainConversation, MODEL_RULE, type ModelRule } from './classifier';
-import { evaluate, LABELLED_SET_PATH, readLabelledSet, trainingRows, type LabelledConversation } from './evaluation';
+import { evaluate, LABELLED_SET_PATH, ORDINARY_SET_PATH, readLabelledSet, trainingRows, type LabelledConversation } from './evaluation';
 import { modelFeatures, modelScores, trainModel } from './model';
 import { MODEL_TRAINING } from './train-model';
 
@@ -23,15 +23,16 @@ const FOLDS = 5;
 /** Out-of-fold model probabilities and in-sample lexicon scores of each labelled training conversation. */
 function outOfFold(labelled: LabelledConversation[], extra: LabelledConversation[]) {
   const rows = [...labelled, ...extra];
-  const scored = new Map<string, { lexicon: number[]; model: Float64Array }>();
+  const scored = new Map<string, { lexicon: number[]; model: Float64Array; concern: boolean }>();
   for (let fold = 0; fold < FOLDS; fold += 1) {
     const train = rows.filter((_, i) => i % FOLDS !== fold);
     const weights = trainModel(train, { ...MODEL_TRAINING, sources: [] });
     labelled.forEach((row, i) => {
       if (i % FOLDS !== fold) return;
       const model = modelScores(weights, modelFeatures(row.messages), new Float64Array(SENSITIVE_CATEGORIES.length));
-      const { scores } = explainConversation(row.messages);
-      scored.set(row.id, { lexicon: SENSITIVE_CATEGORIES.map((c) => scores[c]), model });
+      const { scores, matches } = explainConversation(row.messages);
+      const concern = matches.some((m) => m.category === 'assistant_concern');
+      scored.set(row.id, { lexicon: SENSITIVE_CATEGORIES.map((c) => scores[c]), model, concern });
     });
   }
   return scored;
@@ -39,13 +40,13 @@ function outOfFold(labelled: LabelledConversation[], extra: LabelledConversation
 
 function main() {
   const labelled = trainingRows(readLabelledSet());
-  const extra = readLabelledSet(path.join(path.dirname(LABELLED_SET_PATH), 'model-training.jsonl'));
+  const extra = [...readLabelledSet(path.join(path.dirname(LABELLED_SET_PATH), 'model-training.jsonl')), ...trainingRows(readLabelledSet(ORDINARY_SET_PATH))];
   const scored = outOfFold(labelled, extra);
   // evaluate() hands the classifier messages: find their row, and its out-of-fold scores, by the array itself.
   const scoresOf = new Map(labelled.map((row) => [row.messages, scored.get(row.id)]));
   const classifyWith = (rule: ModelRule) => (messages: LabelledConversation['messages']) => {
     const s = scoresOf.get(messages);
-    return s ? decideCategories(s.lexicon, s.model, rule) : [];
+    return s ? decideCategories(s.lexicon, s.model, rule, undefined, s.concern) : [];
   };
   const figure = (n: number) => n.toFixed(3);
   console.log(`${labelled.length} labelled training conversations, ${extra.length} training messages, ${FOLDS} folds`);

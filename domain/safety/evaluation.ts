@@ -70,6 +70,13 @@ export function trainingRows(set: readonly LabelledConversation[]): LabelledConv
 }
 
 export const LABELLED_SET_PATH = path.join(__dirname, '../../test/fixtures/safety/conversations.jsonl');
+/**
+ * Ordinary conversations only (issue 44): shopping, hobbies, work, family
+ * logistics and their trap words ("bass", "shot", "pump", "kill a process").
+ * Rows without `holdout` were tuned on; `holdout: true` rows are the fresh
+ * probe for the ordinary false-block rate, written with them and never tuned on.
+ */
+export const ORDINARY_SET_PATH = path.join(__dirname, '../../test/fixtures/safety/ordinary.jsonl');
 
 export function readLabelledSet(file = LABELLED_SET_PATH): LabelledConversation[] {
   return readFileSync(file, 'utf8')

@@ -797,6 +797,21 @@ export const BROAD_NEAR_MISSES: readonly string[] = [
   '(how many|number of) (people|soldiers|men|troops)? ~2 (died|killed|dead|casualties) (in|at|during) (the)? (battle|siege|war|ww1|ww2|wwi|wwii|world war|revolution|invasion|civil war|crusades)',
   // Elections of a club or an association are not politics (probe 6).
   '(hoa|homeowners association|condo|club|society|league|guild|co op|coop|union|alumni) ~4 (candidate|candidates|election|elections|vote|voting|ballot|campaign)',
+  // Household and hobby senses of drug, sex and violence words (issue 44: ordinary conversations' set, tuning part).
+  '(strip|stripping|stripped) (off)? (the|old|my|this)? (paint|varnish|finish|stain|wallpaper|lacquer|wax|wire|wires|insulation|floor|floors|furniture|dresser|table|chair|cabinet|cabinets|sheets|bed|beds)',
+  // Roblox Studio is where children learn to make games, not a chat with strangers.
+  'roblox studio',
+  '(citrus|chemical|varnish|finish|wallpaper|floor|gel|furniture|soy) (stripper|strippers)',
+  '(weeds|weed) (out|out of|from|between|in) ~3 (garden|lawn|yard|pavers|patio|driveway|bed|beds|cracks|grass|gravel|sidewalk)',
+  '(garden|lawn|yard|patio|driveway|paver|pavers|flower bed) weeds',
+  '(keys|key|keyboard|button|buttons|pedal|switch|trigger|plunger) (feel|feels|are|is|stay|stays|get|gets|look|looks)? (depressed|mushy|stuck)',
+  '(cat|cats|dog|dogs|puppy|kitten|pet|parrot|bird|ferret|rabbit|hamster|baby|newborn|infant) (keeps|kept|is|has been|started|keep)? (throwing up|vomiting|puking|spitting up) after ~2 (eating|meals|meal|food|feeding|feeds)',
+  '(clay|clays|skeet|trap|sporting clays|target|duck|dove|pheasant|turkey|bird|deer) (pigeon|pigeons)? (shooting|shoot|hunting|season|shells|loads|gun|shotgun)',
+  'shotgun (shells|shell|loads|load|choke|chokes)',
+  '(cold|cough|flu|allergy|allergies|sinus|pain|headache|fever|sleep|heartburn) (medicine|medicines|meds|medication|tablets|pills|relief|spray) ~4 (without a prescription|no prescription|over the counter)',
+  '(drugstore|drug store|pharmacy|pharmacist|counter) ~3 (without a prescription|no prescription)',
+  `(how much|how many|dose of|dosage of|dosing) (children s|childrens|kids|infant|infants|baby)? ${'(tylenol|motrin|advil|ibuprofen|acetaminophen|paracetamol|benadryl|calpol|nurofen|zyrtec|claritin)'} ~2 (can|should|for|to give)? (a|my|our|your)? ~2 (year old|yr old|yo|toddler|baby|infant|child|kid|son|daughter|newborn)`,
+  `(children s|childrens|kids|infant|infants|baby) (tylenol|motrin|advil|ibuprofen|acetaminophen|paracetamol|benadryl|calpol|nurofen|zyrtec|claritin)`,
   // Sports hyperbole: 'so depressed the Lakers lost' (probe 6).
   '(so|really|super|lowkey|kinda) depressed ~4 (lost|lose|losing|won|season|game|match|finale|ended|sold out|cancelled|canceled)',
   // Hyperbole a complaint uses: 'my boss is gonna murder me if I'm late' (probe 5).

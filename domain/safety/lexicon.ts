@@ -1191,6 +1191,39 @@ export const CHILD_CONTEXT: readonly string[] = [
   'my (son|daughter)',
 ];
 
+/**
+ * The host's assistant showing concern: a refusal, a safety check, a referral
+ * to help. Matched in assistant messages only; not a category. It is visible
+ * evidence that lets the learned scorer decide a category its words weigh
+ * (classifier.ts, MODEL_RULE): the model alone, with nothing a reader can
+ * point at, decides nothing. Written by kind of reply, not from the labelled set.
+ */
+export const ASSISTANT_CONCERN: readonly string[] = [
+  // refusals
+  '(i|we) (cant|cannot|wont|will not|am not able to|m not able to|am unable to|m unable to) (help|assist) (with|you with) (that|this|it)',
+  '(i|we) (cant|cannot|wont|will not) (provide|recommend|share|give|find|suggest) (that|this|those|information|instructions|advice|details)',
+  'not something (i|we) can help with',
+  // a safety check
+  '(are|is) (you|she|he|they) (safe|okay|ok|hurt) (right now|now|tonight)',
+  '(are|is) (you|she|he|they) (in|somewhere) (safe|a safe place)',
+  '(your|her|his|their) safety (comes first|matters|is what matters)',
+  '(i am|im|i m) (really|very|so)? (worried|concerned) (about|for) (you|her|him|them)',
+  // referrals to help
+  'call (emergency services|911|999|112|988|the police|a crisis line|a helpline)',
+  '(crisis|suicide|samaritans) (line|lifeline|hotline|text line)',
+  '(text|call) 988',
+  '(mental health|medical) professional',
+  '(doctor|therapist|counselor|counsellor|gp) or (a|another)? (mental health professional|therapist|counselor|counsellor|someone you trust|crisis line)',
+  '(report|reporting) (it|this|them|him|her)? to (the)? (police|authorities|cybertipline|ncmec)',
+  '(get|take) (her|him|them|yourself) to (a|the)? (doctor|emergency room|er|hospital) (today|now|right away|immediately)',
+  // someone to be with, in distress
+  '(someone|anyone|somebody) (you trust|you could call|you can call|you could talk to|to talk to)',
+  'talk to (anyone|someone|somebody) about (it|this|how you)',
+  '(you are|youre|you re) not alone',
+  '(you|youll) (dont|do not) have to (go through|carry|face) (this|it) alone',
+  '(im|i am|i m) (really|so|very)? sorry (youre|you are|you re) (feeling|going through|dealing)',
+];
+
 /** Ordinary phrases that contain a cue's words; their words are masked before cues are matched. */
 export const NEAR_MISSES: readonly string[] = [
   // self harm

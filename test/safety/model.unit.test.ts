@@ -100,9 +100,14 @@ describe('joined to the lexicon', () => {
     expect(decideCategories(at('self_harm', 1), low, MODEL_RULE)).toEqual(['self_harm']);
     expect(decideCategories(at('violence_tragedy', 1), low, { ...MODEL_RULE, enabled: false })).toEqual(['violence_tragedy']);
     // never categories are found by the model at lower probabilities than block ones.
+    // With evidence a reader can see: the assistant's concern, or a cue of any category.
     const between = (MODEL_RULE.neverAlone + MODEL_RULE.alone) / 2;
-    expect(decideCategories(at('none', 0), at('self_harm', between), MODEL_RULE)).toEqual(['self_harm']);
-    expect(decideCategories(at('none', 0), at('politics', between), MODEL_RULE)).toEqual([]);
+    expect(decideCategories(at('none', 0), at('self_harm', between), MODEL_RULE, undefined, true)).toEqual(['self_harm']);
+    expect(decideCategories(at('medical_emergency', MODEL_RULE.minEvidence), at('self_harm', between), MODEL_RULE)).toEqual(['self_harm']);
+    expect(decideCategories(at('none', 0), at('politics', between), MODEL_RULE, undefined, true)).toEqual([]);
+    // Without any, the model alone decides no `never` category, however sure; a `block` one still at `alone`.
+    expect(decideCategories(at('none', 0), at('self_harm', 0.99), MODEL_RULE)).toEqual([]);
+    expect(decideCategories(at('none', 0), at('politics', MODEL_RULE.alone), MODEL_RULE)).toEqual(['politics']);
   });
 
   test('ages written as 12yo count as ages', () => {
