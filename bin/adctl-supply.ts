@@ -6,6 +6,7 @@ import type { Db } from '../lib/db';
 import { createPublisher, listPublishers } from '../domain/publishers';
 import { showPublisher, updatePublisherSettings, type PublisherSettingsInput } from '../domain/publishers/settings';
 import { addDsp, disableDsp, listDsps } from '../domain/dsps';
+import { decimalFlag } from './adctl-numbers';
 
 type Options = (
   args: string[],
@@ -31,14 +32,12 @@ const PUBLISHER_SETTING_OPTIONS = {
   'block-advertisers': { type: 'string' },
 } as const;
 
-/** `adctl publisher update`'s flags as settings: numbers checked by the domain, `none` clears a limit, lists comma-separated (empty clears). */
+/** `adctl publisher update`'s flags as settings: decimal numbers (their ranges checked by the domain), `none` clears a limit, lists comma-separated (empty clears). */
 function publisherSettingsOf(values: Record<string, string | boolean | undefined>, usage: (m: string) => Error): PublisherSettingsInput {
   const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
   const number = (name: string) => {
     const v = text(name);
-    if (v === undefined) return undefined;
-    if (v.trim() === '' || !Number.isFinite(Number(v))) throw usage(`--${name} must be a number`);
-    return Number(v);
+    return v === undefined ? undefined : decimalFlag(v, name, usage);
   };
   const limit = (name: string) => (text(name) === 'none' ? null : number(name));
   const list = (name: string) => text(name)?.split(',');
@@ -71,7 +70,7 @@ async function runPublisherCommand(db: Db, command: string, rest: string[], opti
       return createPublisher(db, {
         name: str(values.name)!,
         domain: str(values.domain),
-        tmaxMs: values.tmax === undefined ? undefined : Number(values.tmax),
+        tmaxMs: values.tmax === undefined ? undefined : decimalFlag(str(values.tmax)!, 'tmax', usage),
         test: values.test === true,
       });
     }

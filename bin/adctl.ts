@@ -10,6 +10,7 @@ import { config } from '../lib/config';
 import { closeWithin } from '../lib/deadline';
 import { createMember, createOrganization, deleteOrganization, findOrganization, type Role } from '../domain/organizations/service';
 import { isUuid } from '../domain/ids';
+import { decimalFlag } from './adctl-numbers';
 
 class UsageError extends Error {}
 
@@ -51,6 +52,9 @@ function options<S extends Record<string, { type: 'string' | 'boolean' }>>(args:
     throw new UsageError((err as Error).message);
   }
 }
+
+/** An integer flag's value: decimal digits only (bin/adctl-numbers.ts). */
+const integerFlag = (value: string, flag: string) => decimalFlag(value, flag, (m) => new UsageError(m), 'integer');
 
 async function organizationOf(db: Db, publicId: string | undefined) {
   if (!publicId) throw new UsageError('--org is required');
@@ -196,7 +200,7 @@ const organizationCommands: Record<string, Command> = {
   'org list': async (db, args) => {
     const { values, positionals } = options(args, { limit: { type: 'string' } } as const);
     if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-    const limit = values.limit === undefined ? 100 : Number(values.limit);
+    const limit = values.limit === undefined ? 100 : integerFlag(values.limit, 'limit');
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
     const { listAccountSettings } = await import('../domain/ad-accounts/settings');
     return { organizations: await listAccountSettings(db, limit) };
@@ -228,8 +232,7 @@ const reviewCampaignCommand: Command = async (db, args, command) => {
 const reviewCreativeCommand: Command = async (db, args, command) => {
   const { values, positionals } = options(args, { reason: { type: 'string' }, revision: { type: 'string' } } as const);
   const adId = exactlyOne(positionals, 'AD_ID');
-  const revision = values.revision === undefined ? undefined : Number(values.revision);
-  if (revision !== undefined && !Number.isInteger(revision)) throw new UsageError('--revision must be an integer');
+  const revision = values.revision === undefined ? undefined : integerFlag(values.revision, 'revision');
   const { reviewCreative } = await import('../use-cases/creatives/review-creative');
   const verdict = command === 'review approve-ad' ? 'approved' : 'rejected';
   return withTemporal((temporal) => reviewCreative({ db, temporal }, adId, verdict, values.reason, revision));
@@ -324,8 +327,8 @@ const DEMO_SEED_STATEMENT_MS = 10 * 60_000;
 
 const demoSeedCommand: Command = async (db, args) => {
   const { values } = options(args, { days: { type: 'string' }, impressions: { type: 'string' } } as const);
-  const days = Number(values.days ?? 90);
-  const impressions = Number(values.impressions ?? 1_000_000);
+  const days = values.days === undefined ? 90 : integerFlag(values.days, 'days');
+  const impressions = values.impressions === undefined ? 1_000_000 : integerFlag(values.impressions, 'impressions');
   if (!Number.isInteger(days) || days < 1 || days > 366) throw new UsageError('--days must be an integer from 1 to 366');
   if (!Number.isInteger(impressions) || impressions < 1) throw new UsageError('--impressions must be a positive integer');
   const { seedDemo } = await import('../dev/demo-seed');
@@ -365,7 +368,7 @@ const deadLetterCommands: Record<string, Command> = {
   'dead-letters list': async (db, args) => {
     const { values, positionals } = options(args, { table: { type: 'string' }, limit: { type: 'string' } } as const);
     if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-    const limit = values.limit === undefined ? 50 : Number(values.limit);
+    const limit = values.limit === undefined ? 50 : integerFlag(values.limit, 'limit');
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer from 1 to 1000');
     const { countDeadLetters, listDeadLetters } = await import('../domain/dead-letters/store');
     return { counts: await countDeadLetters(db), dead_letters: await listDeadLetters(db, { table: values.table, limit }) };

@@ -135,6 +135,20 @@ describe('errors: non-zero exit, a message on stderr, nothing on stdout', () => 
       stderr: /no such organization/,
     },
     'unknown command': { args: ['org', 'explode'], stderr: /unknown command: org explode/ },
+    // Numeric flags take decimal digits only: Number() would read 0x10 as 16, 1e2 as 100 and ' 5' as 5.
+    'org list --limit 0x10': { args: ['org', 'list', '--limit', '0x10'], stderr: /--limit must be a decimal integer/ },
+    'org list --limit " 5"': { args: ['org', 'list', '--limit', ' 5'], stderr: /--limit must be a decimal integer/ },
+    'dead-letters list --limit 1e2': { args: ['dead-letters', 'list', '--limit', '1e2'], stderr: /--limit must be a decimal integer/ },
+    'review approve-ad --revision 0x1': {
+      args: ['review', 'approve-ad', '00000000-0000-4000-8000-000000000000', '--revision', '0x1'],
+      stderr: /--revision must be a decimal integer/,
+    },
+    'review approve-ad --revision ""': {
+      args: ['review', 'approve-ad', '00000000-0000-4000-8000-000000000000', '--revision', ''],
+      stderr: /--revision must be a decimal integer/,
+    },
+    'demo seed --days 0x10': { args: ['demo', 'seed', '--days', '0x10', '--impressions', '0'], stderr: /--days must be a decimal integer/ },
+    'demo seed --impressions 1e2': { args: ['demo', 'seed', '--days', '1', '--impressions', '1e2'], stderr: /--impressions must be a decimal integer/ },
   };
   let runs: Record<string, Run>;
   beforeAll(async () => {

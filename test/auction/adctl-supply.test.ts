@@ -11,6 +11,7 @@ import { hashSecret } from '../../lib/secrets';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { adctl, type AdctlRun } from '../support/cli';
+import { createPublisher } from '../../domain/publishers';
 import { startReferenceDsp, type Fault, type ReferenceDsp, type CreativeKind } from '../../dev/reference-dsp/server';
 import { adRequest, contextualRequest } from './support';
 
@@ -128,6 +129,25 @@ describe('publisher settings', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/publisher/);
   });
+
+  test('numeric flags take decimal digits only (0x10 is not 16): a usage error naming the flag, nothing changed or created', async () => {
+    const { publisher_id } = await createPublisher(db, { name: `Host ${unique()}` });
+    const name = `Hex tmax ${unique()}`;
+    const runs = await Promise.all([
+      adctl('publisher', 'update', publisher_id, '--floor-cpm', '0x10'),
+      adctl('publisher', 'update', publisher_id, '--floor-cpm', '1e1'),
+      adctl('publisher', 'update', publisher_id, '--floor-cpm', ' '),
+      adctl('publisher', 'update', publisher_id, '--tmax', '0x3E8'),
+      adctl('publisher', 'update', publisher_id, '--max-ads-per-conversation', '0b11'),
+      adctl('publisher', 'update', publisher_id, '--min-turns-between-ads', 'Infinity'),
+      adctl('publisher', 'create', '--name', name, '--tmax', '0x3E8'),
+    ]);
+    const flags = ['floor-cpm', 'floor-cpm', 'floor-cpm', 'tmax', 'max-ads-per-conversation', 'min-turns-between-ads', 'tmax'];
+    expect(runs.map((run) => [run.code, run.stdout, /^adctl: --([a-z-]+) must be a decimal/.exec(run.stderr)?.[1]])).toEqual(flags.map((f) => [2, '', f]));
+    const row = await db.publisher.findUniqueOrThrow({ where: { publicId: publisher_id } });
+    expect(row).toMatchObject({ floorMicros: 0n, tmaxMs: 2000, maxAdsPerConversation: null, minTurnsBetweenAds: null });
+    expect(await db.publisher.count({ where: { name } })).toBe(0);
+  }, 120_000);
 });
 
 describe('dsp add, list, disable', () => {
