@@ -24,7 +24,7 @@ export interface InhouseDeps {
   /** Even pacing (pacing-gate.ts: each ad carries its campaign's plan); absent: every campaign bids on every eligible request. */
   pacing?: Pick<PacingGate, 'participationOf'>;
   /** Frequency caps (frequency-caps.ts); absent: none. */
-  caps?: Pick<FrequencyCaps, 'checkFor' | 'recordWin' | 'enabled' | 'conversationAds'>;
+  caps?: Pick<FrequencyCaps, 'checkFor' | 'hold' | 'release' | 'recordWin' | 'enabled' | 'conversationAds'>;
 }
 
 /** Cut to `max` characters at a word boundary when one is near, with an ellipsis. */

@@ -139,6 +139,28 @@ export class FrequencyCaps {
     this.pending.push(event);
   }
 
+  /**
+   * An in-house bid's campaign counted toward the user's and conversation's caps
+   * from the moment the bid is made (in the same synchronous step as the cap
+   * check) until its auction settles. Auctions of one user that run side by side
+   * in this process (each waiting for its DSPs between check and win) see each
+   * other's bids, so one process alone never shows a campaign past a cap. A bid
+   * that wins is then counted by recordWin under the same auction id (one
+   * showing); one that loses is released. An auction that fails before it
+   * settles leaves its hold to expire with the provisional time.
+   */
+  hold(keys: AudienceKeys, campaignId: string, auctionId: string, now = Date.now()): void {
+    const expires = now + this.settings.provisionalMs;
+    add(this.users, `${keys.publisherId}\u0000${keys.user}`, campaignId, auctionId, expires);
+    if (keys.chat) add(this.chats, `${keys.publisherId}\u0000${keys.chat}`, campaignId, auctionId, expires);
+  }
+
+  /** A held bid that did not win: it no longer counts. */
+  release(keys: AudienceKeys, campaignId: string, auctionId: string): void {
+    remove(this.users, `${keys.publisherId}\u0000${keys.user}`, campaignId, auctionId);
+    if (keys.chat) remove(this.chats, `${keys.publisherId}\u0000${keys.chat}`, campaignId, auctionId);
+  }
+
   /** Writes this process's wins and reads everyone's since the last look (one at a time). */
   sync(now = Date.now()): Promise<void> {
     this.syncing = this.syncing
@@ -214,6 +236,15 @@ function add(map: Map<string, Shown>, key: string, campaignId: string, auctionId
   if (!auctions) shown.set(campaignId, (auctions = new Map<string, number>()));
   // A win and its impression are one showing: the later expiry wins.
   auctions.set(auctionId, Math.max(auctions.get(auctionId) ?? 0, expires));
+}
+
+function remove(map: Map<string, Shown>, key: string, campaignId: string, auctionId: string): void {
+  const shown = map.get(key);
+  const auctions = shown?.get(campaignId);
+  if (!shown || !auctions) return;
+  auctions.delete(auctionId);
+  if (auctions.size === 0) shown.delete(campaignId);
+  if (shown.size === 0) map.delete(key);
 }
 
 /** A win and its impression are one showing: the later expiry wins, the win's turn mark stays (the ledger's impression row has none). */

@@ -10,7 +10,10 @@ import { stepPacing } from '../../domain/serving/pacing-store';
 import { insertTree } from '../support/fixtures';
 import { call, newOrg, startHarness, type Harness } from '../support/harness';
 import { sleep, until } from '../support/wait';
-import { adRequest, contextualRequest, loggedBids, startAuction, type AuctionHarness } from '../auction/support';
+import { adRequest, contextualRequest, loggedBids, removeDsp, startAuction, type AuctionHarness } from '../auction/support';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { addDsp } from '../../domain/dsps';
 
 const PROVISIONAL_MS = 1500;
 const SYNC_MS = 100;
@@ -138,6 +141,59 @@ describe('frequency caps', () => {
     expect(shown).toBeLessThanOrEqual(6);
     await propagated();
     for (const h of [a, b]) expect(served(await ask(h, topic, { userId, chatId: fresh('chat') }))).toBe(false);
+  });
+});
+
+/**
+ * A native DSP that holds every bid request until `size` are waiting (or `maxWaitMs` passed),
+ * then answers them all with no bid: the auctions calling it are all between their cap check
+ * and their outcome at once, whatever the machine's load.
+ */
+async function barrierDsp(size: number, maxWaitMs: number) {
+  let waiting: http.ServerResponse[] = [];
+  const release = () => {
+    for (const res of waiting) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: {} }));
+    waiting = [];
+  };
+  const server = http.createServer((req, res) => {
+    req.resume().on('end', () => {
+      waiting.push(res);
+      if (waiting.length >= size) release();
+      else setTimeout(release, maxWaitMs).unref();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+describe('frequency caps within one auction', () => {
+  test('auctions of one user in flight together (all waiting on a DSP) show a campaign at most the cap', async () => {
+    const one = await startAuction({ settings });
+    const dsp = await barrierDsp(8, 1_500);
+    const { dsp_id } = await addDsp(one.db, {
+      name: `barrier-${randomBytes(3).toString('hex')}`,
+      protocol: 'native',
+      bidUrl: `${dsp.url}/native/bid`,
+      renderUrl: `${dsp.url}/native/render`,
+      key: `dspkey_${randomBytes(8).toString('hex')}`,
+    });
+    try {
+      one.dspIds.add(dsp_id);
+      await until(() => one.auction.deps.catalog.dsps.some((d) => d.id === dsp_id), 'the DSP in the catalog');
+      const { topic, tree } = await liveCampaign();
+      await until(() => one.auction.deps.catalog.ads.some((ad) => ad.adId === tree.ad.id), 'the ad in the index');
+      const userId = fresh('u');
+      const answers = await Promise.all(Array.from({ length: 8 }, () => ask(one, topic, { userId, chatId: fresh('chat') })));
+      expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+      // Three a day per user: every one of the eight checked the cap before any had won.
+      expect(answers.filter(served)).toHaveLength(3);
+      expect(served(await ask(one, topic, { userId, chatId: fresh('chat') }))).toBe(false);
+    } finally {
+      await removeDsp(one, dsp_id);
+      await dsp.close();
+      await one.close();
+    }
   });
 });
 
