@@ -184,6 +184,15 @@ describe("a DSP's revenue is never above the auction log's record", () => {
     ).json<{ revenue_micros: number }>();
     return rows.map((r) => Number(r.revenue_micros));
   };
+  /** How many ledger rows of these auctions the export cursor has not passed yet. */
+  const awaitingExportOf = async (auctionIds: string[]) => {
+    const { rows } = await pool.query<{ count: string }>(
+      `SELECT count(*) FROM delivery_ledger l, delivery_export_cursor c
+        WHERE c.id = 1 AND (l.txid, l.seq) > (c.txid, c.seq) AND l.auction_id = ANY($1::text[])`,
+      [auctionIds],
+    );
+    return Number(rows[0].count);
+  };
   const exportAll = async (opts: { revenueGraceSeconds: number }) => {
     const options = { viewTokenTtlSeconds: config.delivery.viewTokenTtlSeconds, ...opts };
     while ((await exportLedgerBatch(pool, ch, config.clickhouse.database, 5000, options)) > 0) {
@@ -200,10 +209,13 @@ describe("a DSP's revenue is never above the auction log's record", () => {
     await recordDeliveries(pool, [at('impression', dspImpression(recorded, dspId, 5_000_000)), at('impression', dspImpression(unrecorded, dspId, 5_000_000))]);
     expect((await ledgerRows(h.db, [recorded]))[0]).toMatchObject({ priceMicros: 5_000n }); // the ledger keeps what the token said
 
+    // An export sends its batch to ClickHouse, then holds what waits for its record and moves its cursor
+    // in one transaction; the test run's worker may be the exporter. Wait for the cursor past both rows:
+    // the recorded row already in ClickHouse does not mean the other is held yet.
     await until(async () => {
       await exportAll({ revenueGraceSeconds: 3_600 });
-      return (await revenueOf(recorded)).length === 1;
-    }, 'the recorded impression exported');
+      return (await awaitingExportOf([recorded, unrecorded])) === 0;
+    }, 'the export past both impressions');
     expect(await revenueOf(recorded)).toEqual([1_000]);
     expect(await revenueOf(unrecorded)).toEqual([]); // held: its record may still arrive
     expect(await h.db.deliveryExportHeld.count({ where: { eventId: `${unrecorded}:impression` } })).toBe(1);
