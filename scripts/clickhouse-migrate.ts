@@ -5,7 +5,7 @@ import { createClickhouse } from '../lib/clickhouse/client';
 import { deliveryTables, retireLegacyDeliveryEvents } from '../domain/delivery/clickhouse-tables';
 import { AUCTION_LOG_ADDED_COLUMNS, auctionTables } from '../auction/log/clickhouse-tables';
 import { eventTables } from '../domain/events/clickhouse-tables';
-import { servingTables } from '../domain/serving/traffic';
+import { SERVING_ADDED_COLUMNS, servingTables } from '../domain/serving/traffic';
 import { publisherReportTables } from '../auction/reports/clickhouse-tables';
 
 /** Every table family; each module keeps its DDL beside its queries. */
@@ -20,7 +20,7 @@ async function migrate() {
     await ch.close();
   }
   await applyClickhouseSchema(config.clickhouse.database, families);
-  await addMissingColumns(config.clickhouse.database, AUCTION_LOG_ADDED_COLUMNS);
+  await addMissingColumns(config.clickhouse.database, [...AUCTION_LOG_ADDED_COLUMNS, ...SERVING_ADDED_COLUMNS]);
   // Their views read the auction log's added columns.
   await applyClickhouseSchema(config.clickhouse.database, [publisherReportTables]);
 }

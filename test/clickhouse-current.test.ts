@@ -263,7 +263,16 @@ function recordAuctions(log: AuctionLog) {
   log.record(ctx(6), dspWin, [bid('inhouse', 'lost'), bid(DSP, 'won')], 30, 'carousel');
   log.record(ctx(7), null, [bid(DSP, 'rejected', 'no_bid')], 40, null, 'no_eligible_ads');
   log.recordInhouseStats([
-    { event_time: '2026-01-15 10:20:00', campaign_id: 'camp-1', ad_group_id: 'group-1', ad_id: 'ad-1', outcome: 'won', requests: 3, win_prices: [] },
+    {
+      event_time: '2026-01-15 10:20:00',
+      campaign_id: 'camp-1',
+      ad_group_id: 'group-1',
+      ad_id: 'ad-1',
+      outcome: 'won',
+      requests: 3,
+      win_prices: [],
+      win_advertisers: [],
+    },
     {
       event_time: '2026-01-15 10:20:00',
       campaign_id: 'camp-1',
@@ -272,6 +281,7 @@ function recordAuctions(log: AuctionLog) {
       outcome: 'outbid',
       requests: 2,
       win_prices: [4000, 5000],
+      win_advertisers: ['org:a', 'org:b'],
     },
   ] as never);
 }
@@ -504,7 +514,7 @@ const STEPS: Step[] = [
     'delivery diagnostics: in-house traffic',
     async ({ ch }) => {
       const traffic = await campaignTraffic(ch, DATABASE, 'camp-1', new Date(T - H));
-      return [...traffic.entries()].map(([ad, t]) => [ad, t.counts, [...t.winPrices].sort()]);
+      return [...traffic.entries()].map(([ad, t]) => [ad, t.counts, [...t.winPrices].sort((a, b) => a.priceMicros - b.priceMicros)]);
     },
   ],
   // --- Retention, last: it drops what the reads above counted ---

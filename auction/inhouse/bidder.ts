@@ -6,6 +6,7 @@ import type { IndexedAd } from './ad-index';
 import { creativeBlock, INHOUSE_SKIPS, servingBlock, type InhouseSkip } from '../../domain/serving/eligibility';
 import { bidCpmMicros, DEFAULT_CPC_MICROS, type BudgetGate, type CtrEstimator } from './eligibility';
 import { count, countOutbid } from './tally';
+import { winningAdvertiser } from '../../domain/serving/traffic';
 import { audienceKeysOf, type FrequencyCaps } from './frequency-caps';
 import { admits, type PacingGate } from './pacing-gate';
 import { conversationTerms, relevance, RELEVANCE_THRESHOLD } from './relevance';
@@ -172,6 +173,6 @@ export function tallyOutcome(eligible: readonly IndexedAd[], winner: ValidBid | 
   if (!winner) return;
   for (const ad of eligible) {
     if (winner.inhouse?.adId === ad.adId) count(ad.tally, 'won');
-    else countOutbid(ad.tally, winner.priceMicros);
+    else countOutbid(ad.tally, winner.priceMicros, winningAdvertiser(winner));
   }
 }

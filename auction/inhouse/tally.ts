@@ -6,31 +6,37 @@ import type { InhouseStatsRow } from '../../domain/serving/traffic';
  * (one typed-array increment per ad looked at) and written to ClickHouse every
  * few seconds off it (`inhouse_stats`, read by the delivery diagnostics).
  * Winning prices of auctions an eligible ad lost are sampled for the
- * diagnostics' median (at most WIN_PRICE_SAMPLES per ad per flush).
+ * diagnostics' median (at most WIN_PRICE_SAMPLES per ad per flush), each with
+ * who won it, so that the median is shown only when enough advertisers make it
+ * anonymous (domain/serving/diagnostics.ts).
  */
 export interface AdTally {
   readonly counts: Uint32Array;
   readonly winPrices: number[];
+  /** The advertiser of each sampled price, at the same index (domain/serving/traffic.ts, winningAdvertiser). */
+  readonly winAdvertisers: string[];
   seenPrices: number;
 }
 
 const WIN_PRICE_SAMPLES = 32;
 
-export const newAdTally = (): AdTally => ({ counts: new Uint32Array(INHOUSE_OUTCOMES.length), winPrices: [], seenPrices: 0 });
+export const newAdTally = (): AdTally => ({ counts: new Uint32Array(INHOUSE_OUTCOMES.length), winPrices: [], winAdvertisers: [], seenPrices: 0 });
 
 export function count(tally: AdTally, outcome: InhouseOutcome): void {
   tally.counts[OUTCOME_SLOT[outcome]] += 1;
 }
 
-/** An eligible ad lost to a bid of `priceMicros`: counted, and the price kept by reservoir sampling. */
-export function countOutbid(tally: AdTally, priceMicros: number): void {
+/** An eligible ad lost to `advertiser`'s bid of `priceMicros`: counted, and the price kept (with its advertiser) by reservoir sampling. */
+export function countOutbid(tally: AdTally, priceMicros: number, advertiser: string): void {
   count(tally, 'outbid');
   tally.seenPrices += 1;
-  if (tally.winPrices.length < WIN_PRICE_SAMPLES) tally.winPrices.push(priceMicros);
-  else {
-    const slot = Math.floor(Math.random() * tally.seenPrices);
-    if (slot < WIN_PRICE_SAMPLES) tally.winPrices[slot] = priceMicros;
+  let slot = tally.winPrices.length;
+  if (slot >= WIN_PRICE_SAMPLES) {
+    slot = Math.floor(Math.random() * tally.seenPrices);
+    if (slot >= WIN_PRICE_SAMPLES) return;
   }
+  tally.winPrices[slot] = priceMicros;
+  tally.winAdvertisers[slot] = advertiser;
 }
 
 interface TalliedAd {
@@ -69,7 +75,7 @@ export class InhouseTallies {
 }
 
 function rowsOf(ad: TalliedAd, eventTime: string): InhouseStatsRow[] {
-  const { counts, winPrices } = ad.tally;
+  const { counts, winPrices, winAdvertisers } = ad.tally;
   const rows: InhouseStatsRow[] = [];
   INHOUSE_OUTCOMES.forEach((outcome, slot) => {
     if (counts[slot] === 0) return;
@@ -81,10 +87,12 @@ function rowsOf(ad: TalliedAd, eventTime: string): InhouseStatsRow[] {
       outcome,
       requests: counts[slot],
       win_prices: outcome === 'outbid' ? [...winPrices] : [],
+      win_advertisers: outcome === 'outbid' ? [...winAdvertisers] : [],
     });
   });
   counts.fill(0);
   winPrices.length = 0;
+  winAdvertisers.length = 0;
   ad.tally.seenPrices = 0;
   return rows;
 }

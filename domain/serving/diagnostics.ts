@@ -5,8 +5,9 @@ import { servableCreative } from '../creatives/review';
 import { notFound } from '../errors';
 import { normalizeId } from '../ids';
 import { creativeBlock, INHOUSE_SKIPS, landingUrlOf, servingBlocks, type ServableFacts, type ServingBlock } from './eligibility';
-import { campaignTraffic, emptyCounts, type AdTraffic } from './traffic';
+import { campaignTraffic, emptyCounts, type AdTraffic, type WinPrice } from './traffic';
 import { freshPacingOf } from './pacing-store';
+import { campaignInvalidTraffic, type InvalidTrafficCounts } from '../delivery/invalid-traffic';
 import { issueText, type IssueCode } from './issue-texts';
 
 /**
@@ -59,7 +60,8 @@ export interface CampaignDelivery {
   delivery_status: DeliveryStatus;
   /** Every issue of the campaign, its ad groups and ads, blocking first. */
   issues: DeliveryIssue[];
-  traffic: TrafficSummary & { window_seconds: number };
+  /** The window's traffic; invalid impressions and clicks (not billed: domain/delivery/invalid-traffic.ts) in whole UTC hours. */
+  traffic: TrafficSummary & { window_seconds: number } & Partial<InvalidTrafficCounts>;
   ad_groups: AdGroupDelivery[];
   checked_at: number;
 }
@@ -81,6 +83,7 @@ const treeSelect = {
   pricingModel: true,
   spend: { select: { spentMicros: true } },
   adAccount: { select: { url: true, logoUrl: true } },
+  organizationId: true,
   organization: { select: { domain: true } },
   adGroups: {
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -181,7 +184,7 @@ export function diagnose(tree: CampaignTree, traffic: Map<string, AdTraffic> | n
     if (group.ads.length === 0) groupIssues.push(issue('no_ads', 'ad_group', group.id));
     const groupTraffic = sum(ads.map((a) => a.traffic));
     const servableAds = ads.filter((a) => !a.issues.some((i) => i.severity === 'blocking'));
-    if (traffic && servableAds.length > 0) groupIssues.push(...groupTrafficIssues(group, groupTraffic, pricesOf(group.ads, traffic), issue));
+    if (traffic && servableAds.length > 0) groupIssues.push(...groupTrafficIssues(group, groupTraffic, competitorPrices(tree, group.ads, traffic), issue));
     return { ad_group_id: group.id, delivery_status: 'delivering', issues: groupIssues, traffic: groupTraffic, ads };
   });
 
@@ -285,7 +288,26 @@ function sum(parts: TrafficSummary[]): TrafficSummary {
   return total;
 }
 
-const pricesOf = (ads: readonly Ad[], traffic: Map<string, AdTraffic>) => ads.flatMap((ad) => traffic.get(ad.id)?.winPrices ?? []);
+/** The winning prices the ads lost to other advertisers (the campaign's own organization's wins are not competitors' prices). */
+const competitorPrices = (tree: CampaignTree, ads: readonly Ad[], traffic: Map<string, AdTraffic>) =>
+  ads.flatMap((ad) => traffic.get(ad.id)?.winPrices ?? []).filter((p) => p.advertiser !== `org:${tree.organizationId}`);
+
+/**
+ * The median winning price is shown only when it hides who paid it
+ * (docs/api-behaviour.md, "Delivery diagnostics"): its prices come from at least
+ * this many distinct other advertisers, and no one of them paid more than half of
+ * them (else the median is, most likely, that advertiser's own max bid).
+ */
+export const MIN_PRICE_ADVERTISERS = 3;
+
+/** Why the prices may not be shown, or null when they may. */
+export function priceWithheld(prices: readonly WinPrice[]): 'too_few_advertisers' | 'one_advertiser_dominates' | null {
+  const byAdvertiser = new Map<string, number>();
+  for (const p of prices) byAdvertiser.set(p.advertiser, (byAdvertiser.get(p.advertiser) ?? 0) + 1);
+  if (byAdvertiser.size < MIN_PRICE_ADVERTISERS) return 'too_few_advertisers';
+  if (Math.max(...byAdvertiser.values()) * 2 > prices.length) return 'one_advertiser_dominates';
+  return null;
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -320,12 +342,16 @@ function controlIssues(tree: CampaignTree, t: TrafficSummary, pacing: PacingPlan
 }
 
 /** Context hints and bids are the ad group's: nothing relevant, or eligible but outbid. */
-function groupTrafficIssues(group: CampaignTree['adGroups'][number], t: TrafficSummary, winPrices: number[], issue: MakeIssue): DeliveryIssue[] {
+function groupTrafficIssues(group: CampaignTree['adGroups'][number], t: TrafficSummary, winPrices: WinPrice[], issue: MakeIssue): DeliveryIssue[] {
   const fromTargeted = t.evaluated - (t.skipped.budget_exhausted ?? 0) - (t.skipped.not_targeted ?? 0);
   if (fromTargeted > 0 && (t.skipped.not_relevant ?? 0) === fromTargeted) return [issue('not_relevant', 'ad_group', group.id, { requests: fromTargeted })];
   if (t.eligible > 0 && t.outbid > t.won) {
     const details: DeliveryIssue['details'] = { eligible: t.eligible, won: t.won, outbid: t.outbid, max_bid_micros: Number(group.maxBidMicros ?? 0) };
-    if (winPrices.length) details.median_winning_price_micros = median(winPrices);
+    if (winPrices.length) {
+      const withheld = priceWithheld(winPrices);
+      if (withheld) details.winning_price_withheld = withheld;
+      else details.median_winning_price_micros = median(winPrices.map((p) => p.priceMicros));
+    }
     return [issue('outbid', 'ad_group', group.id, details)];
   }
   return [];
@@ -350,9 +376,12 @@ export interface DiagnosticsDeps {
 /** A campaign's delivery, read now: its tree from PostgreSQL, its last hour of in-house traffic from ClickHouse. */
 export async function campaignDelivery(deps: DiagnosticsDeps, organizationId: string | null, campaignId: unknown, now = Date.now()): Promise<CampaignDelivery> {
   const tree = await loadCampaignTree(deps.db, organizationId, campaignId);
-  const [traffic, pacing] = await Promise.all([
-    campaignTraffic(deps.ch, deps.database, tree.id, new Date(now - TRAFFIC_WINDOW_SECONDS * 1000)),
+  const since = new Date(now - TRAFFIC_WINDOW_SECONDS * 1000);
+  const [traffic, pacing, invalid] = await Promise.all([
+    campaignTraffic(deps.ch, deps.database, tree.id, since),
     freshPacingOf(deps.db, tree.id, now),
+    campaignInvalidTraffic(deps.ch, deps.database, tree.id, since),
   ]);
-  return diagnose(tree, traffic, now, pacing);
+  const delivery = diagnose(tree, traffic, now, pacing);
+  return { ...delivery, traffic: { ...delivery.traffic, ...invalid } };
 }

@@ -114,7 +114,9 @@ const TEXTS: Record<IssueCode, Text> = {
     message: (d) =>
       `Eligible for ${text(d.eligible)} ad requests in the last hour, won ${text(d.won)}` +
       (d.median_winning_price_micros !== undefined ? `; the median winning bid was ${cpm(d.median_winning_price_micros)}` : '') +
-      (d.max_bid_micros ? ` against a max bid of ${formatUsd(Number(d.max_bid_micros))}.` : '.'),
+      (d.max_bid_micros ? ` against a max bid of ${formatUsd(Number(d.max_bid_micros))}.` : '.') +
+      // domain/serving/diagnostics.ts, priceWithheld: a median of few advertisers' bids would disclose one of them.
+      (d.winning_price_withheld !== undefined ? ' The winning bids are not shown: too few other advertisers made them to keep each one private.' : ''),
     action: "Raise the ad group's max bid.",
   },
   paced: {

@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { AddedColumn } from '../../lib/clickhouse/schema';
 import { identifier, sql } from '../../lib/clickhouse/sql';
 import { INHOUSE_OUTCOMES, type InhouseOutcome } from './eligibility';
 
@@ -19,6 +20,8 @@ export interface InhouseStatsRow {
   outcome: InhouseOutcome;
   requests: number;
   win_prices: number[];
+  /** Who won each of `win_prices` (same index): winningAdvertiser. */
+  win_advertisers: string[];
 }
 
 export function servingTables(database: string): string[] {
@@ -30,17 +33,38 @@ export function servingTables(database: string): string[] {
        ad_id String,
        outcome String,
        requests UInt64,
-       win_prices Array(Int64)
+       win_prices Array(Int64),
+       win_advertisers Array(String)
      ) ENGINE = MergeTree()
      PARTITION BY toYYYYMM(event_time)
      ORDER BY (campaign_id, event_time)`,
   ];
 }
 
+/** Columns `inhouse_stats` gained after it was first created (scripts/clickhouse-migrate.ts adds them). */
+export const SERVING_ADDED_COLUMNS: AddedColumn[] = [{ table: INHOUSE_STATS_TABLE, column: 'win_advertisers', type: 'Array(String)' }];
+
+/**
+ * Who won an auction, as the diagnostics count distinct advertisers: our
+ * advertiser's organization, else the DSP bid's advertiser domains, else the DSP
+ * itself (one advertiser for all of its bids that name none).
+ */
+export function winningAdvertiser(winner: { bidderId: string; adomain?: string[]; inhouse?: { organizationId: string } }): string {
+  if (winner.inhouse) return `org:${winner.inhouse.organizationId}`;
+  const domains = (winner.adomain ?? []).map((d) => d.toLowerCase()).sort();
+  return domains.length ? `adomain:${domains.join(',')}` : `dsp:${winner.bidderId}`;
+}
+
+/** One winning price an ad lost to, and who won with it. */
+export interface WinPrice {
+  priceMicros: number;
+  advertiser: string;
+}
+
 /** One ad's counts over a window, by outcome, and the winning prices it lost to. */
 export interface AdTraffic {
   counts: Record<InhouseOutcome, number>;
-  winPrices: number[];
+  winPrices: WinPrice[];
 }
 
 export const emptyCounts = (): Record<InhouseOutcome, number> => Object.fromEntries(INHOUSE_OUTCOMES.map((o) => [o, 0])) as Record<InhouseOutcome, number>;
@@ -58,10 +82,14 @@ export async function campaignTraffic(ch: ClickHouseClient, database: string, ca
       .then((r) => r.json<{ ad_id: string; outcome: string; n: number | string }>()),
     ch
       .query({
-        query: `SELECT ad_id, price FROM ${table} ARRAY JOIN win_prices AS price WHERE ${where} AND outcome = 'outbid' LIMIT ${MAX_PRICES}`,
+        // Rows written before prices carried their advertiser have none: their prices are not read.
+        query: `SELECT ad_id, price, advertiser
+                FROM (SELECT ad_id, win_prices, win_advertisers FROM ${table}
+                      WHERE ${where} AND outcome = 'outbid' AND length(win_advertisers) = length(win_prices))
+                ARRAY JOIN win_prices AS price, win_advertisers AS advertiser LIMIT ${MAX_PRICES}`,
         format: 'JSONEachRow',
       })
-      .then((r) => r.json<{ ad_id: string; price: number | string }>()),
+      .then((r) => r.json<{ ad_id: string; price: number | string; advertiser: string }>()),
   ]);
   const byAd = new Map<string, AdTraffic>();
   const of = (adId: string) => {
@@ -72,6 +100,6 @@ export async function campaignTraffic(ch: ClickHouseClient, database: string, ca
   for (const row of counts) {
     if ((INHOUSE_OUTCOMES as readonly string[]).includes(row.outcome)) of(row.ad_id).counts[row.outcome as InhouseOutcome] += Number(row.n);
   }
-  for (const row of prices) of(row.ad_id).winPrices.push(Number(row.price));
+  for (const row of prices) of(row.ad_id).winPrices.push({ priceMicros: Number(row.price), advertiser: row.advertiser });
   return byAd;
 }

@@ -23,7 +23,8 @@ async function delivery(token: string, campaignId: string) {
   return res.body;
 }
 const codes = (body: { issues: { code: string }[] }) => body.issues.map((i) => i.code);
-const issueOf = (body: { issues: { code: string }[] }, code: string) => body.issues.find((i) => i.code === code);
+const issueOf = (body: { issues: { code: string; message?: string; details?: Record<string, unknown> }[] }, code: string) =>
+  body.issues.find((i) => i.code === code);
 
 describe("the campaign's own state", () => {
   let org: Awaited<ReturnType<typeof newOrg>>;
@@ -189,7 +190,7 @@ describe('from the last hour of auctions', () => {
     expect(inhouse).toMatchObject({ outcome: 'rejected', reason: 'not_relevant', seat_non_bid_code: 0 });
   });
 
-  test('outbid: eligible, lost to a higher bid, with the median winning price', async () => {
+  test("outbid by one competitor: eligible, lost to a higher bid, the competitor's price withheld", async () => {
     const topic = word();
     const low = await liveCampaign('NR', topic, 1_000_000n);
     const high = await liveCampaign('NR', topic, 3_000_000n);
@@ -199,15 +200,40 @@ describe('from the last hour of auctions', () => {
     }
     await h.auction.flushInhouseStats();
     const body = await delivery(low.org.api_key, low.tree.campaign.id);
-    expect(issueOf(body, 'outbid')).toMatchObject({
+    const outbid = issueOf(body, 'outbid')!;
+    expect(outbid).toMatchObject({
       severity: 'limiting',
       entity: { type: 'ad_group', id: low.tree.adGroup.id },
-      details: { eligible: 4, won: 0, outbid: 4, median_winning_price_micros: 3_000_000, max_bid_micros: 1_000_000 },
+      details: { eligible: 4, won: 0, outbid: 4, max_bid_micros: 1_000_000, winning_price_withheld: 'too_few_advertisers' },
     });
+    // A sole competitor's price would be its exact max bid.
+    expect(outbid.details).not.toHaveProperty('median_winning_price_micros');
+    expect(outbid.message).not.toContain('3.00');
+    expect(outbid.message).toContain('not shown');
     const winner = await delivery(high.org.api_key, high.tree.campaign.id);
     expect(winner.traffic).toMatchObject({ eligible: 4, won: 4, outbid: 0 });
     expect(codes(winner)).not.toContain('outbid');
     expect(winner.delivery_status).toBe('delivering');
+  });
+
+  test('outbid by three advertisers in turn: the median winning price is shown, in the API and in adctl', async () => {
+    const topic = word();
+    const low = await liveCampaign('NR', topic, 1_000_000n);
+    // Each competitor wins two auctions alone, then leaves the index: three advertisers, none above half of the prices.
+    for (const bid of [3_000_000n, 4_000_000n, 5_000_000n]) {
+      const rival = await liveCampaign('NR', topic, bid);
+      for (let i = 0; i < 2; i += 1) expect((await adRequest(h, about(topic, 'NR'))).body.ad).toMatchObject({ price: Number(bid) / 1e6 });
+      await api.db.campaign.update({ where: { id: rival.tree.campaign.id }, data: { status: 'paused' } });
+      await until(() => !h.auction.deps.catalog.ads.some((a) => a.adId === rival.tree.ad.id), 'the rival out of the index');
+    }
+    await h.auction.flushInhouseStats();
+    const expected = { eligible: 6, won: 0, outbid: 6, max_bid_micros: 1_000_000, median_winning_price_micros: 4_000_000 };
+    const outbid = issueOf(await delivery(low.org.api_key, low.tree.campaign.id), 'outbid')!;
+    expect(outbid).toMatchObject({ details: expected });
+    expect(outbid.details).not.toHaveProperty('winning_price_withheld');
+    const printed = await adctl('campaign', 'delivery', low.tree.campaign.id);
+    expect(printed.code).toBe(0);
+    expect(issueOf(JSON.parse(printed.stdout), 'outbid')).toMatchObject({ details: expected });
   });
 
   test('adctl campaign delivery prints the same diagnosis; dsp report names the in-house reasons', async () => {
