@@ -38,6 +38,8 @@ export const NON_BID_REASONS = {
   format_not_supported: 202,
   /** Not called: the DSP keeps failing and is backed off for a while. */
   dsp_backed_off: 203,
+  /** Not sent: the ad request's input could not be put into the call (a header value HTTP refuses); never the DSP's failure. */
+  invalid_request: 200,
   /** Price below the floor (the higher of the platform's and the publisher's). */
   below_floor: 301,
   /**

@@ -2,7 +2,7 @@ import type { BidCache } from './bid-cache';
 import type { Bidder } from './bidders/bidder';
 import { bidRecord } from './bidders/bidder';
 import type { Catalog } from './catalog';
-import type { DspHealth } from './dsp/health';
+import { healthSignal, type DspHealth } from './dsp/health';
 import type { InhouseDeps } from './inhouse/bidder';
 import type { AuctionLog } from './log/writer';
 import type { AuctionMetrics } from './metrics';
@@ -136,11 +136,11 @@ function observe(
   m.overhead.observe(Math.max(0, elapsed - waitedMs));
   for (const c of calls) m.dspLatency.observe({ dsp: c.dsp }, c.ms);
   for (const r of records) {
-    if (r.kind !== 'inhouse' && r.outcome !== 'rejected') deps.health.record(r.bidderId, null);
+    const signal = healthSignal(ctx, r, deps.settings.defaultTmaxMs);
+    if (signal) deps.health.record(r.bidderId, signal === 'failure' ? r.reason : null);
     if (r.reason) {
       // Labelled by the DSP's name (what operators know it by: adctl dsp list), not its id.
       m.nonBids.inc({ bidder: r.bidderName, reason: r.reason, code: String(seatNonBidCode(r.reason)) });
-      if (r.kind !== 'inhouse' && r.latencyMs > 0) deps.health.record(r.bidderId, r.reason);
       if (r.reason === 'timeout') m.timeouts.inc({ dsp: r.bidderName });
       if (r.reason === 'dsp_http_error' || r.reason === 'unreachable' || r.reason === 'invalid_response' || r.reason === 'render_failed')
         m.errors.inc({ dsp: r.bidderName });

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { COUNTRY_CODES } from '../domain/countries';
 import { isTimeZone, MAX_TIME_ZONE_LENGTH } from '../lib/time-zones';
 import { bodyObject, parseOrThrow } from '../lib/validation';
-import { AD_FORMATS, adRequestSchema, type AdFormat, type AdRequest } from './request-schema';
+import { AD_FORMATS, adRequestSchema, HEADER_VALUE, type AdFormat, type AdRequest } from './request-schema';
 
 /**
  * The ad request body as the schema parses it (request-schema.ts), on the hot
@@ -56,7 +56,8 @@ function commonRequest(body: Record<string, unknown>): AdRequest | null {
   if (!isText(userId, 1, 200) || userId.includes('@')) return null;
   if (body.request_type !== undefined && body.request_type !== 'contextual') return null;
   if (!isText(chatId, 1, 200) || (nAdsBefore !== undefined && !isIntIn(nAdsBefore, 0, 10_000))) return null;
-  if (!optionalText(request_id, 200) || !optionalText(region, 200) || !optionalText(city, 200) || !optionalText(user_agent, 1000)) return null;
+  if (!optionalText(request_id, 200) || !optionalText(region, 200) || !optionalText(city, 200)) return null;
+  if (user_agent !== undefined && (!isText(user_agent, 1, 1000) || !HEADER_VALUE.test(user_agent))) return null;
   if (!DEVICES.has(device) || !isText(timezone, 1, MAX_TIME_ZONE_LENGTH) || !isTimeZone(timezone)) return null;
   if (ip !== undefined && (!isText(ip, 0, Infinity) || isIP(ip) === 0)) return null;
   if (language !== undefined && (typeof language !== 'string' || !LANGUAGE.test(language))) return null;

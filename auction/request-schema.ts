@@ -12,6 +12,13 @@ import { isTimeZone, MAX_TIME_ZONE_LENGTH } from '../lib/time-zones';
 
 const nonEmpty = (max = 1000) => z.string().min(1).max(max);
 
+/**
+ * Printable ASCII (space to tilde): the fields the auction forwards as HTTP
+ * header values to DSPs (`user_agent` is the native bid call's User-Agent).
+ * Anything else would fail every DSP call of the auction, so it is refused here.
+ */
+export const HEADER_VALUE = /^[\x20-\x7E]*$/;
+
 export const AD_FORMATS = ['sponsored_message', 'sponsored_carousel', 'poll'] as const;
 export type AdFormat = (typeof AD_FORMATS)[number];
 
@@ -102,7 +109,7 @@ export const adRequestSchema = z
       .string()
       .refine((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address')
       .optional(),
-    user_agent: nonEmpty(1000).optional(),
+    user_agent: nonEmpty(1000).regex(HEADER_VALUE, 'must be printable ASCII: it is sent to DSPs as the User-Agent header').optional(),
     language: z
       .string()
       .regex(/^[A-Za-z]{2}$/, 'must be an ISO 639-1 code')

@@ -1,4 +1,5 @@
 import type { NonBidReason } from '../non-bid';
+import type { AuctionContext, BidRecord } from '../types';
 
 /**
  * Per-DSP timeout and error tracking with back-off: after `afterFailures`
@@ -7,6 +8,26 @@ import type { NonBidReason } from '../non-bid';
  * pause is a probe, and one success resets it.
  */
 const FAILURES: ReadonlySet<NonBidReason> = new Set(['timeout', 'dsp_http_error', 'unreachable', 'invalid_response']);
+
+/** Reasons for which the DSP was never reached: they say nothing about it. */
+const NOT_CALLED: ReadonlySet<NonBidReason> = new Set(['insufficient_time', 'format_not_supported', 'dsp_backed_off', 'invalid_request']);
+
+/**
+ * What one bid record of an auction says about its DSP's health: a failure, a
+ * sign of life, or nothing. Health is shared by every publisher, so nothing one
+ * caller controls counts against a DSP: sandbox traffic says nothing, a timeout
+ * counts only in an auction with the full deadline (`fullTmaxMs`; a publisher's
+ * shorter tmax is its own choice), and a call its input kept from being sent
+ * (`invalid_request`) is no call.
+ */
+export function healthSignal(ctx: Pick<AuctionContext, 'publisher' | 'tmaxMs'>, r: BidRecord, fullTmaxMs: number): 'failure' | 'success' | null {
+  if (r.kind === 'inhouse' || ctx.publisher.test) return null;
+  if (r.outcome !== 'rejected' || !r.reason) return 'success';
+  if (r.latencyMs <= 0 || NOT_CALLED.has(r.reason)) return null;
+  if (!FAILURES.has(r.reason)) return 'success';
+  if (r.reason === 'timeout' && ctx.tmaxMs < fullTmaxMs) return null;
+  return 'failure';
+}
 
 interface State {
   consecutiveFailures: number;

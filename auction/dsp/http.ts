@@ -148,7 +148,10 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     });
   } catch (err) {
     const latencyMs = performance.now() - started;
-    if ((err as { code?: string }).code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') throw new CallFailure('invalid_response', 'response body too large', latencyMs);
+    const code = (err as { code?: string }).code;
+    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') throw new CallFailure('invalid_response', 'response body too large', latencyMs);
+    // undici refused to build the request (e.g. a header value with a control character): nothing reached the DSP.
+    if (code === 'UND_ERR_INVALID_ARG') throw new CallFailure('invalid_request', `not sent: ${(err as Error).message}`, latencyMs);
     if (cutoff.passed) throw new CallFailure('timeout', `no answer within ${cutoff.timeoutMs} ms`, latencyMs);
     throw new CallFailure('unreachable', (err as Error).message, latencyMs);
   } finally {

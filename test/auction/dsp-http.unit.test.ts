@@ -29,6 +29,12 @@ describe('postJson', () => {
     expect(answer).toEqual({ status: 200, body: '{"ok":true}', latencyMs: expect.any(Number) });
   });
 
+  it('a header value HTTP refuses is not sent: invalid_request (not the DSP failing)', async () => {
+    const call = postJson(`${url}/fast`, { 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0\u0001' }, '{}', 1000);
+    await expect(call).rejects.toBeInstanceOf(CallFailure);
+    await expect(call).rejects.toMatchObject({ reason: 'invalid_request' });
+  });
+
   it('ends every call of a shared deadline when it passes, queued ones included', async () => {
     const deadline = new Deadline(300);
     const started = performance.now();

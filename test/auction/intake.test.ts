@@ -138,6 +138,7 @@ describe('request validation', () => {
     ['image_enabled not a boolean', contextualRequest({ config: { image_enabled: 'no' } }), 'invalid_value', 'config.image_enabled'],
     ['config unknown field', contextualRequest({ config: { theme: 'dark' } }), 'invalid_value', 'config.theme'],
     ['ip not an address', contextualRequest({ ip: '999.1.1.1' }), 'invalid_value', 'ip'],
+    ['user_agent with a control character (it becomes a header)', contextualRequest({ user_agent: 'Mozilla/5.0\u0007' }), 'invalid_value', 'user_agent'],
     ['language not ISO 639-1', contextualRequest({ language: 'english' }), 'invalid_value', 'language'],
     ['site and app together', contextualRequest({ site: { domain: 'a.example' }, app: { bundle: 'com.a' } }), 'invalid_value', 'app'],
     ['site.page not a URL', contextualRequest({ site: { page: 'nope' } }), 'invalid_value', 'site.page'],

@@ -93,7 +93,7 @@ const VARIANTS: Record<string, unknown[]> = {
     [],
   ],
   ip: [undefined, '::1', '2001:db8::1', '999.1.1.1', '', 'nul\0'],
-  user_agent: [undefined, '', 'x'.repeat(1001)],
+  user_agent: [undefined, '', 'x'.repeat(1001), 'Mozilla/5.0 (X11; Linux x86_64) ~', 'a\u0001b', 'a\r\nb', 'a\tb', 'a\u007fb', 'café', '日本', 'nul\0'],
   language: [undefined, 'EN', 'de', 'eng', '1a'],
   tmax: [undefined, 50, 2000, 49, 2001, 100.5],
   bcat: [undefined, [], ['IAB1'], [''], ['x'.repeat(21)], Array(101).fill('IAB1'), 'IAB1'],
