@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { conversationWindow } from './conversation-window';
 import type { DspConfig } from '../domain/dsps';
 import { newAuctionId } from '../domain/ids';
 import { BidCache } from './bid-cache';
@@ -55,6 +56,7 @@ function context(variant: { opener: boolean; imageEnabled: boolean; formats: str
     deadlineAt: now + TIMEOUT_MS + 1000,
     tmaxMs: 2000,
     request,
+    window: conversationWindow(request.messages),
     publisher: {
       id: randomUUID(),
       publicId: randomUUID(),

@@ -2,6 +2,7 @@ import type { PublisherRecord } from '../domain/publishers';
 import type { SensitiveCategory } from '../domain/safety/categories';
 import type { NonBidReason } from './non-bid';
 import type { AdRequest } from './request-schema';
+import type { WindowMessage } from './conversation-window';
 
 /** The creative as the chat host receives it (DESIGN: Chat-host API), before tracking URLs are added. */
 export interface MessageCreative {
@@ -56,6 +57,8 @@ export interface AuctionContext {
   deadlineAt: number;
   tmaxMs: number;
   request: AdRequest;
+  /** The conversation every stage reads and forwards (auction/conversation-window.ts): the newest messages, bounded; empty for openers. */
+  window: readonly WindowMessage[];
   publisher: PublisherRecord;
   /** The user's IP: body `ip`, else the caller's address. */
   userIp: string;

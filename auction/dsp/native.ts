@@ -26,7 +26,8 @@ export function nativeBidBody(ctx: AuctionContext) {
     request_type: req.request_type,
     chatId: opener ? undefined : req.chatId,
     nAdsBefore: opener ? undefined : req.nAdsBefore,
-    messages: opener ? undefined : req.messages,
+    // The conversation's window, not the request's whole history (auction/conversation-window.ts).
+    messages: opener ? undefined : ctx.window,
     ad_formats: dspFormats(ctx),
     prefetched: req.prefetched,
     request_id: req.request_id ?? ctx.auctionId,

@@ -87,7 +87,7 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
   const offer = { formats, imageEnabled: req.config.image_enabled };
   // The conversation's terms, computed once and only when an ad gets as far as relevance.
   let conversation: Map<string, number> | undefined;
-  const terms = () => (conversation ??= conversationTerms(req.messages ?? []));
+  const terms = () => (conversation ??= conversationTerms(ctx.window));
   const capped = cappedFor(ctx, deps, now);
   const paced = deps.pacing ? (ad: IndexedAd) => !admits(ad.pacing) : () => false;
   const blocked = blockedFor(ctx);

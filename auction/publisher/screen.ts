@@ -24,8 +24,8 @@ export interface ConversationLedger {
 }
 
 export function screenRequest(ctx: AuctionContext, conversations: ConversationLedger | undefined, now = Date.now()): ScreenOutcome {
-  const messages = ctx.request.messages;
-  if (messages?.length) {
+  const messages = ctx.window;
+  if (messages.length) {
     const { categories } = classifyConversation(messages);
     if (categories.length > 0) {
       const decision = safetyDecision(categories, ctx.publisher.safetyOverrides);

@@ -7,13 +7,15 @@ import { hashSecret } from '../../lib/secrets';
 import type { AdRequest } from '../request-schema';
 import type { AuctionContext } from '../types';
 import { blocksOf } from '../publisher/blocks';
+import { conversationWindow } from '../conversation-window';
 
 /**
  * Stage 1, intake: authenticate the publisher (its key's SHA-256 looked up in
  * the in-memory map: an exact-match lookup of a digest of a 256-bit secret, so
  * no timing side channel worth a DB query); the body arrives validated (the
  * operation's schema, lib/http/operations.ts); fix the auction's deadline: min(publisher's tmax, body tmax), 2000 ms at most;
- * its floor (the higher of the platform's and the publisher's) and its blocks (the publisher's and the request's bcat / badv).
+ * its floor (the higher of the platform's and the publisher's) and its blocks (the publisher's and the request's bcat / badv);
+ * the conversation's window, the only part of `messages` later stages read (auction/conversation-window.ts).
  */
 export function authenticatePublisher(authorization: string | undefined, publishers: ReadonlyMap<string, PublisherRecord>): PublisherRecord {
   if (!authorization) throw new DomainError('auth_required', 'Authorization header with a publisher key is required');
@@ -33,6 +35,7 @@ export function intake(req: IncomingMessage, request: AdRequest, publisher: Publ
     deadlineAt: startedAt + tmaxMs,
     tmaxMs,
     request,
+    window: conversationWindow(request.messages),
     publisher,
     userIp: request.ip ?? (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
     userAgent: request.user_agent ?? req.headers['user-agent'] ?? '',

@@ -13,6 +13,7 @@ export function benchAuctionContext(request: { country_code: string; ad_formats:
     userIp: '',
     userAgent: '',
     audience: undefined,
+    window: [],
     publisher: { publicId: 'bench', name: 'bench', tmaxMs: 2000 } as AuctionContext['publisher'],
     request: {
       userId: randomUUID(),
