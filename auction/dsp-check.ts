@@ -70,6 +70,7 @@ function context(variant: { opener: boolean; imageEnabled: boolean; formats: str
       blockedAdvertisers: new Set(),
       safetyOverrides: {},
       test: false,
+      rateLimitPerSecond: null,
     },
     userIp: '203.0.113.7',
     userAgent: 'Mozilla/5.0 (adctl dsp check)',

@@ -30,6 +30,7 @@ const PUBLISHER_SETTING_OPTIONS = {
   'block-categories': { type: 'string' },
   'allow-categories': { type: 'string' },
   'block-advertisers': { type: 'string' },
+  'rate-limit': { type: 'string' },
 } as const;
 
 /** `adctl publisher update`'s flags as settings: decimal numbers (their ranges checked by the domain), `none` clears a limit, lists comma-separated (empty clears). */
@@ -49,6 +50,7 @@ function publisherSettingsOf(values: Record<string, string | boolean | undefined
     blockCategories: list('block-categories'),
     allowCategories: list('allow-categories'),
     blockAdvertisers: list('block-advertisers'),
+    rateLimitPerSecond: text('rate-limit') === 'default' ? null : number('rate-limit'),
   };
   if (Object.values(settings).every((v) => v === undefined))
     throw usage(

@@ -51,6 +51,7 @@ export const presentPublisher = (p: PublisherRow) => ({
   block_categories: p.blockedCategories,
   allow_categories: p.allowedCategories,
   block_advertisers: p.blockedAdvertisers,
+  rate_limit: p.rateLimitPerSecond,
   test: p.test,
   enabled: p.enabled,
   created_at: p.createdAt.toISOString(),
@@ -72,6 +73,8 @@ export interface PublisherRecord {
   blockedAdvertisers: ReadonlySet<string>;
   /** Sensitive conversation categories the publisher allows (their `block` default relaxed). */
   safetyOverrides: PublisherSafetyOverrides;
+  /** Ad requests a second it may send (all auction copies together); null: the auction's default (auction/publisher/rate-limit.ts). */
+  rateLimitPerSecond: number | null;
   test: boolean;
 }
 
@@ -87,6 +90,7 @@ export const publisherRecord = (p: PublisherRow): PublisherRecord => ({
   blockedCategories: p.blockedCategories,
   blockedAdvertisers: new Set(p.blockedAdvertisers),
   safetyOverrides: Object.fromEntries(p.allowedCategories.map((c) => [c, 'allow'])),
+  rateLimitPerSecond: p.rateLimitPerSecond,
   test: p.test,
 });
 

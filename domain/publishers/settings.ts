@@ -21,6 +21,8 @@ export interface PublisherSettingsInput {
   blockCategories?: string[];
   allowCategories?: string[];
   blockAdvertisers?: string[];
+  /** Ad requests per second; null: the auction's default. */
+  rateLimitPerSecond?: number | null;
 }
 
 /** At most this many entries in each list (OpenRTB bcat/badv stay small). */
@@ -66,6 +68,7 @@ export function publisherSettingsData(input: PublisherSettingsInput) {
     tmaxMs: intIn('tmax', input.tmaxMs, 50, MAX_TMAX_MS) ?? undefined,
     maxAdsPerConversation: intIn('max_ads_per_conversation', input.maxAdsPerConversation, 0, 1000),
     minTurnsBetweenAds: intIn('min_turns_between_ads', input.minTurnsBetweenAds, 0, 1000),
+    rateLimitPerSecond: intIn('rate_limit', input.rateLimitPerSecond, 1, 100_000),
     blockedCategories: listOf('block_categories', input.blockCategories, (v) => CATEGORY_ID.test(v), 'an IAB Content Taxonomy id'),
     allowedCategories: listOf(
       'allow_categories',
