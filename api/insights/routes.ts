@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { config } from '../../lib/config';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import type { Db } from '../../lib/db';
-import { insightsQuerySchema, parseInsightsQuery, type Level, type RawQuery } from '../../domain/insights/query';
+import { insightsQuerySchemaFor, parseInsightsQuery, type Level, type RawQuery } from '../../domain/insights/query';
 import { runInsights, type InsightsDeps } from '../../domain/insights/report';
 import type { ErrorCode } from '../../lib/http/error-codes';
 import { defineOperation, type Operation } from '../../lib/http/operations';
@@ -82,7 +82,7 @@ export function insightsOperations(db: Db, ch: ClickHouseClient = createClickhou
       tag: 'Insights',
       auth: 'apiKey',
       summary: `Insights of ${endpoint.what}: impressions, clicks, spend and rates per UTC bucket`,
-      query: insightsQuerySchema,
+      query: insightsQuerySchemaFor(endpoint.level),
       handlerValidatesQuery: true,
       success: { status: 200, description: 'A page of insight rows', schema: insightsPageSchema },
       errors: INSIGHTS_ERRORS,

@@ -21,7 +21,9 @@ const chatCardInputSchema = z
     if (card.file_id !== undefined && card.image_url !== undefined) {
       fail(ctx, 'invalid_value', 'Send either file_id or image_url, not both', ['file_id']);
     }
-  });
+  })
+  // The refinement above, in the OpenAPI document.
+  .meta({ not: { required: ['file_id', 'image_url'] } });
 
 const pollInputSchema = z.strictObject({
   type: z.literal('poll'),

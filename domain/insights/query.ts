@@ -46,6 +46,23 @@ export const sortSchema = z
   })
   .strict();
 
+/** A metric filter: IN a list of numbers, or GREATER_THAN / LESS_THAN a number. */
+const metricFilterSchemas = [
+  z.strictObject({ field: metricNameSchema, operator: z.literal('IN'), value: z.array(z.number()).min(1) }),
+  z.strictObject({ field: metricNameSchema, operator: z.enum(['GREATER_THAN', 'LESS_THAN']), value: z.number() }),
+] as const;
+
+/**
+ * The filters an endpoint of this scope accepts, as parseFilters checks them: metrics, entity ids
+ * at or above the scope (`campaign.id` / `campaign_id` IN ids), and the supply (`source` IN own/external).
+ */
+function filterSchemaFor(scope: Level) {
+  const idFields = (['campaign', 'ad_group', 'ad'] as const).filter((l) => levelRank(l) <= levelRank(scope)).flatMap((l) => [`${l}.id`, `${l}_id`]);
+  const idFilter = z.strictObject({ field: z.enum(idFields as [string, ...string[]]), operator: z.literal('IN'), value: z.array(z.string()).min(1) });
+  const sourceFilter = z.strictObject({ field: z.literal('source'), operator: z.literal('IN'), value: z.array(z.enum(['own', 'external'])).min(1) });
+  return z.union([...metricFilterSchemas, ...(idFields.length > 0 ? [idFilter] : []), sourceFilter]);
+}
+
 /** A parameter whose values are JSON objects sent as strings; documented with their JSON shape. */
 function jsonObjectParam(shape: z.ZodType, description: string) {
   const { $schema: _ignored, ...contentSchema } = z.toJSONSchema(shape, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
@@ -77,6 +94,22 @@ export const insightsQuerySchema = z.object({
   after: z.string().min(1).optional(),
 });
 type Shape = typeof insightsQuerySchema.shape;
+
+/**
+ * The query parameters as one endpoint documents them (OpenAPI): aggregation_level at or below its
+ * scope, and filters as that scope accepts them. The rules between values (a time range's bounds,
+ * segments with scope, supply or granularity, a source filter against `source`) stay in parseInsightsQuery.
+ */
+export function insightsQuerySchemaFor(scope: Level) {
+  const levels = LEVELS.slice(levelRank(scope)) as [Level, ...Level[]];
+  return insightsQuerySchema.extend({
+    aggregation_level: z
+      .enum(levels)
+      .optional()
+      .meta({ description: `Default: the endpoint scope (${scope}); at or below it` }),
+    'filters[]': jsonObjectParam(filterSchemaFor(scope), 'JSON filters { field, operator, value }').optional(),
+  });
+}
 
 /** Parameters the spec names as unsupported (400 `unsupported_parameter`). */
 const UNSUPPORTED = ['includes[]', 'override_segment_group_order[]'];

@@ -92,6 +92,18 @@ function exclusiveQueryParameter(query: z.ZodObject, exclusive: [string, string]
   };
 }
 
+/**
+ * A query parameter's value: its schema, or for a parameter whose values are JSON documents (a
+ * string array whose items carry contentMediaType application/json) the document's own schema as
+ * `content`, so that clients and generated requests see the JSON shape the handler checks.
+ */
+function queryValueSchema(schema: z.ZodType): { schema: object } | { content: object } {
+  const json = jsonSchema(schema, 'input') as { type?: string; items?: { contentMediaType?: string; contentSchema?: object } };
+  const items = json.type === 'array' ? json.items : undefined;
+  if (items?.contentMediaType === 'application/json' && items.contentSchema) return { content: { 'application/json': { schema: items.contentSchema } } };
+  return { schema: json };
+}
+
 function operationEntry(op: Operation) {
   const pathParams = [...op.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
     name: m[1],
@@ -107,7 +119,7 @@ function operationEntry(op: Operation) {
             name,
             in: 'query',
             required: !(schema as z.ZodType).safeParse(undefined).success,
-            schema: jsonSchema(schema as z.ZodType, 'input'),
+            ...queryValueSchema(schema as z.ZodType),
             ...((schema as z.ZodType).description ? { description: (schema as z.ZodType).description } : {}),
           }))
         : [];
