@@ -27,6 +27,7 @@ import type { DspConfig } from '../domain/dsps';
 import type { PublisherRecord } from '../domain/publishers';
 import { config } from '../lib/config';
 import { reportsOperation } from './reports/operation';
+import { PublisherRateLimit } from './publisher/rate-limit';
 
 /**
  * The auction service as an Express app over injected dependencies, so tests
@@ -43,11 +44,15 @@ export interface AuctionDeps {
   databaseUrl?: string;
   /** Which enabled DSPs this instance calls (default all); tests and the bench narrow it to their own. */
   dspFilter?: (dsp: DspConfig) => boolean;
+  /** Test-only: the publisher rate limit's clock (auction/publisher/rate-limit.ts). */
+  rateLimitClock?: () => number;
 }
 
 export interface Auction {
   app: express.Express;
   deps: PipelineDeps;
+  /** Each publisher key's ad request rate limit, shared by the copies. */
+  rateLimit: PublisherRateLimit;
   start(): Promise<void>;
   /** Writes the in-house bidder's tallies now (they go every inhouseStatsFlushMs anyway). */
   flushInhouseStats(): Promise<void>;
@@ -93,6 +98,14 @@ export function createAuction(input: AuctionDeps): Auction {
     inhouse,
   };
 
+  const rateLimit = new PublisherRateLimit(input.db, {
+    perSecond: settings.publisherRateLimitPerSecond,
+    windowMs: settings.rateLimitWindowMs,
+    syncMs: settings.rateLimitSyncMs,
+    clock: input.rateLimitClock,
+    onLimited: (publisher) => deps.metrics.rateLimited.inc({ publisher: publisher.publicId }),
+  });
+
   // The in-house bidder's tallies go to ClickHouse with the log, every few seconds (the delivery diagnostics read them).
   const flushTallies = () => {
     const rows = tallies.take(nowDateTime());
@@ -103,10 +116,12 @@ export function createAuction(input: AuctionDeps): Auction {
   tallyTimer.unref();
 
   return {
-    app: auctionApp(deps, { db: input.db, ch: input.clickhouse, database: config.clickhouse.database }),
+    app: auctionApp(deps, rateLimit, { db: input.db, ch: input.clickhouse, database: config.clickhouse.database }),
     deps,
+    rateLimit,
     start: async () => {
       await Promise.all([catalog.start(), controls.start()]);
+      rateLimit.start();
     },
     flushInhouseStats: () => {
       flushTallies();
@@ -118,6 +133,7 @@ export function createAuction(input: AuctionDeps): Auction {
       clearInterval(tallyTimer);
       flushTallies();
       await controls.close();
+      await rateLimit.close();
       await deps.log.drain();
     },
   };
@@ -148,19 +164,25 @@ function deliveryControls(input: AuctionDeps, settings: AuctionSettings) {
 }
 
 /** The service's HTTP surface over the pipeline: the ad request (direct route first), the publisher's report, health, the OpenAPI document. */
-function auctionApp(deps: PipelineDeps, stores: { db: Db; ch: ClickHouseClient; database: string }): express.Express {
+function auctionApp(deps: PipelineDeps, rateLimit: PublisherRateLimit, stores: { db: Db; ch: ClickHouseClient; database: string }): express.Express {
   const { catalog, settings } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   const run = (req: IncomingMessage, body: AdRequest, publisher: PublisherRecord) => runAuction(intake(req, body, publisher, settings.floorMicros), deps);
   const authenticate = (req: IncomingMessage) => authenticatePublisher(req.headers.authorization, catalog.publishers);
+  // An ad request: its key, then its publisher's rate limit, both before the body is read.
+  const admit = (req: IncomingMessage) => {
+    const publisher = authenticate(req);
+    rateLimit.admit(publisher);
+    return publisher;
+  };
   const adRequest = adRequestOperation(async ({ body }, req) => run(req, body, publisherOf(req)));
   const reports = reportsOperation({ authenticate, report: stores });
   // The hot route first, before Express handles the request at all: the ordinary
   // ad request never walks the generic chain below. What it hands over (anything
   // else, or its error) is handled by Express as usual, the error first.
-  const direct = directAdRequestRoute({ authenticate, run });
+  const direct = directAdRequestRoute({ authenticate: admit, run });
   directRoutesFirst(app, [direct]);
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true, index_ads: catalog.ads.length });
@@ -171,7 +193,7 @@ function auctionApp(deps: PipelineDeps, stores: { db: Db; ch: ClickHouseClient; 
   });
   // The publisher key is checked before the body is read: an unknown caller costs no parsing.
   app.use('/v1/ad_requests', (req, _res, next) => {
-    (req as AuthedRequest).publisher = authenticate(req);
+    (req as AuthedRequest).publisher = admit(req);
     next();
   });
   app.use(mountOperations([adRequest, reports]));

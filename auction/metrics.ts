@@ -34,6 +34,7 @@ export function createAuctionMetrics(index: { size(): number; loadedAt(): number
     auctions: counter('auction_requests_total', 'Auctions run, by result (filled, no_fill)', ['result']),
     noFills: counter('auction_no_fills_total', 'Auctions answered without an ad, by no_fill_reason', ['reason']),
     sandbox: counter('auction_sandbox_requests_total', 'Auctions of sandbox (test) publishers: billed and counted nowhere'),
+    rateLimited: counter('auction_rate_limited_total', 'Ad requests refused 429, over the rate limit of their publisher key, by publisher id', ['publisher']),
     duration: histogram('auction_duration_ms', 'End-to-end auction time inside the service (ms)'),
     overhead: histogram('auction_overhead_ms', 'Auction time minus the slowest bidder call (ms): our own overhead'),
     dspLatency: histogram('auction_dsp_latency_ms', 'DSP bid call latency (ms), by DSP name; its _count is the calls made', ['dsp']),

@@ -49,6 +49,14 @@ export const auctionSettings = {
   logFlushMs: intFromEnv('AUCTION_LOG_FLUSH_MS', 1000),
   /** How often the in-house bidder's tallies go to ClickHouse (`inhouse_stats`, read by the delivery diagnostics). */
   inhouseStatsFlushMs: intFromEnv('AUCTION_INHOUSE_STATS_FLUSH_MS', 10_000),
+  /**
+   * Ad requests per second per publisher key, all copies together, unless the publisher has its own
+   * (`adctl publisher update --rate-limit`); the bench raises it. Counted over one-second windows, the
+   * copies' counts shared every AUCTION_RATE_LIMIT_SYNC_MS (auction/publisher/rate-limit.ts).
+   */
+  publisherRateLimitPerSecond: intFromEnv('AUCTION_PUBLISHER_RATE_LIMIT', 100),
+  rateLimitWindowMs: 1000,
+  rateLimitSyncMs: intFromEnv('AUCTION_RATE_LIMIT_SYNC_MS', 200),
   /** Frequency caps (lib/config.ts: FREQUENCY_*): per user per 24 hours, per conversation; 0 turns one off. */
   frequencyCapPerUserDay: config.frequency.perUserDay,
   frequencyCapPerConversation: config.frequency.perConversation,

@@ -2,7 +2,7 @@
 import { config } from '../lib/config';
 import { addMissingColumns, applyClickhouseSchema, type TableFamily } from '../lib/clickhouse/schema';
 import { createClickhouse } from '../lib/clickhouse/client';
-import { deliveryTables, retireLegacyDeliveryEvents } from '../domain/delivery/clickhouse-tables';
+import { DELIVERY_ADDED_COLUMNS, deliveryTables, invalidTrafficTables, retireLegacyDeliveryEvents } from '../domain/delivery/clickhouse-tables';
 import { AUCTION_LOG_ADDED_COLUMNS, auctionTables } from '../auction/log/clickhouse-tables';
 import { eventTables } from '../domain/events/clickhouse-tables';
 import { SERVING_ADDED_COLUMNS, servingTables } from '../domain/serving/traffic';
@@ -20,9 +20,9 @@ async function migrate() {
     await ch.close();
   }
   await applyClickhouseSchema(config.clickhouse.database, families);
-  await addMissingColumns(config.clickhouse.database, [...AUCTION_LOG_ADDED_COLUMNS, ...SERVING_ADDED_COLUMNS]);
-  // Their views read the auction log's added columns.
-  await applyClickhouseSchema(config.clickhouse.database, [publisherReportTables]);
+  await addMissingColumns(config.clickhouse.database, [...AUCTION_LOG_ADDED_COLUMNS, ...SERVING_ADDED_COLUMNS, ...DELIVERY_ADDED_COLUMNS]);
+  // Their views read the added columns.
+  await applyClickhouseSchema(config.clickhouse.database, [publisherReportTables, invalidTrafficTables]);
 }
 
 migrate()

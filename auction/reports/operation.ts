@@ -22,6 +22,11 @@ const metricsShape = {
   revenue: z.number().min(0).describe('USD: revenue_micros / 1,000,000'),
   revenue_micros: count.describe('Micros of USD: the spend charged for in-house impressions and clicks plus the cleared prices of DSP impressions'),
   ecpm: z.number().min(0).describe('USD per 1,000 impressions (0 without impressions), 6 decimals'),
+  invalid_impressions: count.describe('Impressions recorded as invalid traffic (not counted in impressions, no revenue), by event time'),
+  invalid_clicks: count.describe('Clicks recorded as invalid traffic (not counted in clicks, no revenue), by event time'),
+  invalid_traffic: z
+    .record(z.string(), count)
+    .describe('Invalid impressions and clicks by reason: bot_user_agent, user_agent_mismatch, network_mismatch, burst (only reasons that occurred)'),
 };
 
 const groupShape = {

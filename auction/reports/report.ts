@@ -77,9 +77,23 @@ interface Counts {
   impressions: number;
   clicks: number;
   revenueMicros: bigint;
+  /** Invalid traffic (domain/delivery/invalid-traffic.ts): impressions and clicks, and both by reason. */
+  invalidImpressions: number;
+  invalidClicks: number;
+  invalid: Record<string, number>;
 }
 
-const emptyCounts = (): Counts => ({ requests: 0, filled: 0, noFill: {}, impressions: 0, clicks: 0, revenueMicros: 0n });
+const emptyCounts = (): Counts => ({
+  requests: 0,
+  filled: 0,
+  noFill: {},
+  impressions: 0,
+  clicks: 0,
+  revenueMicros: 0n,
+  invalidImpressions: 0,
+  invalidClicks: 0,
+  invalid: {},
+});
 
 /** ClickHouse's DateTime range: a window outside it is cut to it (and reads nothing there). */
 const CLICKHOUSE_MIN = new Date('1970-01-02T00:00:00Z');
@@ -93,7 +107,7 @@ export function reportSql(
   query: ReportQuery,
   window: ReportWindow,
   dialect: ClickhouseDialect = CLICKHOUSE_18_16,
-): { auctions: string; delivery: string } {
+): { auctions: string; delivery: string; invalid: string } {
   const db = identifier(database);
   const from = clamp(window.from);
   const to = clamp(window.to);
@@ -104,14 +118,19 @@ export function reportSql(
     FROM ${db}.${REPORT_TABLES.auctions}
     WHERE ${sql`publisher_id = ${publisherId} AND hour >= ${from} AND hour < ${to}`}
     GROUP BY bucket, grp, reason`;
+  // By format, invalid traffic is in the row of no format (its rollup has none).
+  const invalid = `SELECT ${bucket('hour')} AS bucket, ${group && group !== 'format' ? group : "''"} AS grp, event_type, reason, sum(events) AS events
+    FROM ${db}.${DELIVERY_TABLES.invalid}
+    WHERE ${sql`publisher_id = ${publisherId} AND hour >= ${from} AND hour < ${to}`}
+    GROUP BY bucket, grp, event_type, reason`;
   if (group !== 'format') {
     const delivery = `SELECT ${bucket('hour')} AS bucket, ${group ?? "''"} AS grp, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(revenue_micros) AS revenue_micros
     FROM ${db}.${REPORT_TABLES.delivery}
     WHERE ${sql`publisher_id = ${publisherId} AND hour >= ${from} AND hour < ${to}`}
     GROUP BY bucket, grp`;
-    return { auctions, delivery };
+    return { auctions, delivery, invalid };
   }
-  return { auctions, delivery: deliveryByFormatSql(db, publisherId, bucket, from, to, dialect) };
+  return { auctions, delivery: deliveryByFormatSql(db, publisherId, bucket, from, to, dialect), invalid };
 }
 
 /**
@@ -144,11 +163,16 @@ async function rows<T>(ch: ClickHouseClient, query: string): Promise<T[]> {
 
 type AuctionRow = { bucket: number | string; grp: string; reason: string; requests: number | string; filled: number | string };
 type DeliveryRow = { bucket: number | string; grp: string; impressions: number | string; clicks: number | string; revenue_micros: number | string };
+type InvalidRow = { bucket: number | string; grp: string; event_type: string; reason: string; events: number | string };
 
 /** Both reads, summed per (bucket start in ms, group key). */
 async function countsOf(deps: ReportDeps, publisherId: string, query: ReportQuery, window: ReportWindow): Promise<Map<string, Counts>> {
   const text = reportSql(deps.database, publisherId, query, window, await clickhouseDialect(deps.ch));
-  const [auctions, delivery] = await Promise.all([rows<AuctionRow>(deps.ch, text.auctions), rows<DeliveryRow>(deps.ch, text.delivery)]);
+  const [auctions, delivery, invalid] = await Promise.all([
+    rows<AuctionRow>(deps.ch, text.auctions),
+    rows<DeliveryRow>(deps.ch, text.delivery),
+    rows<InvalidRow>(deps.ch, text.invalid),
+  ]);
   const counts = new Map<string, Counts>();
   const at = (bucket: number | string, grp: string) => {
     const key = `${Number(bucket) * 1000}\u0000${grp}`;
@@ -171,6 +195,13 @@ async function countsOf(deps: ReportDeps, publisherId: string, query: ReportQuer
     c.clicks += Number(r.clicks);
     c.revenueMicros += BigInt(r.revenue_micros);
   }
+  for (const r of invalid) {
+    const c = at(r.bucket, r.grp);
+    const events = Number(r.events);
+    if (r.event_type === 'impression') c.invalidImpressions += events;
+    if (r.event_type === 'click') c.invalidClicks += events;
+    c.invalid[r.reason] = (c.invalid[r.reason] ?? 0) + events;
+  }
   return counts;
 }
 
@@ -187,6 +218,9 @@ function metrics(c: Counts) {
     revenue: revenueMicros / 1e6,
     revenue_micros: revenueMicros,
     ecpm: c.impressions > 0 ? Math.round((revenueMicros * 1000) / c.impressions) / 1e6 : 0,
+    invalid_impressions: c.invalidImpressions,
+    invalid_clicks: c.invalidClicks,
+    invalid_traffic: Object.fromEntries(Object.entries(c.invalid).sort(([a], [b]) => a.localeCompare(b))),
   };
 }
 
@@ -197,6 +231,9 @@ function addInto(total: Counts, c: Counts): void {
   total.impressions += c.impressions;
   total.clicks += c.clicks;
   total.revenueMicros += c.revenueMicros;
+  total.invalidImpressions += c.invalidImpressions;
+  total.invalidClicks += c.invalidClicks;
+  for (const [reason, n] of Object.entries(c.invalid)) total.invalid[reason] = (total.invalid[reason] ?? 0) + n;
 }
 
 const bucketLabel = (ms: number, granularity: ReportQuery['granularity']) =>
