@@ -19,6 +19,7 @@ import { audienceKeysOf } from './inhouse/frequency-caps';
 import { noFillFields, noFillFromBids, type NoFill } from './publisher/no-fill';
 import { sandboxBid } from './publisher/sandbox';
 import { screenRequest, turnMarkOf } from './publisher/screen';
+import { isBotUserAgent } from '../domain/delivery/invalid-traffic';
 
 /**
  * One auction, stage by stage (as Prebid Server's exchange does), over every
@@ -41,6 +42,12 @@ export interface PipelineDeps {
 }
 
 export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
+  // General invalid traffic: no bidder is asked to pay for a bot's view (the body's user_agent, else the caller's); a sandbox bills nothing.
+  if (!ctx.publisher.test && isBotUserAgent(ctx.userAgent)) {
+    const noFill: NoFill = { reason: 'invalid_traffic' };
+    observe(ctx, deps, [], [], performance.now() - ctx.startedAt, 0, null, null, noFill);
+    return answer(ctx, null, noFill);
+  }
   const screened = screenRequest(ctx, deps.inhouse.caps);
   if (screened.noFill) {
     // No auction: no bidder is called.

@@ -1,5 +1,6 @@
 import { mintPollTokens } from '../domain/polls/poll-token';
 import { deliveryTokenSigner, TRACKING_PATHS, type DeliveryClaims, type DeliveryTokenKind, type OwnClaims } from '../domain/delivery/tracking-token';
+import { trafficBinding } from '../domain/delivery/invalid-traffic';
 import { auctionSettings } from './settings';
 import type { AuctionContext, ValidBid } from './types';
 
@@ -13,11 +14,15 @@ export { withViewUrl } from '../domain/delivery/tracking-token';
  */
 export type BaseClaims = Omit<DeliveryClaims, 'kind'>;
 
-export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' | 'request' | 'audience'>, bid: ValidBid): BaseClaims {
+export function baseClaims(
+  ctx: Pick<AuctionContext, 'auctionId' | 'publisher' | 'request' | 'audience'> & Partial<Pick<AuctionContext, 'userAgent' | 'userIp'>>,
+  bid: ValidBid,
+): BaseClaims {
   // One object literal of one shape, the absent claims undefined (the token's encoding leaves them out): the
   // conditional spreads it replaces took a quarter of presenting an ad (bench/README.md).
   const audience = ctx.audience;
   const ad = bid.inhouse;
+  const binding = trafficBinding(ctx.userAgent ?? '', ctx.userIp ?? '');
   return {
     auction_id: ctx.auctionId,
     publisher_id: ctx.publisher.publicId,
@@ -38,6 +43,9 @@ export function baseClaims(ctx: Pick<AuctionContext, 'auctionId' | 'publisher' |
     cpc_micros: ad?.cpcMicros,
     dsp_id: ad ? undefined : bid.bidderId,
     bid_id: ad ? undefined : bid.bidId,
+    // Its pixels and clicks must come with this user agent from this network (domain/delivery/invalid-traffic.ts).
+    ua_hash: binding.ua_hash,
+    net: binding.net,
   };
 }
 

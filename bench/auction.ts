@@ -375,7 +375,7 @@ async function main() {
       device: 'mobile',
       timezone: 'UTC',
       ip: '203.0.113.5',
-      user_agent: 'bench',
+      user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
       messages: [
         { role: 'user', content: 'Which running shoes for a marathon?' },
         { role: 'assistant', content: 'Cushioned trainers help.' },

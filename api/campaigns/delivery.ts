@@ -34,7 +34,14 @@ export const campaignDeliverySchema = z.object({
   campaign_id: z.string(),
   delivery_status: status,
   issues: z.array(issue).describe('Every issue of the campaign, its ad groups and ads, blocking first'),
-  traffic: traffic.extend({ window_seconds: z.number().int() }),
+  traffic: traffic.extend({
+    window_seconds: z.number().int(),
+    invalid_impressions: z.number().int().describe('Impressions recorded as invalid traffic and not billed, in the whole UTC hours of the window'),
+    invalid_clicks: z.number().int().describe('Clicks recorded as invalid traffic and not billed, in the whole UTC hours of the window'),
+    invalid_traffic: z
+      .record(z.string(), z.number().int())
+      .describe('Invalid impressions and clicks by reason: bot_user_agent, user_agent_mismatch, network_mismatch, burst (only reasons that occurred)'),
+  }),
   ad_groups: z.array(adGroup),
   checked_at: z.number().int().describe('Unix seconds'),
 });

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { DomainError } from '../../lib/errors';
@@ -9,6 +9,9 @@ import { nextId } from '../../lib/http/request-id';
 import type { HttpMetrics } from '../../lib/http-metrics';
 import type { DeliveryLedgerWriter, DeliveryEventType } from '../../domain/delivery/ledger';
 import type { TokenObserver } from '../../domain/delivery/metrics';
+import { judgeTrackedRequest, type InvalidTrafficReason } from '../../domain/delivery/invalid-traffic';
+import { clientIp } from '../../domain/events/client-ip';
+import { config } from '../../lib/config';
 import {
   readDeliveryToken,
   TRACKING_PATHS,
@@ -62,7 +65,15 @@ function writePixel(res: ServerResponse): void {
   res.end(PIXEL);
 }
 
-const recordView = (ledger: DeliveryLedgerWriter, claims: DeliveryClaims) => ledger.record({ type: 'impression', claims, time: new Date() });
+/** Whether the pixel's or click's request is invalid traffic against its auction (domain/delivery/invalid-traffic.ts). */
+const invalidOf = (req: IncomingMessage, claims: DeliveryClaims): InvalidTrafficReason | null =>
+  judgeTrackedRequest(claims, {
+    userAgent: req.headers['user-agent'],
+    ip: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustedProxies),
+  });
+
+const recordView = (ledger: DeliveryLedgerWriter, claims: DeliveryClaims, req: IncomingMessage) =>
+  ledger.record({ type: 'impression', claims, time: new Date(), invalid: invalidOf(req, claims) });
 
 /** Counts a token read by its form (api_tracking_tokens_total); `none` when missing or unreadable. */
 const countToken = (tokens: TokenObserver, kind: DeliveryTokenKind, token: ReturnType<typeof readDeliveryToken>) => tokens.read(kind, token?.form ?? 'none');
@@ -83,7 +94,7 @@ function viewTracker(ledger: DeliveryLedgerWriter, tokens: TokenObserver) {
     const token = handedOn.get(req) ?? readDeliveryToken(tokenValue, 'view');
     countToken(tokens, 'view', token);
     if (token && !token.expired && counts(req)) {
-      const outcome = await recordView(ledger, token.claims);
+      const outcome = await recordView(ledger, token.claims, req);
       if (outcome.recorded && isHttpUrl(token.claims.dsp_view_url)) {
         noStore(res);
         return void res.redirect(302, token.claims.dsp_view_url);
@@ -121,12 +132,13 @@ export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick
     };
     if (!token || token.expired) return answer();
     // A failed record answers as the route would (its error object, not the platform envelope Express would reach).
-    recordView(ledger, token.claims).then(answer, (err: unknown) => writeError(res, TRACKING_PATHS.view, err));
+    recordView(ledger, token.claims, req).then(answer, (err: unknown) => writeError(res, TRACKING_PATHS.view, err));
   };
 }
 
 export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter, tokens: TokenObserver): Operation[] {
-  const record = (type: DeliveryEventType, claims: DeliveryClaims) => ledger.record({ type, claims, time: new Date() });
+  const record = (type: DeliveryEventType, claims: DeliveryClaims, req?: IncomingMessage) =>
+    ledger.record({ type, claims, time: new Date(), invalid: req ? invalidOf(req, claims) : null });
   const readToken = countedTokenReader(tokens);
   const trackView = viewTracker(ledger, tokens);
 
@@ -164,7 +176,7 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter, tokens:
         const token = readToken(query.token, 'click');
         // Only a target we signed is ever redirected to: no open redirect.
         if (!token || !isHttpUrl(token.claims.url)) throw linkNotFound();
-        if (!token.expired && counts(req)) await record('click', token.claims);
+        if (!token.expired && counts(req)) await record('click', token.claims, req);
         noStore(res);
         // Our advertisers' pages get the click id to send back with a conversion; a DSP's click URL is the DSP's.
         res.redirect(302, token.claims.source === 'inhouse' ? withClickId(token.claims.url, token.claims.auction_id) : token.claims.url);

@@ -16,6 +16,8 @@ export const NO_FILL_REASONS = [
   'timeout',
   'blocked_advertiser',
   'blocked_category',
+  // The request's user agent is a known bot or crawler (domain/delivery/invalid-traffic.ts): no auction.
+  'invalid_traffic',
 ] as const;
 export type NoFillReason = (typeof NO_FILL_REASONS)[number];
 

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { identifier, sql } from '../../lib/clickhouse/sql';
+import type { AddedColumn } from '../../lib/clickhouse/schema';
 
 /**
  * ClickHouse tables of delivery data: DDL beside the code that writes
@@ -31,6 +32,12 @@ import { identifier, sql } from '../../lib/clickhouse/sql';
  *    each in atomically (ALTER TABLE ... REPLACE PARTITION), so a re-imported
  *    day replaces the old one and is never counted twice.
  *
+ * Invalid traffic (invalid-traffic.ts): a delivery row of an invalid event carries its
+ * `invalid_reason` and counts nothing (no impression, click, spend or revenue);
+ * `invalid_traffic_hourly` (SummingMergeTree per publisher, UTC hour, campaign,
+ * source, country, event type and reason: `events`) counts them, fed by a view on each
+ * row table; publisher reports and delivery diagnostics read it.
+ *
  * Every time is a `DateTime('UTC')`; money is `spend_micros Int64`.
  */
 export const DELIVERY_TABLES = {
@@ -41,7 +48,43 @@ export const DELIVERY_TABLES = {
   segmentsDaily: 'delivery_segments_daily',
   externalDaily: 'external_supply_daily',
   dspRows: 'dsp_delivery_events',
+  invalid: 'invalid_traffic_hourly',
 } as const;
+
+/** Columns the row tables gained after they were first created (scripts/clickhouse-migrate.ts adds them). */
+export const DELIVERY_ADDED_COLUMNS: AddedColumn[] = [
+  { table: DELIVERY_TABLES.rows, column: 'invalid_reason', type: "String DEFAULT ''" },
+  { table: DELIVERY_TABLES.dspRows, column: 'invalid_reason', type: "String DEFAULT ''" },
+];
+
+/** The invalid-traffic rollup and its views: applied after DELIVERY_ADDED_COLUMNS (the views read `invalid_reason`). */
+export function invalidTrafficTables(database: string): string[] {
+  const db = identifier(database);
+  const t = `${db}.${DELIVERY_TABLES.invalid}`;
+  const view = (name: string, from: string, campaign: string, source: string) =>
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_${name}_mv TO ${t} AS
+     SELECT publisher_id, toStartOfHour(event_time) AS hour, ${campaign} AS campaign_id, ${source} AS source, country, event_type,
+            invalid_reason AS reason, count() AS events
+     FROM ${db}.${from}
+     WHERE invalid_reason != ''
+     GROUP BY publisher_id, hour, campaign_id, source, country, event_type, reason`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (
+       publisher_id String,
+       hour DateTime('UTC'),
+       campaign_id String,
+       source String,
+       country String,
+       event_type String,
+       reason String,
+       events UInt64
+     ) ENGINE = SummingMergeTree((events))
+     PARTITION BY toYYYYMM(hour)
+     ORDER BY (publisher_id, hour, campaign_id, source, country, event_type, reason)`,
+    view('inhouse', DELIVERY_TABLES.rows, 'campaign_id', "'inhouse'"),
+    view('dsp', DELIVERY_TABLES.dspRows, "''", 'dsp_id'),
+  ];
+}
 
 /** The entity path every delivery row and rollup carries, coarsest first. */
 const ENTITY_COLUMNS = `organization_id String,

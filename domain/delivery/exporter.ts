@@ -50,9 +50,12 @@ interface LedgerRow {
   device: string;
   price_micros: string;
   charged_micros: string;
+  invalid_reason: string;
 }
 
-const counts = (type: string) => ({ impressions: type === 'impression' ? 1 : 0, clicks: type === 'click' ? 1 : 0 });
+/** An invalid event (invalid-traffic.ts) counts nothing: it is in invalid_traffic_hourly by its reason. */
+const counts = (r: LedgerRow) =>
+  r.invalid_reason ? { impressions: 0, clicks: 0 } : { impressions: r.event_type === 'impression' ? 1 : 0, clicks: r.event_type === 'click' ? 1 : 0 };
 
 /** What every delivery row says of its event, whoever served it: which, when, where and in which auction. */
 const eventOf = (r: LedgerRow) => ({
@@ -63,7 +66,8 @@ const eventOf = (r: LedgerRow) => ({
   publisher_id: r.publisher_id,
   country: r.country,
   device: r.device,
-  ...counts(r.event_type),
+  ...counts(r),
+  invalid_reason: r.invalid_reason,
 });
 
 /** An in-house delivery as insights count it: impressions, clicks and the spend actually charged. */
@@ -86,7 +90,7 @@ function dspRow(r: LedgerRow, revenue: Map<string, number | undefined>): DspDeli
     ...eventOf(r),
     dsp_id: r.dsp_id,
     bid_id: r.bid_id,
-    revenue_micros: r.event_type === 'impression' ? (revenue.get(r.event_id) ?? 0) : 0,
+    revenue_micros: r.event_type === 'impression' && !r.invalid_reason ? (revenue.get(r.event_id) ?? 0) : 0,
   };
 }
 
@@ -150,7 +154,8 @@ const dspImpressions = (rows: LedgerRow[]) => rows.filter((r) => r.source === 'd
 export async function ledgerRowsAfter(client: PoolClient, cursor: { txid: string; seq: string }, limit: number) {
   const { rows } = await client.query<LedgerRow & { txid: string; seq: string }>(
     `SELECT event_id, event_type, (extract(epoch FROM event_time) * 1000)::bigint::text AS event_ms, auction_id, source, organization_id, ad_account_id,
-            campaign_id, ad_group_id, ad_id, dsp_id, bid_id, publisher_id, country, device, price_micros::text, charged_micros::text, txid::text, seq::text
+            campaign_id, ad_group_id, ad_id, dsp_id, bid_id, publisher_id, country, device, price_micros::text, charged_micros::text, invalid_reason,
+            txid::text, seq::text
        FROM delivery_ledger l
       WHERE (l.txid, l.seq) > ($1::xid8, $2::bigint) AND l.txid < pg_snapshot_xmin(pg_current_snapshot())
       ORDER BY l.txid, l.seq LIMIT $3`,

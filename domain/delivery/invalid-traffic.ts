@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { ClickHouseClient } from '@clickhouse/client';
 import { isIP } from 'node:net';
 import { isbot } from 'isbot';
 import { normalizeIp } from '../events/client-ip';
+import { identifier, sql } from '../../lib/clickhouse/sql';
+import { DELIVERY_TABLES } from './clickhouse-tables';
 
 /**
  * General invalid traffic (GIVT, as the MRC's IVT guidelines define it),
@@ -79,4 +82,28 @@ export function judgeTrackedRequest(binding: { ua_hash?: string; net?: string },
   if (userAgentHash(req.userAgent ?? '') !== binding.ua_hash) return 'user_agent_mismatch';
   if (binding.net !== undefined && networkOf(req.ip) !== binding.net) return 'network_mismatch';
   return null;
+}
+
+/** A campaign's invalid impressions and clicks since `since` (whole UTC hours), and both by reason. */
+export interface InvalidTrafficCounts {
+  invalid_impressions: number;
+  invalid_clicks: number;
+  invalid_traffic: Partial<Record<InvalidTrafficReason, number>>;
+}
+
+export async function campaignInvalidTraffic(ch: ClickHouseClient, database: string, campaignId: string, since: Date): Promise<InvalidTrafficCounts> {
+  const result = await ch.query({
+    query: `SELECT event_type, reason, sum(events) AS events FROM ${identifier(database)}.${DELIVERY_TABLES.invalid}
+      WHERE ${sql`campaign_id = ${campaignId} AND hour >= toStartOfHour(${since})`}
+      GROUP BY event_type, reason ORDER BY reason`,
+    format: 'JSONEachRow',
+  });
+  const counts: InvalidTrafficCounts = { invalid_impressions: 0, invalid_clicks: 0, invalid_traffic: {} };
+  for (const r of await result.json<{ event_type: string; reason: InvalidTrafficReason; events: string | number }>()) {
+    const events = Number(r.events);
+    if (r.event_type === 'impression') counts.invalid_impressions += events;
+    if (r.event_type === 'click') counts.invalid_clicks += events;
+    counts.invalid_traffic[r.reason] = (counts.invalid_traffic[r.reason] ?? 0) + events;
+  }
+  return counts;
 }

@@ -4,6 +4,7 @@ import { utcTimestamp } from '../../lib/db';
 import type { DeliveryClaims } from './tracking-token';
 import { DEFAULT_CPC_MICROS, DEFAULT_CPM_MICROS } from '../money';
 import { observedFlush, type LedgerObserver } from './metrics';
+import { DEFAULT_BURST_THRESHOLDS, type BurstThresholds, type InvalidTrafficReason } from './invalid-traffic';
 
 /**
  * The delivery ledger (PostgreSQL `delivery_ledger`) and the shared spend store
@@ -19,6 +20,10 @@ import { observedFlush, type LedgerObserver } from './metrics';
  * campaign may serve at the event's time. Deliveries that charge nothing are
  * still recorded, with a charge of 0.
  *
+ * Invalid traffic (invalid-traffic.ts) is recorded with its reason and charges
+ * nothing: the reason the tracker decided, else a burst, which the database
+ * counts (one count for every api copy).
+ *
  * Writes go through a group commit: one transaction for many tracker requests.
  */
 export type DeliveryEventType = 'impression' | 'click' | 'thumbs_up' | 'thumbs_down';
@@ -27,12 +32,16 @@ export interface TrackedDelivery {
   type: DeliveryEventType;
   claims: DeliveryClaims;
   time: Date;
+  /** Why the tracker found the request invalid (invalid-traffic.ts judgeTrackedRequest), if it did. */
+  invalid?: InvalidTrafficReason | null;
 }
 
 export interface DeliveryOutcome {
   /** False for a repeat (this auction's event of this type was recorded before). */
   recorded: boolean;
   chargedMicros: number;
+  /** Why a recorded event is invalid traffic (the tracker's reason or `burst`); absent when valid or not recorded. */
+  invalid?: InvalidTrafficReason;
 }
 
 /** What a feedback event sends on to the DSP's feedback_url (domain/delivery/dsp-callbacks.ts). */
@@ -52,6 +61,8 @@ export interface LedgerOptions {
   minFlushSpacingMs?: number;
   /** Counts each flush and what it committed (the api's metrics: domain/delivery/metrics.ts). */
   observer?: LedgerObserver;
+  /** Impressions a minute per publisher and user key or network beyond which they are a burst. */
+  burst?: BurstThresholds;
 }
 
 /** Feedback of either direction shares one dedupe key: the first thumbs per auction counts. */
@@ -93,6 +104,7 @@ export type DeliveryLedgerWriter = ReturnType<typeof createDeliveryLedger>;
  */
 export async function recordDeliveries(pool: Pool | PoolClient, batch: TrackedDelivery[], options: LedgerOptions = {}): Promise<DeliveryOutcome[]> {
   const columns = LEDGER_COLUMNS.map(() => [] as unknown[]);
+  const burst = options.burst ?? DEFAULT_BURST_THRESHOLDS;
   for (const delivery of batch) {
     const { type, claims: c, time } = delivery;
     const callback = (type === 'thumbs_up' || type === 'thumbs_down') && options.feedbackCallback ? options.feedbackCallback(delivery) : null;
@@ -119,19 +131,25 @@ export async function recordDeliveries(pool: Pool | PoolClient, batch: TrackedDe
       callback?.body ?? null,
       c.user_key ?? '',
       c.chat_key ?? '',
+      c.net ?? '',
+      delivery.invalid ?? '',
     ];
     row.forEach((value, i) => columns[i].push(value));
   }
   const {
     rows: [result],
-  } = await pool.query<{ recorded: boolean[]; charged_micros: string[]; exhausted_campaign_ids: string[] | null }>({
+  } = await pool.query<{ recorded: boolean[]; charged_micros: string[]; exhausted_campaign_ids: string[] | null; invalid_reasons: string[] }>({
     name: 'record-deliveries',
     text: RECORD_DELIVERIES,
-    values: [...columns, DEFAULT_CPM_MICROS, DEFAULT_CPC_MICROS],
+    values: [...columns, DEFAULT_CPM_MICROS, DEFAULT_CPC_MICROS, burst.perUserPerMinute, burst.perNetworkPerMinute],
   });
   const exhausted = result.exhausted_campaign_ids ?? [];
   if (exhausted.length > 0) options.onBudgetExhausted?.(exhausted);
-  return result.recorded.map((recorded, i) => ({ recorded, chargedMicros: Number(result.charged_micros[i]) }));
+  return result.recorded.map((recorded, i) => ({
+    recorded,
+    chargedMicros: Number(result.charged_micros[i]),
+    invalid: recorded && result.invalid_reasons[i] ? (result.invalid_reasons[i] as InvalidTrafficReason) : undefined,
+  }));
 }
 
 /** The function's parameters, in order (their types below). */
@@ -158,6 +176,8 @@ const LEDGER_COLUMNS = [
   'callback_body',
   'user_key',
   'chat_key',
+  'net',
+  'invalid_reason',
 ] as const;
 /** Every parameter is a text array but these. */
 const NOT_TEXT: Partial<Record<(typeof LEDGER_COLUMNS)[number], string>> = { event_time: 'timestamp', price_micros: 'bigint' };
@@ -167,4 +187,4 @@ const LEDGER_TYPES = LEDGER_COLUMNS.map((column) => NOT_TEXT[column] ?? 'text');
  * Named: each pooled connection parses and plans the call once, not once per flush
  * (bench/README.md, "tracking": a flush in PostgreSQL).
  */
-const RECORD_DELIVERIES = `SELECT * FROM record_deliveries(${LEDGER_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}, $${LEDGER_TYPES.length + 1}::bigint, $${LEDGER_TYPES.length + 2}::bigint)`;
+const RECORD_DELIVERIES = `SELECT * FROM record_deliveries(${LEDGER_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}, ${['bigint', 'bigint', 'integer', 'integer'].map((t, i) => `$${LEDGER_TYPES.length + i + 1}::${t}`).join(', ')})`;

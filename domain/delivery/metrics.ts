@@ -31,6 +31,12 @@ export function createLedgerMetrics(registry: Registry, prefix: string): LedgerO
     labelNames: ['type'],
     registers: [registry],
   });
+  const invalid = new Counter({
+    name: `${prefix}_invalid_traffic_total`,
+    help: 'Deliveries recorded as invalid traffic and charged nothing (domain/delivery/invalid-traffic.ts), by type and reason (bot_user_agent, user_agent_mismatch, network_mismatch, burst)',
+    labelNames: ['type', 'reason'],
+    registers: [registry],
+  });
   const flushes = new Histogram({
     name: `${prefix}_ledger_flush_duration_ms`,
     help: 'Delivery ledger flush latency (ms): one transaction for a batch of tracker requests, by outcome (ok, error)',
@@ -52,6 +58,7 @@ export function createLedgerMetrics(registry: Registry, prefix: string): LedgerO
         const outcome = outcomes[i];
         if (!outcome?.recorded) return;
         events.inc({ type: delivery.type, source: delivery.claims.source });
+        if (outcome.invalid) invalid.inc({ type: delivery.type, reason: outcome.invalid });
         if (outcome.chargedMicros > 0) spend.inc({ type: delivery.type }, outcome.chargedMicros);
       });
     },

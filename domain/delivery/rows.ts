@@ -32,6 +32,8 @@ export interface DeliveryRow {
   impressions: number;
   clicks: number;
   spend_micros: bigint | number;
+  /** Why the event is invalid traffic (then every count is 0); '' or absent when valid. */
+  invalid_reason?: string;
 }
 
 /** Rows per INSERT: large batches are what ClickHouse likes (one part per insert). */
@@ -156,6 +158,8 @@ export interface DspDeliveryRow {
   clicks: number;
   /** What the DSP owes for it (its clearing price per impression). */
   revenue_micros: number;
+  /** Why the event is invalid traffic (then every count is 0); '' or absent when valid. */
+  invalid_reason?: string;
 }
 
 /** Writes DSP delivery rows, idempotent on `event_id` like insertDeliveryRows. Returns the number written. */

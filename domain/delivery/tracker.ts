@@ -33,6 +33,7 @@ export function startDeliveryLedger(deps: {
     feedbackCallback: feedbackCallbackOf,
     minFlushSpacingMs: config.delivery.ledgerFlushSpacingMs,
     observer: deps.observer,
+    burst: config.delivery.burst,
   });
   return {
     ledger,

@@ -57,6 +57,9 @@ export const deliveryClaimsSchema = z.object({
   dsp_feedback_url: text(2048).optional(),
   url: text(4096).optional(),
   tile: z.number().int().nonnegative().optional(),
+  /** The auction's user agent (a short hash) and user network: what its pixels and clicks must match (invalid-traffic.ts). */
+  ua_hash: text(16).optional(),
+  net: text(40).optional(),
 });
 export type DeliveryClaims = z.infer<typeof deliveryClaimsSchema>;
 
@@ -88,6 +91,8 @@ const claimsCodec = compactCodec({
   dsp_feedback_url: 'text',
   url: 'text',
   tile: 'uint',
+  ua_hash: 'text',
+  net: 'text',
 } satisfies Record<Exclude<keyof DeliveryClaims, 'kind'>, FieldType>);
 
 /** A token's own claims, beside those every token of a delivery shares. */

@@ -4,7 +4,7 @@
  * exact code and param).
  */
 import { hashSecret } from '../../lib/secrets';
-import { adRequest, contextualRequest, useAuction } from './support';
+import { adRequest, BROWSER_UA, contextualRequest, useAuction } from './support';
 import { until } from '../support/wait';
 
 // In-house demand is switched off (a closed budget gate): other tests' campaigns never fill these auctions.
@@ -219,7 +219,7 @@ describe('request validation', () => {
         ad_formats: ['sponsored_message', 'sponsored_carousel', 'poll'],
         config: { max_headline_chars: 30, image_enabled: false },
         ip: '::1',
-        user_agent: 'UA',
+        user_agent: BROWSER_UA,
         language: 'EN',
         site: {
           id: 'bot-1',

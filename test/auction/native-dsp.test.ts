@@ -5,7 +5,7 @@
  * the deadline, and the non-bid reasons recorded per bid.
  */
 import { bankersRoundCents, bidPriceMicros } from '../../auction/dsp/native-creative';
-import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, useAuction, useReferenceDsp } from './support';
+import { addReferenceDsp, adRequest, BROWSER_UA, contextualRequest, dropReferenceDsp, loggedBids, useAuction, useReferenceDsp } from './support';
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', userId: 'user-anon-1', chatId: 'chat-1', ...o });
@@ -47,13 +47,13 @@ describe('one native DSP', () => {
   }
 
   test('headers exactly as the spec says, and the native request body', async () => {
-    const res = await adRequest(h, request({ ip: '203.0.113.9', user_agent: 'Mozilla/5.0 (iPhone)', request_id: 'req-7', prefetched: true, nAdsBefore: 3 }));
+    const res = await adRequest(h, request({ ip: '203.0.113.9', user_agent: BROWSER_UA, request_id: 'req-7', prefetched: true, nAdsBefore: 3 }));
     expect(res.status).toBe(200);
     const got = ref.dsp.received.find((r) => r.path === '/native/bid')!;
     expect(got.headers.authorization).toBe(`Bearer ${ref.key}`);
     expect(got.headers['content-type']).toBe('application/json');
     expect(String(got.headers['x-forwarded-for']).split(',')[0].trim()).toBe('203.0.113.9');
-    expect(got.headers['user-agent']).toBe('Mozilla/5.0 (iPhone)');
+    expect(got.headers['user-agent']).toBe(BROWSER_UA);
     expect(got.body).toEqual({
       userId: 'user-anon-1',
       request_type: 'contextual',

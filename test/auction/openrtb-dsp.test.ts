@@ -4,7 +4,7 @@
  * form, and each response rule (assets, tagid, HTTPS, lengths, image sizes,
  * floors).
  */
-import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, useAuction, useReferenceDsp } from './support';
+import { addReferenceDsp, adRequest, BROWSER_UA, contextualRequest, dropReferenceDsp, loggedBids, useAuction, useReferenceDsp } from './support';
 
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', userId: 'user-anon-1', chatId: 'chat-1', ...o });
 // Only DSPs bid here: the in-house bidder's budget gate is closed, so other tests' campaigns never compete.
@@ -26,7 +26,7 @@ describe('the BidRequest', () => {
     const { res, got } = await sent(
       request({
         ip: '203.0.113.9',
-        user_agent: 'Mozilla/5.0 (Macintosh)',
+        user_agent: BROWSER_UA,
         device: 'desktop',
         country_code: 'DE',
         region: 'BE',
@@ -101,7 +101,7 @@ describe('the BidRequest', () => {
         keywords: 'running,shoes',
       },
       device: {
-        ua: 'Mozilla/5.0 (Macintosh)',
+        ua: BROWSER_UA,
         ip: '203.0.113.9',
         devicetype: 2,
         js: 1,
@@ -165,7 +165,7 @@ describe('the BidRequest', () => {
       storeurl: 'https://apps.example/chat',
       domain: 'example.com',
     });
-    expect(br.device).toEqual({ ua: 'Mozilla/5.0 (test)', ipv6: '2001:db8::1', devicetype: 5, js: 1, geo: { country: 'USA', type: 2 } });
+    expect(br.device).toEqual({ ua: BROWSER_UA, ipv6: '2001:db8::1', devicetype: 5, js: 1, geo: { country: 'USA', type: 2 } });
     expect(br.regs).toEqual({ gdpr: 0 });
     expect(br).not.toHaveProperty('bcat');
     expect(br).not.toHaveProperty('badv');

@@ -13,7 +13,7 @@ import { insertTree } from '../support/fixtures';
 import { errorBody, newOrg, startHarness, type Harness } from '../support/harness';
 import { adctl } from '../support/cli';
 import { allExported, spendOf } from '../tracking/support';
-import { addReferenceDsp, adRequest, contextualRequest, startAuction, until, type AuctionHarness } from './support';
+import { addReferenceDsp, adRequest, BROWSER_UA, contextualRequest, startAuction, until, type AuctionHarness } from './support';
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 
 let api: Harness;
@@ -39,7 +39,8 @@ afterAll(async () => {
 
 const today = () => new Date().toISOString().slice(0, 10);
 const onApi = (url: string) => `${api.url}${new URL(url).pathname}${new URL(url).search}`;
-const fire = (url: string) => fetch(onApi(url), { redirect: 'manual' }).then((r) => r.status);
+/** As the user's browser fires it: the auction's user agent (anything else is invalid traffic). */
+const fire = (url: string) => fetch(onApi(url), { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } }).then((r) => r.status);
 
 async function report(query: Record<string, string>, key: string | null = h.publisherKey, base = h.url) {
   const res = await fetch(`${base}/v1/reports?${new URLSearchParams(query).toString()}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
@@ -118,6 +119,9 @@ describe('a fresh publisher', () => {
       revenue: revenueMicros / 1e6,
       revenue_micros: revenueMicros,
       ecpm: revenueMicros / 4 / 1000,
+      invalid_impressions: 0,
+      invalid_clicks: 0,
+      invalid_traffic: {},
     };
     expect(daily.status).toBe(200);
     expect(daily.body).toEqual({
@@ -223,6 +227,9 @@ describe('the query', () => {
       revenue: 0,
       revenue_micros: 0,
       ecpm: 0,
+      invalid_impressions: 0,
+      invalid_clicks: 0,
+      invalid_traffic: {},
     });
     const hourly = await report({ start_date: '2026-01-01', end_date: '2026-01-31', granularity: 'hourly' });
     expect(hourly.body.data).toHaveLength(31 * 24);

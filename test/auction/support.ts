@@ -134,6 +134,10 @@ let requestCounter = 0;
  * (frequency caps count per user and per conversation): pass `userId` and
  * `chatId` to send the same ones again.
  */
+/** A browser's user agent: what a chat host forwards for its user (a bot's or an HTTP library's gets no auction). */
+export const BROWSER_UA =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+
 export function contextualRequest(overrides: Record<string, unknown> = {}) {
   requestCounter += 1;
   return {
@@ -148,7 +152,7 @@ export function contextualRequest(overrides: Record<string, unknown> = {}) {
     device: 'mobile',
     timezone: 'America/New_York',
     ip: '127.0.0.42',
-    user_agent: 'Mozilla/5.0 (test)',
+    user_agent: BROWSER_UA,
     ...overrides,
   };
 }
@@ -161,7 +165,8 @@ export async function adRequest(
 ) {
   const res = await fetch(`${h.url}/v1/ad_requests`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    // As a chat host's server forwards its user's browser (Node's own user agent is on the bot list).
+    headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA, ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();

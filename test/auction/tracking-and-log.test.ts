@@ -4,10 +4,11 @@
  * close), GET /metrics, and the OpenAPI document.
  */
 import { readDeliveryToken } from '../../domain/delivery/tracking-token';
+import { trafficBinding } from '../../domain/delivery/invalid-traffic';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { adRequestSchema } from '../../auction/request-schema';
-import { addReferenceDsp, adRequest, contextualRequest, removeDsp, startAuction, type AuctionHarness } from './support';
+import { addReferenceDsp, adRequest, BROWSER_UA, contextualRequest, removeDsp, startAuction, type AuctionHarness } from './support';
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 
 let h: AuctionHarness;
@@ -44,6 +45,8 @@ describe('signed tracking URLs', () => {
       bid_id: expect.any(String),
       country: 'AQ',
       device: 'mobile',
+      // The auction user's user agent and network, which its pixels and clicks must match (domain/delivery/invalid-traffic.ts).
+      ...trafficBinding(BROWSER_UA, '127.0.0.42'),
       // No user_key / chat_key: this publisher has no density settings, so a DSP's ad is counted nowhere.
     };
     expect(new URL(ad.view_url).pathname).toBe('/api/v1/tracking/view');

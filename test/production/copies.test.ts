@@ -13,7 +13,7 @@ import { mintPollTokens } from '../../domain/polls/poll-token';
 import { stepPacing } from '../../domain/serving/pacing-store';
 import { createDb, type Db } from '../../lib/db';
 import { endBackgroundJobs } from '../../worker/jobs';
-import { adRequest, contextualRequest } from '../auction/support';
+import { adRequest, BROWSER_UA, contextualRequest } from '../auction/support';
 import { clickhouse, waitForEvents } from '../events/support';
 import { insertTree, organizationIdOf } from '../support/fixtures';
 import { call, newOrg } from '../support/harness';
@@ -149,7 +149,7 @@ test('spend reaches the limit exactly through both auctions and both apis, servi
         const res = await ask(i, topic);
         if (!ours(tree.campaign.id, res)) return;
         const view = new URL(res.body.ad.view_url);
-        const pixel = await fetch(`${apiUrl(i + 1)}${view.pathname}${view.search}`);
+        const pixel = await fetch(`${apiUrl(i + 1)}${view.pathname}${view.search}`, { headers: { 'user-agent': BROWSER_UA } });
         expect(pixel.status).toBe(200);
         fired.add(res.body.ad.view_url);
       }),
