@@ -44,7 +44,8 @@ const USAGE = `usage:
   adctl review pending [--campaign CAMPAIGN_ID]
   adctl review approve-ad|reject-ad AD_ID [--revision N] [--reason R]
   adctl dead-letters list [--table T] [--limit N]
-  adctl dead-letters delete (ID... | --table T --all)`;
+  adctl dead-letters delete (ID... | --table T --all)
+  adctl safety explain (--file CONVERSATION.json | --text T) [--publisher PUBLISHER_ID]`;
 
 function options<S extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: S) {
   try {
@@ -387,6 +388,17 @@ const deadLetterCommands: Record<string, Command> = {
   },
 };
 
+const safetyCommand: Command = async (db, args, command) => {
+  const { runSafetyCommand } = await import('./adctl-safety');
+  return runSafetyCommand(
+    db,
+    command,
+    args,
+    (a, spec) => options(a, spec),
+    (m) => new UsageError(m),
+  );
+};
+
 const COMMANDS = new Map<string, Command>(
   Object.entries({
     ...organizationCommands,
@@ -396,6 +408,7 @@ const COMMANDS = new Map<string, Command>(
     ...externalSupplyCommands,
     'demo seed': demoSeedCommand,
     ...deadLetterCommands,
+    'safety explain': safetyCommand,
   }),
 );
 

@@ -1,6 +1,5 @@
-import { classifyConversation } from '../../domain/safety/classifier';
 import type { SensitiveCategory } from '../../domain/safety/categories';
-import { policyOf, safetyDecision } from '../../domain/safety/policy';
+import { screenConversation } from '../../domain/safety/screen';
 import { audienceKeysOf, type ConversationAds } from '../inhouse/frequency-caps';
 import type { AuctionContext } from '../types';
 
@@ -26,14 +25,11 @@ export interface ConversationLedger {
 export function screenRequest(ctx: AuctionContext, conversations: ConversationLedger | undefined, now = Date.now()): ScreenOutcome {
   const messages = ctx.window;
   if (messages.length) {
-    const { categories } = classifyConversation(messages);
+    // The call `adctl safety explain` makes too (domain/safety/screen.ts).
+    const { categories, policy, refused, siteCat } = screenConversation(messages, ctx.publisher.safetyOverrides);
     if (categories.length > 0) {
-      const decision = safetyDecision(categories, ctx.publisher.safetyOverrides);
-      if (decision.policy !== 'allow') {
-        const refused = categories.filter((c) => policyOf(c, ctx.publisher.safetyOverrides) !== 'allow');
-        return { noFill: 'sensitive_conversation', categories: refused, detail: `${decision.policy}: ${refused.join(', ')}` };
-      }
-      ctx.safety = { categories, siteCat: decision.siteCat };
+      if (policy !== 'allow') return { noFill: 'sensitive_conversation', categories: refused, detail: `${policy}: ${refused.join(', ')}` };
+      ctx.safety = { categories, siteCat };
     }
   }
   const limit = conversationLimit(ctx, conversations, now);

@@ -67,6 +67,8 @@ export interface Explanation extends Classification {
   lexiconCategories: SensitiveCategory[];
   /** Visible evidence the model may decide on alone (MODEL_RULE.minEvidence): a cue of any category, or the assistant's concern. */
   evidence: boolean;
+  /** For each category found, the part of the rule that found it. */
+  decidedBy: Partial<Record<SensitiveCategory, DecidedBy>>;
   matches: CueMatch[];
 }
 
@@ -565,6 +567,7 @@ export function clearMessageCaches(): void {
 function run(
   messages: readonly ConversationMessage[],
   collect: ((cue: CompiledCue, message: number, start: number, stop: number, negated: boolean) => void) | null,
+  why?: Partial<Record<SensitiveCategory, DecidedBy>>,
 ): SensitiveCategory[] {
   generation += 1;
   if (generation === 0xffffffff) {
@@ -600,7 +603,7 @@ function run(
     else if (scores[MINORS] > 0) scores[MINORS] += 0.5;
   }
   if (MODEL_RULE.enabled) modelScores(weights, modelFeatures(messages), probabilities);
-  return decideCategories(scores, probabilities, MODEL_RULE, denials, scores[CONCERN_GROUP] > 0);
+  return decideCategories(scores, probabilities, MODEL_RULE, denials, scores[CONCERN_GROUP] > 0, why);
 }
 
 /** A cue a reader can see: one of any category at `minEvidence` or more, or the assistant's concern. */
@@ -621,6 +624,7 @@ export function decideCategories(
   rule: ModelRule,
   denied?: ArrayLike<number>,
   concern = false,
+  why?: Partial<Record<SensitiveCategory, DecidedBy>>,
 ): SensitiveCategory[] {
   const categories: SensitiveCategory[] = [];
   const evidence = hasEvidence(lexicon, rule, concern);
@@ -635,10 +639,16 @@ export function decideCategories(
     const byModel = rule.enabled && !onlyDenied && (p >= alone || (lexicon[g] >= rule.minCueScore - 1e-9 && p >= withCue));
     const byLexicon = lexicon[g] >= DETECTION_THRESHOLD - 1e-9;
     const vetoed = rule.enabled && !NEVER_GROUPS[g] && lexicon[g] < rule.vetoBelowScore - 1e-9 && p < rule.vetoUnder;
-    if ((byLexicon && !vetoed) || byModel) categories.push(SENSITIVE_CATEGORIES[g]);
+    if ((byLexicon && !vetoed) || byModel) {
+      categories.push(SENSITIVE_CATEGORIES[g]);
+      if (why) why[SENSITIVE_CATEGORIES[g]] = byLexicon && !vetoed ? 'lexicon' : p >= alone ? 'model_alone_with_evidence' : 'model_with_cue';
+    }
   }
   return categories;
 }
+
+/** Which part of the rule found a category: the lexicon's score, the model with a cue of the category, or the model with evidence elsewhere. */
+export type DecidedBy = 'lexicon' | 'model_with_cue' | 'model_alone_with_evidence';
 
 /** The sensitive categories of a conversation (the chat host's messages, oldest first). */
 export function classifyConversation(messages: readonly ConversationMessage[]): Classification {
@@ -648,18 +658,24 @@ export function classifyConversation(messages: readonly ConversationMessage[]): 
 /** classifyConversation with the scores and every cue that matched: for tests, the bench and tuning. */
 export function explainConversation(messages: readonly ConversationMessage[]): Explanation {
   const matches: CueMatch[] = [];
-  const categories = run(messages, (cue, message, start, stop, negated) => {
-    const words: string[] = [];
-    for (let i = start; i < stop; i += 1) words.push(kinds[i] === CLAUSE_END ? '.' : kinds[i] === WORD ? vocabulary.words[ids[i]] || '?' : String(numbers[i]));
-    matches.push({
-      category: cue.group === CHILD_CONTEXT_GROUP ? 'child_context' : cue.group === CONCERN_GROUP ? 'assistant_concern' : SENSITIVE_CATEGORIES[cue.group],
-      pattern: cue.source,
-      weight: cue.weight,
-      message,
-      text: words.join(' '),
-      negated,
-    });
-  });
+  const decidedBy: Partial<Record<SensitiveCategory, DecidedBy>> = {};
+  const categories = run(
+    messages,
+    (cue, message, start, stop, negated) => {
+      const words: string[] = [];
+      for (let i = start; i < stop; i += 1)
+        words.push(kinds[i] === CLAUSE_END ? '.' : kinds[i] === WORD ? vocabulary.words[ids[i]] || '?' : String(numbers[i]));
+      matches.push({
+        category: cue.group === CHILD_CONTEXT_GROUP ? 'child_context' : cue.group === CONCERN_GROUP ? 'assistant_concern' : SENSITIVE_CATEGORIES[cue.group],
+        pattern: cue.source,
+        weight: cue.weight,
+        message,
+        text: words.join(' '),
+        negated,
+      });
+    },
+    decidedBy,
+  );
   const round = (n: number) => Math.round(n * 100) / 100;
   const scoreRecord = Object.fromEntries(SENSITIVE_CATEGORIES.map((c, g) => [c, round(scores[g])])) as Record<SensitiveCategory, number>;
   const model = Object.fromEntries(SENSITIVE_CATEGORIES.map((c, g) => [c, MODEL_RULE.enabled ? round(probabilities[g]) : 0])) as Record<
@@ -668,5 +684,5 @@ export function explainConversation(messages: readonly ConversationMessage[]): E
   >;
   const lexiconCategories = SENSITIVE_CATEGORIES.filter((_, g) => scores[g] >= DETECTION_THRESHOLD - 1e-9);
   const evidence = hasEvidence(scores, MODEL_RULE, scores[CONCERN_GROUP] > 0);
-  return { categories, scores: scoreRecord, model, lexiconCategories, evidence, matches };
+  return { categories, scores: scoreRecord, model, lexiconCategories, evidence, decidedBy, matches };
 }

@@ -33,3 +33,15 @@ export function safetyDecision(categories: readonly SensitiveCategory[], overrid
   }
   return { policy, siteCat };
 }
+
+export interface ScreenVerdict extends SafetyDecision {
+  /** The categories that refuse the ad (those not `allow` for this publisher); empty when the auction runs. */
+  refused: SensitiveCategory[];
+}
+
+/** The auction's screen (auction/publisher/screen.ts) on the categories found: its policy, the categories that refused, the ids for DSPs. */
+export function screenCategories(categories: readonly SensitiveCategory[], overrides?: PublisherSafetyOverrides): ScreenVerdict {
+  const decision = safetyDecision(categories, overrides);
+  const refused = decision.policy === 'allow' ? [] : categories.filter((c) => policyOf(c, overrides) !== 'allow');
+  return { ...decision, refused };
+}
