@@ -26,6 +26,7 @@ import { authenticatePublisher, intake } from './stages/1-intake';
 import type { DspConfig } from '../domain/dsps';
 import type { PublisherRecord } from '../domain/publishers';
 import { config } from '../lib/config';
+import { createClickhouse } from '../lib/clickhouse/client';
 import { reportsOperation } from './reports/operation';
 import { PublisherRateLimit } from './publisher/rate-limit';
 
@@ -115,8 +116,11 @@ export function createAuction(input: AuctionDeps): Auction {
   const tallyTimer = setInterval(flushTallies, settings.inhouseStatsFlushMs);
   tallyTimer.unref();
 
+  // Publisher reports read through a client of their own: a slow report never holds the log writer's connections.
+  const reportsClickhouse = createClickhouse();
+
   return {
-    app: auctionApp(deps, rateLimit, { db: input.db, ch: input.clickhouse, database: config.clickhouse.database }),
+    app: auctionApp(deps, rateLimit, { db: input.db, ch: reportsClickhouse, database: config.clickhouse.database }),
     deps,
     rateLimit,
     start: async () => {
@@ -135,6 +139,7 @@ export function createAuction(input: AuctionDeps): Auction {
       await controls.close();
       await rateLimit.close();
       await deps.log.drain();
+      await reportsClickhouse.close();
     },
   };
 }

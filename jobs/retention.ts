@@ -35,6 +35,7 @@ export function rawTableRetention(): { table: string; days: number }[] {
     { table: DELIVERY_TABLES.dspRows, days: r.deliveriesDays },
     // Each fill's format, for the deliveries above by format (publisher reports): kept as long as they are.
     { table: REPORT_TABLES.fillFormats, days: r.deliveriesDays },
+    { table: REPORT_TABLES.deliveryEvents, days: r.deliveriesDays },
     { table: AUCTION_LOG_TABLES.auctions, days: r.auctionLogDays },
     { table: AUCTION_LOG_TABLES.bids, days: r.auctionLogDays },
     { table: INHOUSE_STATS_TABLE, days: r.auctionLogDays },

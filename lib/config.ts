@@ -186,6 +186,13 @@ export const config = {
     /** dead_letters (PostgreSQL): rows ClickHouse refused, which may hold personal data. */
     deadLettersDays: intFromEnv('DEAD_LETTER_RETENTION_DAYS', 30),
   },
+  /** Publisher reports (GET {auction}/v1/reports, auction/reports/report.ts). */
+  publisherReports: {
+    /** Budget of each of a report's ClickHouse queries in whole seconds (max_execution_time); past it, 504 analytics_timeout. */
+    queryTimeoutSeconds: intFromEnv('PUBLISHER_REPORT_QUERY_TIMEOUT_SECONDS', 10),
+    /** Reports per publisher key per hour (sliding window, domain/rate-limits/sliding-window.ts); past it, 429. */
+    perPublisherPerHour: intFromEnv('RATE_LIMIT_PUBLISHER_REPORTS_PER_HOUR', 600),
+  },
   insights: {
     /** Budget of one report query in whole seconds (ClickHouse's max_execution_time); past it, 504 analytics_timeout. */
     queryTimeoutSeconds: intFromEnv('INSIGHTS_QUERY_TIMEOUT_SECONDS', 10),

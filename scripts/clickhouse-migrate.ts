@@ -6,7 +6,7 @@ import { DELIVERY_ADDED_COLUMNS, deliveryTables, invalidTrafficTables, retireLeg
 import { AUCTION_LOG_ADDED_COLUMNS, auctionTables } from '../auction/log/clickhouse-tables';
 import { eventTables } from '../domain/events/clickhouse-tables';
 import { SERVING_ADDED_COLUMNS, servingTables } from '../domain/serving/traffic';
-import { publisherReportTables } from '../auction/reports/clickhouse-tables';
+import { createPublisherDeliveryEvents, publisherReportTables } from '../auction/reports/clickhouse-tables';
 
 /** Every table family; each module keeps its DDL beside its queries. */
 const families: TableFamily[] = [deliveryTables, auctionTables, eventTables, servingTables];
@@ -25,7 +25,18 @@ async function migrate() {
   await applyClickhouseSchema(config.clickhouse.database, [publisherReportTables, invalidTrafficTables]);
 }
 
+/** Created once with a backfill of the delivery rows before it (not a plain IF NOT EXISTS). */
+async function reportTablesWithBackfill() {
+  const ch = createClickhouse();
+  try {
+    await createPublisherDeliveryEvents(ch, config.clickhouse.database);
+  } finally {
+    await ch.close();
+  }
+}
+
 migrate()
+  .then(reportTablesWithBackfill)
   .then(() => process.exit(0))
   .catch((err) => {
     console.error(`clickhouse schema failed: ${err.message}`);

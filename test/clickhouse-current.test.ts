@@ -19,7 +19,7 @@ import { deliveryTables, retireLegacyDeliveryEvents } from '../domain/delivery/c
 import { AUCTION_LOG_ADDED_COLUMNS, auctionTables } from '../auction/log/clickhouse-tables';
 import { eventTables } from '../domain/events/clickhouse-tables';
 import { servingTables, campaignTraffic } from '../domain/serving/traffic';
-import { publisherReportTables } from '../auction/reports/clickhouse-tables';
+import { createPublisherDeliveryEvents, publisherReportTables } from '../auction/reports/clickhouse-tables';
 import { insertDeliveryRows, insertDspDeliveryRows, type DeliveryRow, type DspDeliveryRow } from '../domain/delivery/rows';
 import { verifiedRevenue } from '../domain/delivery/dsp-revenue';
 import { importExternalReport } from '../domain/delivery/external-supply';
@@ -364,6 +364,7 @@ const STEPS: Step[] = [
     },
   ],
   ['schema: publisher report rollups', ({ ch }) => applyClickhouseSchema(DATABASE, [publisherReportTables], ch)],
+  ['schema: the delivery rows by publisher, with their backfill', ({ ch }) => createPublisherDeliveryEvents(ch, DATABASE)],
   [
     'schema: the whole migrate again changes nothing',
     async ({ ch }) => {
@@ -371,6 +372,7 @@ const STEPS: Step[] = [
       await applyClickhouseSchema(DATABASE, [deliveryTables, auctionTables, eventTables, servingTables], ch);
       await addMissingColumns(DATABASE, AUCTION_LOG_ADDED_COLUMNS, ch);
       await applyClickhouseSchema(DATABASE, [publisherReportTables], ch);
+      await createPublisherDeliveryEvents(ch, DATABASE);
       return await (
         await ch.query({ query: `SELECT name, engine FROM system.tables WHERE database = '${DATABASE}' ORDER BY name`, format: 'JSONEachRow' })
       ).json();

@@ -61,7 +61,16 @@ test('the retention job covers every raw table, and deletes dead letters past th
     rawTableRetention()
       .map((r) => r.table)
       .sort(),
-  ).toEqual(['auction_bids', 'auctions', 'collected_events', 'delivery_events', 'dsp_delivery_events', 'inhouse_stats', 'publisher_fill_formats']);
+  ).toEqual([
+    'auction_bids',
+    'auctions',
+    'collected_events',
+    'delivery_events',
+    'dsp_delivery_events',
+    'inhouse_stats',
+    'publisher_delivery_events',
+    'publisher_fill_formats',
+  ]);
   const key = randomUUID();
   await db.deadLetter.createMany({
     data: [

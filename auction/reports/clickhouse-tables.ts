@@ -1,5 +1,6 @@
+import type { ClickHouseClient } from '@clickhouse/client';
 import { createTable } from '../../lib/clickhouse/schema';
-import { identifier } from '../../lib/clickhouse/sql';
+import { identifier, sql } from '../../lib/clickhouse/sql';
 import { DELIVERY_TABLES } from '../../domain/delivery/clickhouse-tables';
 import { AUCTION_LOG_TABLES } from '../log/clickhouse-tables';
 
@@ -34,6 +35,7 @@ export const REPORT_TABLES = {
   auctions: 'publisher_auctions_hourly',
   delivery: 'publisher_delivery_hourly',
   fillFormats: 'publisher_fill_formats',
+  deliveryEvents: 'publisher_delivery_events',
 } as const;
 
 const HOUR_OF = "toStartOfHour(toDateTime(event_time, 'UTC'))";
@@ -104,4 +106,51 @@ function fillFormats(db: string): string[] {
 export function publisherReportTables(database: string): string[] {
   const db = identifier(database);
   return [...auctionRollup(db), ...deliveryRollup(db), ...fillFormats(db)];
+}
+
+/**
+ * `publisher_delivery_events`: the delivery rows again, sorted by publisher (the
+ * raw tables are sorted by organization or DSP), narrowed to what a report by
+ * format needs: per event its source (`inhouse` or the DSP's id), auction,
+ * impressions, clicks and revenue (the spend charged, or what the DSP owes). A
+ * report by format reads the publisher's rows only and joins them to
+ * `publisher_fill_formats`. Its views copy rows inserted from its creation on;
+ * the rows from before are copied in once when it is created. A row both ways
+ * (inserted while it was being created) has one key (source, event_id):
+ * ReplacingMergeTree folds it at merge time and reads take each event once
+ * (auction/reports/report.ts). Dropped with the raw delivery rows by retention.
+ */
+export async function createPublisherDeliveryEvents(ch: ClickHouseClient, database: string): Promise<void> {
+  const db = identifier(database);
+  const t = `${db}.${REPORT_TABLES.deliveryEvents}`;
+  const exists = await (
+    await ch.query({ query: `SELECT name FROM system.tables WHERE ${sql`database = ${database} AND name = ${REPORT_TABLES.deliveryEvents}`}`, format: 'JSONEachRow' })
+  ).json<{ name: string }>();
+  if (exists.length > 0) return;
+  // Own supply only; ClickHouse resolves `source` in WHERE to the alias, so the filter is on the group (HAVING), as in deliveryRollup.
+  const inhouse = `SELECT publisher_id, event_time, if(source = 'own', 'inhouse', source) AS source, event_id, auction_id,
+            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS revenue_micros
+     FROM ${db}.${DELIVERY_TABLES.rows}
+     GROUP BY publisher_id, event_time, source, event_id, auction_id
+     HAVING source = 'inhouse'`;
+  const dsp = `SELECT publisher_id, event_time, dsp_id AS source, event_id, auction_id, impressions, clicks, revenue_micros
+     FROM ${db}.${DELIVERY_TABLES.dspRows}`;
+  await ch.command({
+    query: createTable(
+      t,
+      `
+       publisher_id String,
+       event_time DateTime('UTC'),
+       source String,
+       event_id String,
+       auction_id String,
+       impressions Int64,
+       clicks Int64,
+       revenue_micros Int64`,
+      { engine: 'ReplacingMergeTree()', partitionBy: 'toYYYYMM(event_time)', orderBy: 'publisher_id, event_time, source, event_id' },
+    ),
+  });
+  await ch.command({ query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_inhouse_mv TO ${t} AS ${inhouse}` });
+  await ch.command({ query: `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_dsp_mv TO ${t} AS ${dsp}` });
+  for (const backfill of [inhouse, dsp]) await ch.command({ query: `INSERT INTO ${t} ${backfill}` });
 }

@@ -1,14 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
+import { config } from '../../lib/config';
+import { rateBudgetHeaders } from '../../lib/errors';
 import { defineOperation, type Operation } from '../../lib/http/operations';
+import { consume, throttled } from '../../domain/rate-limits/sliding-window';
 import type { PublisherRecord } from '../../domain/publishers';
 import { publisherReport, reportQuerySchema, REPORT_GROUPS, type ReportDeps } from './report';
 
 /**
  * GET /v1/reports: the calling publisher's own report, declared like the ad
  * request (auction/openapi.ts) so that the route and the OpenAPI document come
- * from one declaration. The publisher key is checked before the query is.
+ * from one declaration. The publisher key is checked before the query is, then
+ * its hourly budget of reports (RATE_LIMIT_PUBLISHER_REPORTS_PER_HOUR, counted
+ * in PostgreSQL so every auction process shares it; 429 past it).
  */
 const count = z.int().min(0);
 
@@ -67,6 +72,16 @@ export function reportsOperation(deps: { authenticate(req: IncomingMessage): Pub
       next(err);
     }
   };
+  const rateLimit: RequestHandler = async (req, res, next) => {
+    const verdict = await consume(
+      deps.report.db,
+      `publisher_reports:${(req as PublisherRequest).reportPublisher!.id}`,
+      config.publisherReports.perPublisherPerHour,
+    );
+    if (!verdict.allowed) throw throttled(verdict, 'Too many reports for this publisher key; retry after the Retry-After seconds');
+    res.set(rateBudgetHeaders(verdict));
+    next();
+  };
   return defineOperation({
     id: 'getPublisherReport',
     method: 'get',
@@ -75,8 +90,8 @@ export function reportsOperation(deps: { authenticate(req: IncomingMessage): Pub
     summary: "The calling publisher's report: requests, fill, no-fill reasons, impressions, clicks, revenue and eCPM per UTC day or hour",
     auth: 'publisherKey',
     query: reportQuerySchema,
-    errors: ['required', 'invalid_value'],
-    before: [authenticate],
+    errors: ['required', 'invalid_value', 'rate_limit_exceeded', 'analytics_timeout'],
+    before: [authenticate, rateLimit],
     success: { status: 200, description: 'The report', schema: reportResponseSchema },
     handle: async ({ query }, req) => {
       const publisher = (req as PublisherRequest).reportPublisher!;

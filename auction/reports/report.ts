@@ -9,6 +9,7 @@ import { DomainError } from '../../lib/errors';
 import { parseOrThrow } from '../../lib/validation';
 import { isUuid } from '../../domain/ids';
 import { notFound } from '../../domain/errors';
+import { analyticsBudget, analyticsTimeout, isBudgetExceeded } from '../../domain/insights/analytics-query';
 import { DELIVERY_TABLES } from '../../domain/delivery/clickhouse-tables';
 import { REPORT_TABLES } from './clickhouse-tables';
 
@@ -134,20 +135,21 @@ export function reportSql(
 }
 
 /**
- * Deliveries carry no format: by format, the raw delivery rows of the window
- * (as the rollup counts them) take their auction's format from
- * publisher_fill_formats. An auction is at most a click token's lifetime (and a
- * day of margin) older than its deliveries.
+ * Deliveries carry no format: by format, the publisher's delivery rows
+ * (publisher_delivery_events, sorted by publisher: only its rows are read; each
+ * event once, however many copies are not merged yet) take their auction's
+ * format from publisher_fill_formats. An auction is at most a
+ * click token's lifetime (and a day of margin) older than its deliveries.
  */
 function deliveryByFormatSql(db: string, publisherId: string, bucket: (hour: string) => string, from: Date, to: Date, dialect: ClickhouseDialect): string {
   const auctionsFrom = clamp(new Date(from.getTime() - config.delivery.clickTokenTtlSeconds * 1000 - DAY_MS));
   const inWindow = sql`publisher_id = ${publisherId} AND event_time >= ${from} AND event_time < ${to}`;
-  return `SELECT ${bucket("toStartOfHour(toDateTime(event_time, 'UTC'))")} AS bucket, format AS grp,
+  return `SELECT ${bucket('hour')} AS bucket, format AS grp,
            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(revenue) AS revenue_micros
     FROM (
-      SELECT auction_id, event_time, impressions, clicks, spend_micros AS revenue FROM ${db}.${DELIVERY_TABLES.rows} WHERE ${inWindow} AND source = 'own'
-      UNION ALL
-      SELECT auction_id, event_time, impressions, clicks, revenue_micros AS revenue FROM ${db}.${DELIVERY_TABLES.dspRows} WHERE ${inWindow}
+      SELECT auction_id, toStartOfHour(any(event_time)) AS hour, any(impressions) AS impressions, any(clicks) AS clicks, any(revenue_micros) AS revenue
+      FROM ${db}.${REPORT_TABLES.deliveryEvents} WHERE ${inWindow}
+      GROUP BY source, event_id, auction_id
     )${dialect.joinAlias('delivery')}
     ANY LEFT JOIN (
       SELECT auction_id, any(format) AS format FROM ${db}.${REPORT_TABLES.fillFormats}
@@ -157,8 +159,16 @@ function deliveryByFormatSql(db: string, publisherId: string, bucket: (hour: str
     GROUP BY bucket, grp`;
 }
 
+/** One read, stopped by ClickHouse past the report's budget (504 analytics_timeout). */
 async function rows<T>(ch: ClickHouseClient, query: string): Promise<T[]> {
-  return (await ch.query({ query, format: 'JSONEachRow' })).json<T>();
+  try {
+    return await (
+      await ch.query({ query, format: 'JSONEachRow', clickhouse_settings: analyticsBudget(config.publisherReports.queryTimeoutSeconds) })
+    ).json<T>();
+  } catch (err) {
+    if (isBudgetExceeded(err)) throw analyticsTimeout();
+    throw err;
+  }
 }
 
 type AuctionRow = { bucket: number | string; grp: string; reason: string; requests: number | string; filled: number | string };

@@ -6,6 +6,18 @@ const TIMEOUT_EXCEEDED = '159';
 
 export const analyticsTimeout = () => new DomainError('analytics_timeout', 'The analytics query timed out; narrow the scope, window or granularity and retry');
 
+/** ClickHouse settings that stop a query itself past `seconds` (18.16 takes whole seconds only). */
+export const analyticsBudget = (seconds: number) => ({ max_execution_time: Math.max(1, Math.ceil(seconds)), timeout_overflow_mode: 'throw' as const });
+
+/**
+ * Whether a query failed on its budget. The code is parsed from the error response; a timeout that
+ * strikes once the answer is streaming arrives only as the text "Code: 159, ..." in the body.
+ */
+export function isBudgetExceeded(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: string; message?: string };
+  return code === TIMEOUT_EXCEEDED || new RegExp(`\\bCode: ${TIMEOUT_EXCEEDED}\\b`).test(message ?? '');
+}
+
 const TSV_ESCAPES: Record<string, string> = { b: '\b', f: '\f', r: '\r', n: '\n', t: '\t', '0': '\0', "'": "'", '\\': '\\' };
 /** A TabSeparated field as its value (ClickHouse escapes backslash, quote and control characters). */
 const unescapeField = (field: string) => (field.includes('\\') ? field.replace(/\\(.)/g, (_, c: string) => TSV_ESCAPES[c] ?? c) : field);
@@ -41,14 +53,11 @@ export async function runAnalyticsQuery<C extends string>(
       query,
       format: 'TabSeparated',
       abort_signal: abort.signal,
-      clickhouse_settings: { max_execution_time: seconds, timeout_overflow_mode: 'throw' },
+      clickhouse_settings: analyticsBudget(seconds),
     });
     return parseTabSeparated(await result.text(), columns);
   } catch (err) {
-    // The code is parsed from the error response; a timeout that strikes once the
-    // answer is streaming arrives only as the text "Code: 159, ..." in the body.
-    const { code, message } = (err ?? {}) as { code?: string; message?: string };
-    if (abort.signal.aborted || code === TIMEOUT_EXCEEDED || new RegExp(`\\bCode: ${TIMEOUT_EXCEEDED}\\b`).test(message ?? '')) throw analyticsTimeout();
+    if (abort.signal.aborted || isBudgetExceeded(err)) throw analyticsTimeout();
     throw err;
   } finally {
     clearTimeout(timer);
