@@ -4,6 +4,9 @@ import type { Db } from '../lib/db';
 import { eventInboxBacklog } from '../domain/events/backlog';
 import { deliveryExportLagSeconds } from '../domain/delivery/metrics';
 import { registerDeadLetterGauge } from '../domain/dead-letters/metrics';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { config } from '../lib/config';
+import { registerPublisherSpendGauges } from './publisher-spend';
 import type { Job, JobDeps, JobRun } from './job';
 
 /**
@@ -91,10 +94,11 @@ export function registerBacklogGauges(registry: Registry, deps: { db: Db; pool: 
  * The worker's registry, served on its internal metrics port (worker/main.ts): Node's defaults,
  * the jobs' runs, the pipelines' backlogs and the dead letters (docs/operations.md, "Metrics").
  */
-export function createWorkerMetrics(deps: { db: Db; pool: Pool }): { registry: Registry; jobMetrics: JobMetrics } {
+export function createWorkerMetrics(deps: { db: Db; pool: Pool; ch?: ClickHouseClient }): { registry: Registry; jobMetrics: JobMetrics } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'worker_' });
   registerDeadLetterGauge(registry, 'worker', deps.db);
   registerBacklogGauges(registry, deps);
+  registerPublisherSpendGauges(registry, { ch: deps.ch, database: config.clickhouse.database, rule: config.delivery.spendAlarm });
   return { registry, jobMetrics: createJobMetrics(registry) };
 }

@@ -213,6 +213,12 @@ export const config = {
       perUserPerMinute: intFromEnv('INVALID_TRAFFIC_BURST_PER_USER_PER_MINUTE', 30),
       perNetworkPerMinute: intFromEnv('INVALID_TRAFFIC_BURST_PER_NETWORK_PER_MINUTE', 600),
     },
+    /** The per-publisher daily spend alarm (jobs/publisher-spend.ts): today's spend above `multiple` times the trailing 7-day average (once at least `minMicros`), or above `capMicros` (0: no cap). */
+    spendAlarm: {
+      multiple: intFromEnv('PUBLISHER_SPEND_ALARM_MULTIPLE', 3),
+      minMicros: intFromEnv('PUBLISHER_SPEND_ALARM_MIN_MICROS', 10_000_000),
+      capMicros: intFromEnv('PUBLISHER_SPEND_ALARM_CAP_MICROS', 0),
+    },
     /** Ledger rows per ClickHouse export batch (domain/delivery/exporter.ts). */
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
     /** Least time between the starts of two ledger flushes of one api process (lib/group-commit.ts): fuller, fewer flushes under load (bench/README.md, "tracking"). */

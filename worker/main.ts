@@ -33,7 +33,7 @@ async function main() {
   const pool = createPgPool(undefined, 3);
   const clickhouse = createClickhouse();
   // Metrics on the worker's internal port (lib/metrics-server.ts): every background job's runs, the pipelines' backlogs.
-  const { registry, jobMetrics } = createWorkerMetrics({ db, pool });
+  const { registry, jobMetrics } = createWorkerMetrics({ db, pool, ch: clickhouse });
   const metrics = await startMetricsServer(registry, { host: config.metrics.host, port: config.metrics.workerPort });
   console.log(`worker metrics on ${metrics.url}`);
   const connection = await NativeConnection.connect({ address: temporalConfig.address });

@@ -54,7 +54,12 @@ export function nativeBidder(dsp: DspConfig, renderReserveMs: number): Bidder<Na
 
     async render(ctx: AuctionContext, bid: ValidBid, timeoutMs: number): Promise<Creative> {
       if (!dsp.renderUrl) throw new CallFailure('render_failed', 'the DSP has no render_url', 0);
-      const answer = await postJson(dsp.renderUrl, { 'content-type': 'application/json' }, renderBody(bid.bidId, bid.priceMicros), timeoutMs);
+      const answer = await postJson(
+        dsp.renderUrl,
+        { 'content-type': 'application/json' },
+        renderBody(bid.bidId, bid.priceMicros, !ctx.publisher.test),
+        timeoutMs,
+      );
       if (answer.status !== 200) throw new CallFailure('render_failed', `render HTTP ${answer.status}`, answer.latencyMs);
       let body: unknown;
       try {

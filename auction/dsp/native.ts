@@ -63,6 +63,7 @@ export function parseNativeBid(body: unknown): ParsedNativeBid {
   return { kind: 'bid', bidId: bidIdOf(data.bidId, 'data.bidId'), price: data.bid, adData: data.ad_data };
 }
 
-export function renderBody(bidId: string, priceMicros: number) {
-  return JSON.stringify({ bidId, realizedPrice: priceMicros / 1_000_000, production: true });
+/** `production` false for a sandbox publisher's auction: the DSP must not bill or count the win. */
+export function renderBody(bidId: string, priceMicros: number, production: boolean) {
+  return JSON.stringify({ bidId, realizedPrice: priceMicros / 1_000_000, production });
 }

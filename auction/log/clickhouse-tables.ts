@@ -13,6 +13,8 @@ export const AUCTION_LOG_TABLES = { auctions: 'auctions', bids: 'auction_bids' }
 export const AUCTION_LOG_ADDED_COLUMNS: AddedColumn[] = [
   { table: AUCTION_LOG_TABLES.auctions, column: 'no_fill_reason', type: "String DEFAULT ''" },
   { table: AUCTION_LOG_TABLES.auctions, column: 'test', type: 'UInt8 DEFAULT 0' },
+  // A sandbox publisher's bid rows: kept for debugging, left out of `adctl dsp report`.
+  { table: AUCTION_LOG_TABLES.bids, column: 'test', type: 'UInt8 DEFAULT 0' },
 ];
 
 export function auctionTables(database: string): string[] {
@@ -59,7 +61,8 @@ export function auctionTables(database: string): string[] {
        detail String,
        latency_ms Float64,
        ad_id String,
-       campaign_id String`,
+       campaign_id String,
+       test UInt8 DEFAULT 0`,
       { engine: 'MergeTree()', partitionBy: 'toYYYYMM(event_time)', orderBy: 'bidder_id, event_time, auction_id' },
     ),
   ];

@@ -6,7 +6,8 @@ import { NON_BID_REASONS, type NonBidReason } from '../non-bid';
 /**
  * `adctl dsp report`: per bidder, bids, wins and non-bid reasons with counts
  * (and their IAB seat-non-bid codes), from the auction log in ClickHouse
- * (through `client` when given, else a client of its own).
+ * (through `client` when given, else a client of its own). Sandbox
+ * publishers' auctions are left out: nothing a DSP is reconciled on counts them.
  */
 export async function dspReport(opts: { dspId?: string; since?: Date }, client?: ClickHouseClient) {
   const clickhouse = client ?? createClickhouse();
@@ -15,7 +16,7 @@ export async function dspReport(opts: { dspId?: string; since?: Date }, client?:
     const dspFilter = opts.dspId ? sql` AND bidder_id = ${opts.dspId}` : '';
     const query =
       sql`SELECT bidder_id, any(bidder_name) AS bidder_name, outcome, reason, count() AS n, avg(latency_ms) AS avg_latency_ms
-      FROM auction_bids WHERE event_time >= ${since}` +
+      FROM auction_bids WHERE event_time >= ${since} AND test = 0` +
       dspFilter +
       ' GROUP BY bidder_id, outcome, reason ORDER BY bidder_id, n DESC';
     const rows = await (

@@ -129,6 +129,7 @@ export class AuctionLog {
     const time = str(nowDateTime());
     const auctionId = str(ctx.auctionId);
     const req = ctx.request;
+    const test = ctx.publisher.test ? 1 : 0;
     let valid = 0;
     for (const r of records) if (r.outcome !== 'rejected') valid += 1;
     // Written out rather than JSON.stringify of a row object: the same text (same keys, order, escaping), without the object.
@@ -138,14 +139,14 @@ export class AuctionLog {
         `"bidders":${records.length},"valid_bids":${valid},"filled":${winner ? 1 : 0},"winner_bidder":${str(winner?.bidderId ?? '')},` +
         `"winner_bid_id":${str(winner?.bidId ?? '')},"winner_ad_id":${str(winner?.inhouse?.adId ?? '')},"winner_campaign_id":${str(winner?.inhouse?.campaignId ?? '')},` +
         `"format":${str(format ?? '')},"price_micros":${num(winner?.priceMicros ?? 0)},"latency_ms":${num(latencyMs)},"no_fill_reason":${str(noFillReason)},` +
-        `"test":${ctx.publisher.test ? 1 : 0}}`,
+        `"test":${test}}`,
     );
     for (const r of records) {
       this.bids.push(
         `{"auction_id":${auctionId},"event_time":${time},"bidder_id":${str(r.bidderId)},"bidder_name":${str(r.bidderName)},"bidder_kind":${str(r.kind)},` +
           `"bid_id":${str(r.bidId ?? '')},"price_micros":${num(r.priceMicros ?? 0)},"outcome":${str(r.outcome)},"reason":${str(r.reason ?? '')},` +
           `"seat_non_bid_code":${r.reason ? seatNonBidCode(r.reason) : -1},"detail":${str(boundedText(r.detail ?? '', 500))},"latency_ms":${num(r.latencyMs)},` +
-          `"ad_id":${str(r.adId ?? '')},"campaign_id":${str(r.campaignId ?? '')}}`,
+          `"ad_id":${str(r.adId ?? '')},"campaign_id":${str(r.campaignId ?? '')},"test":${test}}`,
       );
     }
     if (this.auctions.rows >= this.opts.batchSize) void this.flush();

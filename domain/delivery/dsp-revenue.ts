@@ -42,7 +42,7 @@ async function winRecords(ch: ClickHouseClient, database: string, impressions: D
   const to = new Date(Math.max(...times) + 60_000);
   const result = await ch.query({
     query: `SELECT auction_id, winner_bidder, winner_bid_id, price_micros FROM ${identifier(database)}.${AUCTIONS_TABLE}
-      WHERE ${sql`event_time >= ${from} AND event_time <= ${to}`} AND auction_id IN ${inList([...new Set(impressions.map((r) => r.auction_id))])}`,
+      WHERE ${sql`event_time >= ${from} AND event_time <= ${to}`} AND test = 0 AND auction_id IN ${inList([...new Set(impressions.map((r) => r.auction_id))])}`,
     format: 'JSONEachRow',
   });
   const records = new Map<string, WinRecord>();
