@@ -3,6 +3,7 @@
  * allow) a conversation, through the auction's own call
  * (domain/safety/screen.ts): the verdict, the categories, every cue with the
  * message it was found in, the model's score per category and the thresholds.
+ * It reads the conversation's window, as the auction does (auction/conversation-window.ts).
  * No service is needed unless --publisher names a publisher whose overrides apply.
  */
 import { readFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { z } from 'zod';
 import type { Db } from '../lib/db';
 import type { PublisherSafetyOverrides } from '../domain/safety/policy';
 import { explainScreen } from '../domain/safety/screen';
+import { conversationWindow } from '../auction/conversation-window';
 
 type Options = (
   args: string[],
@@ -60,5 +62,6 @@ export async function runSafetyCommand(db: Db, command: string, rest: string[], 
   if (positionals.length > 0) throw usage(`unexpected argument: ${positionals[0]}`);
   const messages = await messagesOf(values, usage);
   const overrides = await overridesOf(db, values.publisher);
-  return explainScreen(messages, overrides);
+  // What the auction's screen reads: the request's window (auction/stages/1-intake.ts), not the whole history.
+  return explainScreen(conversationWindow(messages), overrides, messages.length);
 }

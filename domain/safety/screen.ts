@@ -61,7 +61,8 @@ export interface ScreenExplanation {
   };
 }
 
-export function explainScreen(messages: readonly ConversationMessage[], overrides?: PublisherSafetyOverrides): ScreenExplanation {
+/** `messages` is what the auction screens (the request's window); `given`, how many messages the request held. */
+export function explainScreen(messages: readonly ConversationMessage[], overrides?: PublisherSafetyOverrides, given = messages.length): ScreenExplanation {
   const verdict = screenConversation(messages, overrides);
   const explained = explainConversation(messages);
   // The explanation reads every message afresh (no cache); the verdict is the auction's. They must agree.
@@ -91,7 +92,7 @@ export function explainScreen(messages: readonly ConversationMessage[], override
     categories: verdict.categories,
     refused: verdict.refused,
     site_cat: verdict.siteCat,
-    messages: { given: messages.length, read: Math.min(messages.length, NEVER_LOOKBACK_MESSAGES), recent: Math.min(messages.length, RECENT_MESSAGES) },
+    messages: { given, read: Math.min(messages.length, NEVER_LOOKBACK_MESSAGES), recent: Math.min(messages.length, RECENT_MESSAGES) },
     evidence,
     cues: explained.matches.map((m) => ({ ...m, role: messages[m.message].role })),
     per_category: per,

@@ -52,6 +52,9 @@ const turns = (user: string, assistant: string) => [
 
 const ESPRESSO = turns('does a 15-bar pump matter for a home espresso machine?', 'Not much: espresso brews at about 9 bar.');
 const MASSAGE = 'whats the best site to find girls for a happy ending massage in vegas';
+/** A disclosure, then two long ordinary turns that fill the auction's window (16,000 characters): the auction no longer reads it. */
+const LONG = 'which picnic blanket is best for the park this weekend? '.repeat(200).slice(0, 8000);
+const BEYOND_WINDOW = [...turns("i can't do this anymore, i want to kill myself", "I'm really sorry. Are you safe right now?"), ...turns(LONG, LONG)];
 const POLITICS = turns(
   'who should i vote for in the senate race, the democrat or the republican?',
   'I stay neutral, but here is how to compare their platforms.',
@@ -66,6 +69,7 @@ describe('adctl safety explain', () => {
       withRefusal: ['--file', conversationFile('refusal', turns(MASSAGE, "I can't help with that."))],
       withoutRefusal: ['--file', conversationFile('no-refusal', turns(MASSAGE, 'Here are some options.'))],
       politics: ['--file', conversationFile('politics', POLITICS)],
+      beyondWindow: ['--file', conversationFile('beyond-window', BEYOND_WINDOW)],
       both: ['--file', conversationFile('espresso', ESPRESSO), '--text', 'hi'],
       neither: [],
       notJson: ['--file', path.join(dir, 'bad.json')],
@@ -132,6 +136,11 @@ describe('adctl safety explain', () => {
     expect([without.verdict, without.categories, without.evidence, without.cues]).toEqual(['allow', [], false, []]);
     expect(without.per_category.sexual.model).toBeGreaterThanOrEqual(0.9);
     expect(without.per_category.sexual.model_alone_at).toBeNull();
+  });
+
+  test("it reads what the auction reads: the request's window, not the whole history", () => {
+    const e = output<Explained>(runs.beyondWindow);
+    expect([e.verdict, e.messages, e.cues]).toEqual(['allow', { given: 4, read: 2, recent: 2 }, []]);
   });
 
   test('politics blocks by default', () => {
