@@ -12,7 +12,7 @@ import { insertTree, organizationIdOf } from '../support/fixtures';
 import { waitForEvents } from '../events/support';
 import { call, newOrg } from '../support/harness';
 import { useApiAndAuction } from '../support/api-and-auction';
-import { adRequest, contextualRequest, until } from '../auction/support';
+import { adRequest, BROWSER_UA, contextualRequest, until } from '../auction/support';
 
 const { api, h, live } = useApiAndAuction();
 
@@ -50,7 +50,8 @@ test('ad request -> click -> landing page with ad_click_id -> event with that cl
   );
   expect(served.status).toBe(200);
   expect(served.body.ad).toMatchObject({ format: 'sponsored_message' });
-  const click = await fetch(onApi(served.body.ad.url), { redirect: 'manual' });
+  // The user's browser: the auction's user agent (another would be invalid traffic, not billed or counted).
+  const click = await fetch(onApi(served.body.ad.url), { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
   expect(click.status).toBe(302);
   const landing = click.headers.get('location')!;
   expect(landing).toBe(`https://shop.example/landing?utm_source=chat&ad_click_id=${served.body.auction_id}#offer`);
