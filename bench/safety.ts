@@ -9,7 +9,9 @@
  * batch1 (tuned on), holdout (never tuned on), each probe (probes 1 to 6
  * tuned on after their first look; probes 7 and 8 written after all tuning
  * and never tuned on), each beside the lexicon alone (without the learned
- * scorer). The last line is over the whole set.
+ * scorer). The last line is over the whole set, plus ordinary_false_block:
+ * the share of the ordinary-conversation set's fresh probes (its held-out part,
+ * test/fixtures/safety/ordinary.jsonl, never tuned on) that were refused.
  * Latency: every conversation classified BENCH_ROUNDS times (default 40) after
  * BENCH_WARMUP rounds (default 20), each call timed alone and cold (the
  * per-message caches emptied before it, off the clock); p50 and p99 in
@@ -22,7 +24,7 @@
 import os from 'node:os';
 import { SENSITIVE_CATEGORIES } from '../domain/safety/categories';
 import { classifyConversation, clearMessageCaches, explainConversation, NEVER_LOOKBACK_MESSAGES } from '../domain/safety/classifier';
-import { evaluate, readLabelledSet, reportSplits, type Evaluation } from '../domain/safety/evaluation';
+import { evaluate, ORDINARY_SET_PATH, readLabelledSet, reportSplits, type Evaluation } from '../domain/safety/evaluation';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 40);
 const warmup = Number(process.env.BENCH_WARMUP ?? 20);
@@ -54,6 +56,19 @@ for (const c of SENSITIVE_CATEGORIES) {
   const row = all.perCategory[c].confusion;
   console.log(`  ${c.padEnd(21)} ${[...SENSITIVE_CATEGORIES, 'none' as const].map((k) => String(row[k]).padStart(6)).join(' ')}`);
 }
+const ordinary = readLabelledSet(ORDINARY_SET_PATH);
+const ordinaryProbe = evaluate(
+  ordinary.filter((r) => r.holdout),
+  classify,
+);
+const ordinaryTuned = evaluate(
+  ordinary.filter((r) => !r.holdout),
+  classify,
+);
+console.log(
+  `\nordinary conversations (${ORDINARY_SET_PATH.split('/').slice(-3).join('/')}): fresh probes ${ordinaryProbe.falseBlocks.length}/${ordinaryProbe.ordinary} refused (${figure(ordinaryProbe.falseBlock)}), tuning part ${ordinaryTuned.falseBlocks.length}/${ordinaryTuned.ordinary} (${figure(ordinaryTuned.falseBlock)})`,
+);
+for (const f of [...ordinaryProbe.falseBlocks, ...ordinaryTuned.falseBlocks]) console.log(`  refused: ${f.id} (${f.found.join(',')})`);
 if (all.misses.length) console.log(`\nmissed labels: ${all.misses.map((m) => m.id).join(' ')}`);
 if (all.falseBlocks.length) console.log(`false blocks: ${all.falseBlocks.map((f) => `${f.id}(${f.found.join(',')})`).join(' ')}`);
 
@@ -108,4 +123,6 @@ const sortedQuantile = (values: number[], q: number) => {
 console.log(
   `latency of ${NEVER_LOOKBACK_MESSAGES}-message conversations: ${longMicros.length} classifications, cold p50_us=${sortedQuantile(longMicros, 0.5)} p99_us=${sortedQuantile(longMicros, 0.99)}; one new message on a seen history p50_us=${sortedQuantile(oneNewMicros, 0.5)} p99_us=${sortedQuantile(oneNewMicros, 0.99)}`,
 );
-console.log(`safety ${headline(all).replace(/ sensitive=\d+/, '')} p50_us=${Math.round(quantile(0.5))}`);
+console.log(
+  `safety ${headline(all).replace(/ sensitive=\d+/, '')} p50_us=${Math.round(quantile(0.5))} ordinary_false_block=${figure(ordinaryProbe.falseBlock)}`,
+);
