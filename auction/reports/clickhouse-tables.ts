@@ -123,8 +123,10 @@ export function publisherReportTables(database: string): string[] {
 export async function createPublisherDeliveryEvents(ch: ClickHouseClient, database: string): Promise<void> {
   const db = identifier(database);
   const t = `${db}.${REPORT_TABLES.deliveryEvents}`;
+  // Its last view is made just before the copy: a migrate cut short before it runs it all again (a row copied twice is read once).
+  const lastView = `${REPORT_TABLES.deliveryEvents}_dsp_mv`;
   const exists = await (
-    await ch.query({ query: `SELECT name FROM system.tables WHERE ${sql`database = ${database} AND name = ${REPORT_TABLES.deliveryEvents}`}`, format: 'JSONEachRow' })
+    await ch.query({ query: `SELECT name FROM system.tables WHERE ${sql`database = ${database} AND name = ${lastView}`}`, format: 'JSONEachRow' })
   ).json<{ name: string }>();
   if (exists.length > 0) return;
   // Own supply only; ClickHouse resolves `source` in WHERE to the alias, so the filter is on the group (HAVING), as in deliveryRollup.
