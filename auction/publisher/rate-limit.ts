@@ -27,14 +27,14 @@ export class PublisherRateLimit {
     db: Db,
     private readonly options: PublisherRateLimitOptions,
   ) {
-    this.counters = new BatchedWindowLimiter(db, { windowMs: options.windowMs, syncMs: options.syncMs });
+    this.counters = new BatchedWindowLimiter(db, { windowMs: options.windowMs, syncMs: options.syncMs, clock: options.clock });
   }
 
   /** Counts one ad request of the publisher, or throws the 429. */
   admit(publisher: PublisherRecord): void {
     const perSecond = publisher.rateLimitPerSecond ?? this.options.perSecond;
     const limit = Math.max(1, Math.round((perSecond * this.options.windowMs) / 1000));
-    const verdict = this.counters.admit(`ad_requests:${publisher.id}`, limit, this.options.clock?.() ?? Date.now());
+    const verdict = this.counters.admit(`ad_requests:${publisher.id}`, limit);
     if (verdict.allowed) return;
     this.options.onLimited?.(publisher);
     throw throttled(verdict);
@@ -43,5 +43,5 @@ export class PublisherRateLimit {
   start = () => this.counters.start();
   close = () => this.counters.close();
   /** Adds this copy's counts to the shared ones and reads every copy's now (tests; it runs every syncMs anyway). */
-  sync = () => this.counters.sync(this.options.clock?.() ?? Date.now());
+  sync = () => this.counters.sync();
 }

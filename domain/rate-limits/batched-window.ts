@@ -16,6 +16,8 @@ import type { RateLimitVerdict } from './sliding-window';
 export interface BatchedWindowOptions {
   windowMs: number;
   syncMs: number;
+  /** Test-only: a fixed clock (admissions and syncs alike). */
+  clock?: () => number;
 }
 
 interface KeyState {
@@ -26,19 +28,26 @@ interface KeyState {
   lastSeen: number;
 }
 
+const PRUNE_EVERY_MS = 30_000;
+
 export class BatchedWindowLimiter {
   private readonly keys = new Map<string, KeyState>();
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> | undefined;
   private failing = false;
+  private prunedAt = 0;
 
   constructor(
     private readonly db: Db,
     private readonly options: BatchedWindowOptions,
   ) {}
 
+  private now(): number {
+    return this.options.clock?.() ?? Date.now();
+  }
+
   /** Admits one request of `key` (counted) or refuses it (not counted). */
-  admit(key: string, limit: number, now = Date.now()): RateLimitVerdict {
+  admit(key: string, limit: number, now = this.now()): RateLimitVerdict {
     const { windowMs } = this.options;
     const windowStart = Math.floor(now / windowMs) * windowMs;
     let state = this.keys.get(key);
@@ -66,7 +75,7 @@ export class BatchedWindowLimiter {
   }
 
   /** Adds this copy's pending counts to the shared counters and reads every copy's (one statement); one at a time. */
-  sync(now = Date.now()): Promise<void> {
+  sync(now = this.now()): Promise<void> {
     this.syncing ??= this.syncOnce(now).finally(() => (this.syncing = undefined));
     return this.syncing;
   }
@@ -111,6 +120,14 @@ export class BatchedWindowLimiter {
         }
       }
       this.failing = false;
+      if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+        this.prunedAt = now;
+        // Short windows make many rows: drop the ones no estimate reads any more (the api's hourly prune keeps two hours).
+        await plainPoolOf(this.db).query('DELETE FROM rate_limit_counters WHERE bucket = ANY($1::text[]) AND window_start < $2::timestamp', [
+          [...new Set(rows.map((r) => r.key))],
+          utcTimestamp(current - windowMs),
+        ]);
+      }
     } catch (err) {
       // Logged once per outage; each copy keeps counting its own requests meanwhile.
       if (!this.failing) console.error(JSON.stringify({ level: 'warn', msg: 'rate limit sync failed', error: String(err) }));
