@@ -10,6 +10,7 @@ import { mountOperations } from '../lib/http/operations';
 import { directRoutesFirst } from '../lib/http/direct-route';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
 import { AuctionLog, nowDateTime } from './log/writer';
+import { relevanceIndexOf } from './inhouse/relevance';
 import { InhouseTallies } from './inhouse/tally';
 import { FrequencyCaps } from './inhouse/frequency-caps';
 import { PacingGate } from './inhouse/pacing-gate';
@@ -73,6 +74,8 @@ export function createAuction(input: AuctionDeps): Auction {
     onAdsLoaded: (ads) => {
       tallies.adopt(ads);
       pacing.adopt(ads);
+      // Built here, with the index, not on the first request after a reload.
+      relevanceIndexOf(ads);
     },
   });
   const inhouse = { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr, pacing, caps };
@@ -115,7 +118,6 @@ export function createAuction(input: AuctionDeps): Auction {
   };
   const tallyTimer = setInterval(flushTallies, settings.inhouseStatsFlushMs);
   tallyTimer.unref();
-
   // Publisher reports read through a client of their own: a slow report never holds the log writer's connections.
   const reportsClickhouse = createClickhouse();
 

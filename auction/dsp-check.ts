@@ -69,6 +69,7 @@ function context(variant: { opener: boolean; imageEnabled: boolean; formats: str
       blockedCategories: [],
       blockedAdvertisers: new Set(),
       safetyOverrides: {},
+      minRelevance: null,
       test: false,
       rateLimitPerSecond: null,
     },

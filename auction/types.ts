@@ -90,7 +90,17 @@ export interface ValidBid {
   adomain?: string[];
   cat?: string[];
   /** In-house: which ad it is (delivery tracking needs it). */
-  inhouse?: { adId: string; adGroupId: string; campaignId: string; organizationId: string; adAccountId: string; pricingModel: string; cpcMicros?: number };
+  inhouse?: {
+    adId: string;
+    adGroupId: string;
+    campaignId: string;
+    organizationId: string;
+    adAccountId: string;
+    pricingModel: string;
+    cpcMicros?: number;
+    /** Its relevance to the conversation (domain/relevance/score.ts); NaN for an opener. */
+    relevance: number;
+  };
 }
 
 /** One bidder's outcome in one auction (what is logged per bid). */

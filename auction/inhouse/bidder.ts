@@ -5,11 +5,13 @@ import type { AuctionContext, Creative, ValidBid } from '../types';
 import type { IndexedAd } from './ad-index';
 import { creativeBlock, INHOUSE_SKIPS, servingBlock, type InhouseSkip } from '../../domain/serving/eligibility';
 import { bidCpmMicros, DEFAULT_CPC_MICROS, type BudgetGate, type CtrEstimator } from './eligibility';
-import { count, countOutbid } from './tally';
+import { count, countOutbid, noteRelevance } from './tally';
 import { winningAdvertiser } from '../../domain/serving/traffic';
 import { audienceKeysOf, type FrequencyCaps } from './frequency-caps';
 import { admits, type PacingGate } from './pacing-gate';
-import { conversationTerms, relevance, RELEVANCE_THRESHOLD } from './relevance';
+import { readConversation, relevanceIndexOf } from './relevance';
+import { DEFAULT_MIN_RELEVANCE, relevanceOf } from '../../domain/relevance/score';
+import type { RelevanceProfile } from '../../domain/relevance/profile';
 import { hostOf, isBlockedDomain } from '../publisher/blocks';
 
 /**
@@ -85,9 +87,23 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
   // A sandbox publisher gets no sponsored poll: its votes would count for our advertiser.
   const formats = ctx.publisher.test ? req.ad_formats.filter((f) => f !== 'poll') : req.ad_formats;
   const offer = { formats, imageEnabled: req.config.image_enabled };
-  // The conversation's terms, computed once and only when an ad gets as far as relevance.
-  let conversation: Map<string, number> | undefined;
-  const terms = () => (conversation ??= conversationTerms(ctx.window));
+  // Openers (no conversation yet) skip relevance: every servable ad competes on price.
+  const opener = req.request_type === 'opener';
+  const view = opener ? null : readConversation(ctx.window);
+  // Only the ad groups retrieval finds near the conversation are looked at (auction/inhouse/relevance.ts).
+  const pool = view ? relevanceIndexOf(ads).candidates(view) : ads;
+  const minRelevance = ctx.publisher.minRelevance ?? DEFAULT_MIN_RELEVANCE;
+  // Scored once per ad group, and only when one of its ads gets as far as relevance.
+  const scores = new Map<RelevanceProfile, number>();
+  const relevanceFor = (ad: IndexedAd): number => {
+    if (!view) return 1;
+    let score = scores.get(ad.relevance);
+    if (score === undefined) {
+      score = relevanceOf(view, ad.relevance);
+      scores.set(ad.relevance, score);
+    }
+    return score;
+  };
   const capped = cappedFor(ctx, deps, now);
   const paced = deps.pacing ? (ad: IndexedAd) => !admits(ad.pacing) : () => false;
   const blocked = blockedFor(ctx);
@@ -95,42 +111,49 @@ export function inhouseBid(ctx: AuctionContext, ads: readonly IndexedAd[], deps:
   const tally = ctx.publisher.test ? () => {} : count;
   let best: IndexedAd | null = null;
   let bestPrice = 0;
+  let bestRank = 0;
+  let bestRelevance = 0;
   let ties = 0;
   let furthest = -1;
   const eligible: IndexedAd[] = [];
-  for (const ad of ads) {
+  for (const ad of pool) {
     // State (paused, scheduled, ...) is not counted: the diagnostics read it from the database.
     if (servingBlock(ad, now) !== null) continue;
     const skip = !deps.budget.mayServe(ad.campaignId)
       ? 'budget_exhausted'
       : ad.countries && !ad.countries.has(req.country_code)
         ? 'not_targeted'
-        : req.request_type !== 'opener' && relevance(ad.hints, terms()) < RELEVANCE_THRESHOLD
+        : relevanceFor(ad) < minRelevance
           ? 'not_relevant'
           : blocked(ad)
             ? 'blocked_advertiser'
             : (creativeBlock(ad, offer) ?? (capped(ad.campaignId) ? 'frequency_capped' : paced(ad) ? 'paced' : null));
     if (skip) {
       tally(ad.tally, skip);
+      if (skip === 'not_relevant' && !ctx.publisher.test) noteRelevance(ad.tally, relevanceFor(ad));
       furthest = Math.max(furthest, INHOUSE_SKIPS.indexOf(skip));
       continue;
     }
     tally(ad.tally, 'eligible');
     eligible.push(ad);
     const price = bidCpmMicros(ad.pricingModel, ad.maxBidMicros, deps.ctr.ctr(ad.adGroupId));
-    if (best && price < bestPrice) continue;
-    // Ties at random (reservoir sampling over equal prices).
-    if (best && price === bestPrice) {
+    // Price and relevance together (docs/relevance.md): the rank is the bid times the relevance; the winner pays its own bid.
+    const rank = price * relevanceFor(ad);
+    if (best && rank < bestRank) continue;
+    // Ties at random (reservoir sampling over equal ranks).
+    if (best && rank === bestRank) {
       ties += 1;
       if (Math.random() * (ties + 1) >= 1) continue;
     } else ties = 0;
     best = ad;
     bestPrice = price;
+    bestRank = rank;
+    bestRelevance = view ? relevanceFor(ad) : NaN;
   }
-  return { bid: best && bidOf(ctx, best, bestPrice), eligible, skip: furthest >= 0 ? INHOUSE_SKIPS[furthest] : null };
+  return { bid: best && bidOf(ctx, best, bestPrice, bestRelevance), eligible, skip: furthest >= 0 ? INHOUSE_SKIPS[furthest] : null };
 }
 
-function bidOf(ctx: AuctionContext, ad: IndexedAd, priceMicros: number): ValidBid {
+function bidOf(ctx: AuctionContext, ad: IndexedAd, priceMicros: number, relevance: number): ValidBid {
   return {
     bidderId: INHOUSE_BIDDER.id,
     bidderName: INHOUSE_BIDDER.name,
@@ -145,6 +168,8 @@ function bidOf(ctx: AuctionContext, ad: IndexedAd, priceMicros: number): ValidBi
       organizationId: ad.organizationId,
       adAccountId: ad.adAccountId,
       pricingModel: ad.pricingModel,
+      // NaN for an opener: no conversation to be relevant to.
+      relevance,
       ...(ad.pricingModel === 'cpc' ? { cpcMicros: ad.maxBidMicros ?? DEFAULT_CPC_MICROS } : {}),
     },
   };

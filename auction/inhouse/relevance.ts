@@ -1,76 +1,129 @@
+import { ConversationReader, normalizeWords, type ConversationView } from '../../domain/understanding/conversation';
+import { dot, textEncoder, type TextEncoder } from '../../domain/understanding/encoder';
+import { relevanceProfile, type ProfileSource, type RelevanceProfile } from '../../domain/relevance/profile';
+
 /**
- * Text relevance of an ad group's context hints to the conversation.
- *
- * Each hint is a phrase ("marathon training"). Messages and hints are
- * tokenized (lowercase letters/digits, stop words dropped) and stemmed with a
- * light suffix stripper (running/runs/runner -> run). A hint's score is the
- * share of its terms found in the conversation, where a term found only in
- * older messages counts half (recency: the last user and assistant messages
- * say what the conversation is about now). The group's relevance is the best
- * hint's score, in [0, 1].
- *
- * RELEVANCE_THRESHOLD = 0.5: at least half of some hint must be present in the
- * latest exchange (or all of it in older messages). Openers skip relevance.
+ * The in-house bidder's side of relevance (docs/relevance.md): the auction
+ * process's one text encoder and conversation reader (its message cache is
+ * what a conversation's later requests reuse), ad groups' profiles made at
+ * index load, and the retrieval of the few ad groups worth scoring.
  */
-export const RELEVANCE_THRESHOLD = 0.5;
+let reader: ConversationReader | undefined;
+let encoder: TextEncoder | undefined;
 
-const STOP_WORDS = new Set(
-  (
-    'a an and are as at be but by for from has have how i in is it its me my of on or our so that the their them then there these they this to was we were what when where which who why will with you your ' +
-    'can do does did just about into up out if not no yes im ive dont want need like get got some any all more most very'
-  ).split(' '),
-);
+function sharedEncoder(): TextEncoder {
+  return (encoder ??= textEncoder());
+}
 
-export function stem(word: string): string {
-  let w = word;
-  if (/(sses|xes|ches|shes|zes)$/.test(w)) w = w.slice(0, -2);
-  else if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('s') && !w.endsWith('ss') && w.length > 3) w = w.slice(0, -1);
-  for (const suffix of ['ational', 'ization', 'ation', 'ness', 'ment', 'ing', 'er', 'ed']) {
-    if (w.length - suffix.length >= 3 && w.endsWith(suffix)) {
-      w = w.slice(0, -suffix.length);
-      break;
+/** The conversation as the relevance model reads it (each message analysed once per process). */
+export function readConversation(messages: readonly { role: string; content: string }[]): ConversationView {
+  return (reader ??= new ConversationReader(sharedEncoder())).read(messages);
+}
+
+/** An ad group's profile; `shared` keeps one per ad group across its ads within one index load. */
+export function profileOf(adGroupId: string, source: ProfileSource, shared: Map<string, RelevanceProfile>): RelevanceProfile {
+  let profile = shared.get(adGroupId);
+  if (!profile) {
+    profile = relevanceProfile(sharedEncoder(), source);
+    shared.set(adGroupId, profile);
+  }
+  return profile;
+}
+
+/** How many ad groups, nearest to the conversation, are scored beyond those a hint names outright. */
+export const NEAREST_GROUPS = 64;
+
+interface Retrievable {
+  relevance: RelevanceProfile;
+}
+
+/**
+ * The ads whose ad groups are worth scoring for a conversation: the
+ * NEAREST_GROUPS groups whose topic vectors are nearest the latest exchange,
+ * and every group one of whose hints' first word occurs in it. Built once per
+ * index (a reload builds a new one); a group's ads stay together.
+ */
+export class RelevanceIndex<T extends Retrievable> {
+  private readonly groups: T[][] = [];
+  private readonly topics: Float32Array;
+  private readonly byWord = new Map<string, number[]>();
+  private readonly dims: number;
+
+  constructor(ads: readonly T[]) {
+    const slot = new Map<RelevanceProfile, number>();
+    for (const ad of ads) {
+      let i = slot.get(ad.relevance);
+      if (i === undefined) {
+        i = this.groups.length;
+        slot.set(ad.relevance, i);
+        this.groups.push([]);
+        for (const phrase of ad.relevance.phrases) {
+          const first = phrase.split(' ')[0];
+          const list = this.byWord.get(first) ?? [];
+          if (list[list.length - 1] !== i) list.push(i);
+          this.byWord.set(first, list);
+        }
+      }
+      this.groups[i].push(ad);
     }
+    this.dims = ads[0]?.relevance.topic.length ?? 0;
+    this.topics = new Float32Array(this.groups.length * this.dims);
+    this.groups.forEach((g, i) => this.topics.set(g[0].relevance.topic, i * this.dims));
   }
-  // runn -> run (doubled consonant left by -ing/-er/-ed)
-  if (w.length >= 4 && w[w.length - 1] === w[w.length - 2] && !'aeiouls'.includes(w[w.length - 1])) w = w.slice(0, -1);
-  return w;
+
+  get size(): number {
+    return this.groups.length;
+  }
+
+  /** The candidate ads for this conversation. */
+  candidates(view: ConversationView): T[] {
+    const chosen = new Set<number>();
+    for (const word of normalizeWords(view.recentText).split(' ')) for (const i of this.byWord.get(word) ?? []) chosen.add(i);
+    for (const i of this.nearest(view.recent, NEAREST_GROUPS)) chosen.add(i);
+    const out: T[] = [];
+    for (const i of chosen) out.push(...this.groups[i]);
+    return out;
+  }
+
+  /** The k groups whose topics are nearest `v` (a bounded min-heap over one pass of dot products). */
+  private nearest(v: Float32Array, k: number): number[] {
+    const n = this.groups.length;
+    if (n <= k) return [...Array(n).keys()];
+    const scores = new Float32Array(k).fill(-Infinity);
+    const ids = new Int32Array(k).fill(-1);
+    const dims = this.dims;
+    const topics = this.topics;
+    for (let i = 0; i < n; i++) {
+      const s = dot(v, topics.subarray(i * dims, (i + 1) * dims));
+      if (s <= scores[0]) continue;
+      // Replace the heap's minimum and sift down.
+      scores[0] = s;
+      ids[0] = i;
+      let at = 0;
+      for (;;) {
+        const l = 2 * at + 1;
+        const r = l + 1;
+        let min = at;
+        if (l < k && scores[l] < scores[min]) min = l;
+        if (r < k && scores[r] < scores[min]) min = r;
+        if (min === at) break;
+        [scores[at], scores[min]] = [scores[min], scores[at]];
+        [ids[at], ids[min]] = [ids[min], ids[at]];
+        at = min;
+      }
+    }
+    return [...ids].filter((i) => i >= 0);
+  }
 }
 
-export function terms(text: string): string[] {
-  const out: string[] = [];
-  for (const raw of text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .split(/[^\p{L}\p{N}]+/u)) {
-    if (raw.length < 2 || STOP_WORDS.has(raw)) continue;
-    out.push(stem(raw));
+const indexes = new WeakMap<readonly Retrievable[], RelevanceIndex<Retrievable>>();
+
+/** The index of this very array of ads (the catalog replaces the array on every reload). */
+export function relevanceIndexOf<T extends Retrievable>(ads: readonly T[]): RelevanceIndex<T> {
+  let index = indexes.get(ads) as RelevanceIndex<T> | undefined;
+  if (!index) {
+    index = new RelevanceIndex(ads);
+    indexes.set(ads, index as RelevanceIndex<Retrievable>);
   }
-  return out;
-}
-
-/** Conversation terms: the latest exchange weighs 1, older messages 0.5. */
-export function conversationTerms(messages: readonly { content: string }[]): Map<string, number> {
-  const weights = new Map<string, number>();
-  messages.forEach((m, i) => {
-    const weight = i >= messages.length - 2 ? 1 : 0.5;
-    for (const t of terms(m.content)) weights.set(t, Math.max(weights.get(t) ?? 0, weight));
-  });
-  return weights;
-}
-
-/** Precomputed per ad group when the index loads. */
-export type HintTerms = string[][];
-export const hintTerms = (hints: readonly string[]): HintTerms => hints.map(terms).filter((t) => t.length > 0);
-
-export function relevance(hints: HintTerms, conversation: Map<string, number>): number {
-  let best = 0;
-  for (const hint of hints) {
-    let got = 0;
-    for (const term of hint) got += conversation.get(term) ?? 0;
-    best = Math.max(best, got / hint.length);
-    if (best >= 1) break;
-  }
-  return best;
+  return index;
 }

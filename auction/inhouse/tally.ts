@@ -16,14 +16,27 @@ export interface AdTally {
   /** The advertiser of each sampled price, at the same index (domain/serving/traffic.ts, winningAdvertiser). */
   readonly winAdvertisers: string[];
   seenPrices: number;
+  /** The highest relevance an ad scored while below the bar (not_relevant) since the last take: how close it came. */
+  closestRelevance: number;
 }
 
 const WIN_PRICE_SAMPLES = 32;
 
-export const newAdTally = (): AdTally => ({ counts: new Uint32Array(INHOUSE_OUTCOMES.length), winPrices: [], winAdvertisers: [], seenPrices: 0 });
+export const newAdTally = (): AdTally => ({
+  counts: new Uint32Array(INHOUSE_OUTCOMES.length),
+  winPrices: [],
+  winAdvertisers: [],
+  seenPrices: 0,
+  closestRelevance: 0,
+});
 
 export function count(tally: AdTally, outcome: InhouseOutcome): void {
   tally.counts[OUTCOME_SLOT[outcome]] += 1;
+}
+
+/** An ad scored `score` against the conversation, below the bar: the closest it came is kept for the diagnostics. */
+export function noteRelevance(tally: AdTally, score: number): void {
+  if (score > tally.closestRelevance) tally.closestRelevance = score;
 }
 
 /** An eligible ad lost to `advertiser`'s bid of `priceMicros`: counted, and the price kept (with its advertiser) by reservoir sampling. */
@@ -88,11 +101,13 @@ function rowsOf(ad: TalliedAd, eventTime: string): InhouseStatsRow[] {
       requests: counts[slot],
       win_prices: outcome === 'outbid' ? [...winPrices] : [],
       win_advertisers: outcome === 'outbid' ? [...winAdvertisers] : [],
+      closest_relevance: outcome === 'not_relevant' ? Math.round(ad.tally.closestRelevance * 1000) / 1000 : 0,
     });
   });
   counts.fill(0);
   winPrices.length = 0;
   winAdvertisers.length = 0;
   ad.tally.seenPrices = 0;
+  ad.tally.closestRelevance = 0;
   return rows;
 }

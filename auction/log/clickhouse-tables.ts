@@ -15,6 +15,8 @@ export const AUCTION_LOG_ADDED_COLUMNS: AddedColumn[] = [
   { table: AUCTION_LOG_TABLES.auctions, column: 'test', type: 'UInt8 DEFAULT 0' },
   // A sandbox publisher's bid rows: kept for debugging, left out of `adctl dsp report`.
   { table: AUCTION_LOG_TABLES.bids, column: 'test', type: 'UInt8 DEFAULT 0' },
+  // The served in-house ad's relevance to the conversation (domain/relevance/score.ts); -1: a DSP's ad, an opener, no fill.
+  { table: AUCTION_LOG_TABLES.auctions, column: 'winner_relevance', type: 'Float32 DEFAULT -1' },
 ];
 
 export function auctionTables(database: string): string[] {
@@ -42,7 +44,8 @@ export function auctionTables(database: string): string[] {
        price_micros Int64,
        latency_ms Float64,
        no_fill_reason String DEFAULT '',
-       test UInt8 DEFAULT 0`,
+       test UInt8 DEFAULT 0,
+       winner_relevance Float32 DEFAULT -1`,
       { engine: 'MergeTree()', partitionBy: 'toYYYYMM(event_time)', orderBy: 'event_time, auction_id' },
     ),
     createTable(

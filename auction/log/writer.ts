@@ -107,6 +107,12 @@ function auctionRowKey(line: string): string {
   }
 }
 
+/** The served in-house ad's relevance, to three places; -1 when there is none (a DSP's ad, an opener, no fill). */
+function relevanceOf(winner: ValidBid | null): number {
+  const r = winner?.inhouse?.relevance;
+  return r === undefined || !Number.isFinite(r) ? -1 : Math.round(r * 1000) / 1000;
+}
+
 export class AuctionLog {
   private readonly maxQueued = 200_000;
   private readonly auctions = new RowQueue(this.maxQueued);
@@ -139,7 +145,7 @@ export class AuctionLog {
         `"bidders":${records.length},"valid_bids":${valid},"filled":${winner ? 1 : 0},"winner_bidder":${str(winner?.bidderId ?? '')},` +
         `"winner_bid_id":${str(winner?.bidId ?? '')},"winner_ad_id":${str(winner?.inhouse?.adId ?? '')},"winner_campaign_id":${str(winner?.inhouse?.campaignId ?? '')},` +
         `"format":${str(format ?? '')},"price_micros":${num(winner?.priceMicros ?? 0)},"latency_ms":${num(latencyMs)},"no_fill_reason":${str(noFillReason)},` +
-        `"test":${test}}`,
+        `"test":${test},"winner_relevance":${num(relevanceOf(winner))}}`,
     );
     for (const r of records) {
       this.bids.push(

@@ -52,6 +52,7 @@ export const presentPublisher = (p: PublisherRow) => ({
   allow_categories: p.allowedCategories,
   block_advertisers: p.blockedAdvertisers,
   rate_limit: p.rateLimitPerSecond,
+  min_relevance: p.minRelevance,
   test: p.test,
   enabled: p.enabled,
   created_at: p.createdAt.toISOString(),
@@ -75,6 +76,8 @@ export interface PublisherRecord {
   safetyOverrides: PublisherSafetyOverrides;
   /** Ad requests a second it may send (all auction copies together); null: the auction's default (auction/publisher/rate-limit.ts). */
   rateLimitPerSecond: number | null;
+  /** The relevance our ads must reach beside this publisher's conversations; null: the platform's default. */
+  minRelevance: number | null;
   test: boolean;
 }
 
@@ -91,6 +94,7 @@ export const publisherRecord = (p: PublisherRow): PublisherRecord => ({
   blockedAdvertisers: new Set(p.blockedAdvertisers),
   safetyOverrides: Object.fromEntries(p.allowedCategories.map((c) => [c, 'allow'])),
   rateLimitPerSecond: p.rateLimitPerSecond,
+  minRelevance: p.minRelevance,
   test: p.test,
 });
 

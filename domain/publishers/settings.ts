@@ -23,6 +23,8 @@ export interface PublisherSettingsInput {
   blockAdvertisers?: string[];
   /** Ad requests per second; null: the auction's default. */
   rateLimitPerSecond?: number | null;
+  /** 0..1; null: the platform's default (domain/relevance/score.ts). */
+  minRelevance?: number | null;
 }
 
 /** At most this many entries in each list (OpenRTB bcat/badv stay small). */
@@ -55,6 +57,12 @@ function listOf(param: string, values: string[] | undefined, valid: (v: string) 
   return cleaned;
 }
 
+function relevanceIn(value: number | null | undefined): number | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw invalidValue('min_relevance', 'min_relevance must be a number from 0 to 1');
+  return value;
+}
+
 const allowable = (v: string): boolean =>
   (SENSITIVE_CATEGORIES as readonly string[]).includes(v) && CATEGORY_TABLE[v as SensitiveCategory].defaultPolicy !== 'never';
 
@@ -77,6 +85,7 @@ export function publisherSettingsData(input: PublisherSettingsInput) {
       `a category a publisher may allow (${SENSITIVE_CATEGORIES.filter(allowable).join(', ')})`,
     ),
     blockedAdvertisers: listOf('block_advertisers', input.blockAdvertisers?.map(normalizeDomain), (v) => DOMAIN.test(v), 'an advertiser domain'),
+    minRelevance: relevanceIn(input.minRelevance),
   };
   return Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined)) as Partial<typeof data>;
 }

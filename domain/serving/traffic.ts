@@ -22,6 +22,8 @@ export interface InhouseStatsRow {
   win_prices: number[];
   /** Who won each of `win_prices` (same index): winningAdvertiser. */
   win_advertisers: string[];
+  /** not_relevant rows: the highest relevance the ad scored below the bar in the window (0 otherwise). */
+  closest_relevance: number;
 }
 
 export function servingTables(database: string): string[] {
@@ -34,7 +36,8 @@ export function servingTables(database: string): string[] {
        outcome String,
        requests UInt64,
        win_prices Array(Int64),
-       win_advertisers Array(String)
+       win_advertisers Array(String),
+       closest_relevance Float32
      ) ENGINE = MergeTree()
      PARTITION BY toYYYYMM(event_time)
      ORDER BY (campaign_id, event_time)`,
@@ -42,7 +45,10 @@ export function servingTables(database: string): string[] {
 }
 
 /** Columns `inhouse_stats` gained after it was first created (scripts/clickhouse-migrate.ts adds them). */
-export const SERVING_ADDED_COLUMNS: AddedColumn[] = [{ table: INHOUSE_STATS_TABLE, column: 'win_advertisers', type: 'Array(String)' }];
+export const SERVING_ADDED_COLUMNS: AddedColumn[] = [
+  { table: INHOUSE_STATS_TABLE, column: 'win_advertisers', type: 'Array(String)' },
+  { table: INHOUSE_STATS_TABLE, column: 'closest_relevance', type: 'Float32' },
+];
 
 /**
  * Who won an auction, as the diagnostics count distinct advertisers: our

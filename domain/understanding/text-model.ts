@@ -27,7 +27,7 @@ export const TEXT_MODEL = {
   },
   dimensions: 384,
   /** Bumped whenever the distillation changes what the table holds (the file name carries it). */
-  tableVersion: 1,
+  tableVersion: 2,
 } as const;
 
 export type TextModelFile = keyof typeof TEXT_MODEL.files;
@@ -50,6 +50,25 @@ export function verifyModelFile(dir: string, file: TextModelFile): string {
   const actual = sha256File(full);
   if (actual !== TEXT_MODEL.files[file]) throw new Error(`text model: ${full} has sha256 ${actual}, pinned ${TEXT_MODEL.files[file]}`);
   return full;
+}
+
+/** The BERT uncased vocabulary: [PAD], [unusedN], [UNK], [CLS], [SEP], [MASK], single characters, then words by frequency from id 1996. */
+export const FIRST_CHARACTER_ID = 999;
+const FIRST_WORD_ID = 1996;
+/** SIF's a: tokens much more frequent than this share of text weigh little (1e-3 ranked the labelled set's groups worse). */
+const SIF_A = 1e-4;
+
+/**
+ * A token's weight in a text's vector: smooth inverse frequency a / (a + p(t)),
+ * p from the vocabulary's frequency order (Zipf's law): frequent words weigh
+ * little, rare ones fully; special and unused tokens nothing.
+ */
+export function tokenWeight(id: number, rows: number): number {
+  if (id < FIRST_CHARACTER_ID) return 0;
+  // Single characters (punctuation, letters) rank with the most frequent words.
+  const rank = id < FIRST_WORD_ID ? 1 : id - FIRST_WORD_ID + 1;
+  const p = 1 / (rank * (Math.log(rows - FIRST_WORD_ID) + 0.5772));
+  return SIF_A / (SIF_A + p);
 }
 
 /**

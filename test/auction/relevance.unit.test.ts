@@ -1,21 +1,87 @@
-/** The in-house bidder's relevance scorer and headline truncation, without the index (inhouse.test.ts has the bidder end to end). */
-import { relevance, conversationTerms, hintTerms, RELEVANCE_THRESHOLD } from '../../auction/inhouse/relevance';
+/**
+ * The relevance model (domain/relevance/score.ts) on the failure kinds the
+ * old word-overlap matcher had, with the real distilled text model (installed
+ * by scripts/bootstrap.sh); and headline truncation. The in-house bidder end to
+ * end is in inhouse.test.ts.
+ */
 import { truncateHeadline } from '../../auction/inhouse/bidder';
+import { RelevanceIndex } from '../../auction/inhouse/relevance';
+import { ConversationReader, hasPhrase, normalizeWords } from '../../domain/understanding/conversation';
+import { textEncoder } from '../../domain/understanding/encoder';
+import { relevanceProfile } from '../../domain/relevance/profile';
+import { DEFAULT_MIN_RELEVANCE, relevanceOf } from '../../domain/relevance/score';
 
-describe('relevance scorer', () => {
-  const score = (hints: string[], ...messages: string[]) => relevance(hintTerms(hints), conversationTerms(messages.map((content) => ({ content }))));
-  test('stemming and stop words: "running shoes" matches "I run in my shoe"', () => {
-    expect(score(['running shoes'], 'Do I run in this shoe?', 'Yes.')).toBe(1);
+const encoder = textEncoder();
+const reader = new ConversationReader(encoder);
+const runningShoes = relevanceProfile(encoder, {
+  hints: ['running', 'marathon', 'long run', 'running shoes'],
+  copy: 'Shoes built for your next PR. Cushioned trainers tested on 20-mile long runs.',
+});
+const score = (...turns: string[]) =>
+  relevanceOf(reader.read(turns.map((content, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content }))), runningShoes);
+
+describe('relevance', () => {
+  test('a conversation about the hint serves', () => {
+    expect(
+      score('What running shoes should I get for my first marathon?', 'Look for cushioned trainers with a stable heel for long runs.'),
+    ).toBeGreaterThanOrEqual(DEFAULT_MIN_RELEVANCE);
   });
-  test('half a hint in the latest exchange reaches the threshold; unrelated text does not', () => {
-    expect(score(['marathon training plan'], 'what about a marathon plan', 'ok')).toBeGreaterThanOrEqual(RELEVANCE_THRESHOLD);
-    expect(score(['marathon training'], 'what is the capital of France', 'Paris')).toBeLessThan(RELEVANCE_THRESHOLD);
+  test('a stem that collides does not: running an espresso shot', () => {
+    expect(score('My espresso shots are running fast and taste sour', 'Grind finer so the shot takes 25 to 30 seconds.')).toBeLessThan(DEFAULT_MIN_RELEVANCE);
   });
-  test('older messages count half', () => {
-    expect(score(['marathon'], 'marathon tips?', 'sure', 'and the weather?', 'sunny')).toBe(0.5);
+  test('half of a two-word hint does not: "long" of "long run" beside an egg', () => {
+    expect(score('How long do I boil an egg for a runny yolk?', 'About six minutes in boiling water, then an ice bath.')).toBeLessThan(DEFAULT_MIN_RELEVANCE);
   });
-  test('truncation keeps words whole when it can', () => {
-    expect(truncateHeadline('Run faster with our shoes today', 20)).toBe('Run faster with our…');
-    expect(truncateHeadline('Short', 30)).toBe('Short');
+  test('an older topic does not keep serving after the conversation moved on', () => {
+    expect(
+      score(
+        'Any tips for my marathon training?',
+        'Build mileage slowly and keep one long run a week.',
+        'Different question: which tax form do I need for freelance income?',
+        'In the US that is usually a 1099-NEC, reported on Schedule C.',
+      ),
+    ).toBeLessThan(DEFAULT_MIN_RELEVANCE);
   });
+  test('a scorer is a probability', () => {
+    const s = score('hello', 'hi there');
+    expect(s).toBeGreaterThanOrEqual(0);
+    expect(s).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('phrases', () => {
+  test('whole words only, the last word also plural, never across a clause', () => {
+    const text = normalizeWords('my long runs are slow');
+    expect(hasPhrase(text, 'long run')).toBe(true);
+    expect(hasPhrase(normalizeWords('a longer run'), 'long run')).toBe(false);
+    expect(hasPhrase('long | run', 'long run')).toBe(false);
+  });
+  test('a clause that turns away is kept apart', () => {
+    const view = reader.read([
+      { role: 'user', content: 'I hate running, what else burns calories?' },
+      { role: 'assistant', content: 'Try cycling or swimming.' },
+    ]);
+    expect(view.negatedText).toContain('running');
+    expect(view.recentText).not.toContain('running');
+  });
+});
+
+describe('retrieval', () => {
+  test('the groups near the conversation and those a hint names are candidates, not the rest', () => {
+    const groups = ['sourdough bread starter', 'mechanical keyboard switches', 'dog food for puppies', 'running shoes'].map((h) => ({
+      relevance: relevanceProfile(encoder, { hints: [h], copy: h }),
+      name: h,
+    }));
+    const index = new RelevanceIndex(groups);
+    const view = reader.read([
+      { role: 'user', content: 'my sourdough loaf is dense' },
+      { role: 'assistant', content: 'Feed the starter more often.' },
+    ]);
+    expect(index.candidates(view).map((g) => g.name)).toContain('sourdough bread starter');
+  });
+});
+
+test('truncation keeps words whole when it can', () => {
+  expect(truncateHeadline('Run faster with our shoes today', 20)).toBe('Run faster with our…');
+  expect(truncateHeadline('Short', 30)).toBe('Short');
 });

@@ -1,0 +1,40 @@
+import { dot, normalize, type TextEncoder } from '../understanding/encoder';
+import { normalizeWords } from '../understanding/conversation';
+
+/**
+ * What an ad group is about, made once when the auction's index loads (never
+ * per request): its hints as an advertiser wrote them, and the ad's own copy,
+ * which says which sense a one-word hint means ("bass" beside "lures for
+ * largemouth" is the fish, not the guitar).
+ */
+export interface RelevanceProfile {
+  /** The hints read together (unit vector). */
+  hints: Float32Array;
+  /** Hints and ad copy together: what the group is about (unit vector; the retrieval index's key). */
+  topic: Float32Array;
+  /** Each hint alone (unit vectors), and its normalized words for exact matches. */
+  hintVectors: Float32Array[];
+  phrases: string[];
+}
+
+export interface ProfileSource {
+  hints: readonly string[];
+  /** The ad's title and body (a group's first ad, or what the advertiser tests with). */
+  copy: string;
+}
+
+export function relevanceProfile(encoder: TextEncoder, source: ProfileSource): RelevanceProfile {
+  const hintsText = source.hints.join(', ');
+  const hints = encoder.encode(hintsText);
+  const copy = encoder.encode(source.copy);
+  const topic = new Float32Array(encoder.dims);
+  for (let j = 0; j < topic.length; j++) topic[j] = hints[j] + copy[j];
+  return {
+    hints,
+    topic: normalize(topic),
+    hintVectors: source.hints.map((h) => encoder.encode(h)),
+    phrases: source.hints.map(normalizeWords).filter(Boolean),
+  };
+}
+
+export const similarity = dot;

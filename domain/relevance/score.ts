@@ -1,0 +1,89 @@
+import { dot } from '../understanding/encoder';
+import { hasPhrase, type ConversationView } from '../understanding/conversation';
+import type { RelevanceProfile } from './profile';
+import weights from './weights.json';
+
+/**
+ * How relevant an ad group is to a conversation now: a probability in [0, 1]
+ * from a logistic model over a few signals (docs/relevance.md). The model's
+ * weights are fitted on the labelled set in bench/relevance/ by
+ * bench/relevance/train.ts; every caller (the auction, the hint test, adctl
+ * relevance) scores through this one function.
+ */
+export const FEATURES = [
+  /** The latest exchange against the group's hints and copy together. */
+  'topic',
+  /** ... against the hints alone. */
+  'hints',
+  /** The user's last message against the hints. */
+  'user',
+  /** The best single hint against the latest exchange. */
+  'best_hint',
+  /** A hint's words, whole, in the latest exchange (not in a clause that turns away). */
+  'phrase',
+  /** ... a hint of several words (less ambiguous than one word: "long run" against "run"). */
+  'phrase_multiword',
+  /** A phrase match weighed by how well the whole exchange agrees ("switch" beside a fishing reel does not). */
+  'phrase_agrees',
+  /** A hint's words in a clause that turns away ("I hate running"), wherever else they are. */
+  'phrase_turned_away',
+  /** A hint's words only in older messages (the topic moved on). */
+  'phrase_older_only',
+  /** The older messages against the group (an old topic alone must not serve). */
+  'older',
+  /** The latest exchange's nearest content-taxonomy topic: the bar 'topic' is read against. */
+  'background',
+] as const;
+
+export type Features = Record<(typeof FEATURES)[number], number>;
+
+export function featuresOf(view: ConversationView, profile: RelevanceProfile): Features {
+  let bestHint = 0;
+  for (const h of profile.hintVectors) bestHint = Math.max(bestHint, dot(view.recent, h));
+  let phrase = 0;
+  let multiword = 0;
+  let turnedAway = 0;
+  let older = 0;
+  for (const p of profile.phrases) {
+    if (hasPhrase(view.negatedText, p)) turnedAway = 1;
+    if (hasPhrase(view.recentText, p)) {
+      phrase = 1;
+      if (p.includes(' ')) multiword = 1;
+    } else if (hasPhrase(view.olderText, p)) older = 1;
+  }
+  const topic = dot(view.recent, profile.topic);
+  return {
+    topic,
+    hints: dot(view.recent, profile.hints),
+    user: dot(view.user, profile.hints),
+    best_hint: bestHint,
+    phrase,
+    phrase_multiword: multiword,
+    phrase_agrees: phrase * topic,
+    phrase_turned_away: turnedAway,
+    phrase_older_only: phrase ? 0 : older,
+    older: dot(view.older, profile.topic),
+    background: view.background,
+  };
+}
+
+export interface RelevanceModel {
+  bias: number;
+  weights: Features;
+}
+
+export const RELEVANCE_MODEL: RelevanceModel = weights as RelevanceModel;
+
+export function logistic(model: RelevanceModel, f: Features): number {
+  let z = model.bias;
+  for (const name of FEATURES) z += model.weights[name] * f[name];
+  return 1 / (1 + Math.exp(-z));
+}
+
+/** The relevance of a group to a conversation, in [0, 1]. */
+export function relevanceOf(view: ConversationView, profile: RelevanceProfile, model = RELEVANCE_MODEL): number {
+  return logistic(model, featuresOf(view, profile));
+}
+
+/** The score at or above which a group is relevant, unless a publisher asks for more (docs/relevance.md). */
+export const DEFAULT_MIN_RELEVANCE = 0.5;

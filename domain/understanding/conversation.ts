@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { contentTaxonomy } from './content-taxonomy';
+import { dot, normalize, type TextEncoder } from './encoder';
+
+/**
+ * What a conversation is about now, as the relevance scorer reads it:
+ *  - vectors of the latest exchange (the user's last message weighs most, the
+ *    assistant's answer half) and of the older messages, apart: an older topic
+ *    must not keep serving once the conversation moved on;
+ *  - its words, for exact phrase matches;
+ *  - what the user turned away from: clauses with a negative stance ("I hate
+ *    running", "cancel my meal kit") leave the vectors and their words are kept
+ *    apart, so the topic they name does not serve.
+ * Each message is analysed once and remembered by its text's hash, so a later
+ * request of the same conversation only pays for its new messages.
+ */
+export interface ConversationView {
+  /** Unit vectors (all zeros when the text has no informative word). */
+  recent: Float32Array;
+  user: Float32Array;
+  older: Float32Array;
+  /** Space-separated normalized words, clauses separated by " | " (phrases never match across them). */
+  recentText: string;
+  negatedText: string;
+  olderText: string;
+  /**
+   * How close the latest exchange comes to any topic of the IAB content taxonomy:
+   * the bar an ad group's own similarity is read against (a conversation about
+   * Roman history is near "History", far from every ad).
+   */
+  background: number;
+}
+
+/** One message, analysed. */
+interface MessageAnalysis {
+  /** Weighted sum of its kept clauses' token rows (not normalized) and its total weight. */
+  sum: Float32Array;
+  words: string;
+  negated: string;
+}
+
+/** Weights of the parts of a conversation in its recent vector. */
+const USER_WEIGHT = 1;
+const ASSISTANT_WEIGHT = 0.5;
+
+/**
+ * A clause with one of these turns away from its topic. Matched on whole words
+ * of the normalized clause; English only (other languages keep every clause).
+ */
+const NEGATIVE_STANCE =
+  /(^| )(hate|hated|hates|dislike|can ?t stand|cannot stand|(don ?t|do not|never|no longer|won ?t|wont) (want|need|buy|use|drink|eat|like|do)|not interested|no interest|want out|cancel|cancelling|canceling|cancelled|canceled|unsubscribe|uninstall|uninstalling|delete|deleting|quit|quitting|gave up|give up|giving up|stop|stopped|stopping|sick of|tired of|fed up|get rid of|getting rid of|never again|refund|done with|over it|allergic to)( |$)/;
+
+/** Clause boundaries: sentence ends, commas, semicolons, and "but". */
+const CLAUSES = /[.!?;,:\n]+|\bbut\b|\bbecause\b/i;
+
+export function normalizeWords(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      // Apostrophes join (don't -> dont is not wanted: "don t" keeps the stance patterns simple).
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim()
+  );
+}
+
+export class ConversationReader {
+  private readonly messages: LRUCache<string, MessageAnalysis>;
+  private readonly topics: Float32Array[];
+
+  constructor(
+    private readonly encoder: TextEncoder,
+    cacheBytes = 32 * 1024 * 1024,
+  ) {
+    this.messages = new LRUCache<string, MessageAnalysis>({
+      maxSize: cacheBytes,
+      sizeCalculation: (m) => 200 + m.sum.byteLength + 2 * (m.words.length + m.negated.length),
+    });
+    this.topics = contentTaxonomy().map((c) => encoder.encode(c.path.join(', ')));
+  }
+
+  /** The view of a conversation (its messages oldest first). */
+  read(messages: readonly { role: string; content: string }[]): ConversationView {
+    const dims = this.encoder.dims;
+    const recent = new Float32Array(dims);
+    const user = new Float32Array(dims);
+    const older = new Float32Array(dims);
+    const recentText: string[] = [];
+    const negatedText: string[] = [];
+    const olderText: string[] = [];
+    // The latest exchange: the last user message and whatever the assistant answered after it.
+    let lastUser = -1;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      if (messages[i].role === 'user') {
+        lastUser = i;
+        break;
+      }
+    }
+    const firstRecent = lastUser >= 0 ? lastUser : Math.max(0, messages.length - 2);
+    messages.forEach((message, i) => {
+      const m = this.analyse(message.content);
+      if (i >= firstRecent) {
+        const weight = message.role === 'user' ? USER_WEIGHT : ASSISTANT_WEIGHT;
+        addScaled(recent, m.sum, weight);
+        if (message.role === 'user') addScaled(user, m.sum, 1);
+        recentText.push(m.words);
+        if (m.negated) negatedText.push(m.negated);
+      } else {
+        addScaled(older, m.sum, 1);
+        olderText.push(m.words);
+      }
+    });
+    normalize(recent);
+    let background = 0;
+    for (const topic of this.topics) background = Math.max(background, dot(recent, topic));
+    return {
+      recent,
+      background,
+      user: normalize(user),
+      older: normalize(older),
+      recentText: recentText.join(' | '),
+      negatedText: negatedText.join(' | '),
+      olderText: olderText.join(' | '),
+    };
+  }
+
+  private analyse(content: string): MessageAnalysis {
+    const key = createHash('sha1').update(content).digest('base64');
+    let m = this.messages.get(key);
+    if (m) return m;
+    const sum = new Float32Array(this.encoder.dims);
+    const kept: string[] = [];
+    const negated: string[] = [];
+    for (const clause of content.split(CLAUSES)) {
+      const words = normalizeWords(clause);
+      if (!words) continue;
+      if (NEGATIVE_STANCE.test(words)) {
+        negated.push(words);
+        continue;
+      }
+      kept.push(words);
+      for (const word of words.split(' ')) this.encoder.addWord(word, sum);
+    }
+    m = { sum, words: kept.join(' | '), negated: negated.join(' | ') };
+    this.messages.set(key, m);
+    return m;
+  }
+}
+
+function addScaled(into: Float32Array, v: Float32Array, scale: number): void {
+  for (let j = 0; j < into.length; j++) into[j] += scale * v[j];
+}
+
+/**
+ * Whether `phrase` (normalized words) occurs in `text` as whole words, the
+ * last word also in its plural ("long run" in "my long runs"), never across a
+ * clause boundary.
+ */
+export function hasPhrase(text: string, phrase: string): boolean {
+  if (!phrase || !text) return false;
+  const padded = ` ${text} `;
+  return padded.includes(` ${phrase} `) || padded.includes(` ${phrase}s `) || padded.includes(` ${phrase}es `);
+}
