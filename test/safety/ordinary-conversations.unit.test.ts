@@ -6,6 +6,7 @@
  * conversations still block. Runs the real classifier and its real weights.
  */
 import { classifyConversation, explainConversation, type ConversationMessage } from '../../domain/safety/classifier';
+import { evaluate, ORDINARY_SET_PATH, readLabelledSet } from '../../domain/safety/evaluation';
 import { safetyDecision } from '../../domain/safety/policy';
 
 const chat = (user: string, assistant: string): ConversationMessage[] => [
@@ -132,5 +133,23 @@ describe('true `never` conversations still block', () => {
     const { categories } = classifyConversation(messages);
     expect(categories).toContain(category);
     expect(safetyDecision(categories).policy).toBe('never');
+  });
+});
+
+describe('the ordinary-conversation set (test/fixtures/safety/ordinary.jsonl)', () => {
+  const set = readLabelledSet(ORDINARY_SET_PATH);
+  const probe = set.filter((r) => r.holdout);
+  const classify = (messages: ConversationMessage[]) => classifyConversation(messages).categories;
+
+  test('at least 240 ordinary conversations, in a tuning part and a held-out probe of at least 120 each, shaped like ad requests', () => {
+    expect(set.length).toBeGreaterThanOrEqual(240);
+    expect([probe.length >= 120, set.length - probe.length >= 120]).toEqual([true, true]);
+    expect(new Set(set.map((r) => r.id)).size).toBe(set.length);
+    for (const { id, labels, messages } of set) expect([id, labels, messages.at(-1)?.role, messages.at(-2)?.role]).toEqual([id, [], 'assistant', 'user']);
+  });
+
+  test('the fresh probe: at most 2% refused (2 of 128 measured)', () => {
+    const figures = evaluate(probe, classify);
+    expect(figures.falseBlock <= 0.02 ? 'at most 2%' : figures.falseBlocks).toBe('at most 2%');
   });
 });
