@@ -15,7 +15,7 @@ import { CLICKHOUSE_SETTINGS, createClickhouse } from '../lib/clickhouse/client'
 import { clickhouseDialect } from '../lib/clickhouse/dialect';
 import { addMissingColumns, applyClickhouseSchema } from '../lib/clickhouse/schema';
 import { dropExpiredPartitions } from '../lib/clickhouse/retention';
-import { deliveryTables, retireLegacyDeliveryEvents } from '../domain/delivery/clickhouse-tables';
+import { DELIVERY_ADDED_COLUMNS, deliveryTables, invalidTrafficTables, retireLegacyDeliveryEvents } from '../domain/delivery/clickhouse-tables';
 import { AUCTION_LOG_ADDED_COLUMNS, auctionTables } from '../auction/log/clickhouse-tables';
 import { eventTables } from '../domain/events/clickhouse-tables';
 import { servingTables, campaignTraffic } from '../domain/serving/traffic';
@@ -363,15 +363,21 @@ const STEPS: Step[] = [
       ).json();
     },
   ],
-  ['schema: publisher report rollups', ({ ch }) => applyClickhouseSchema(DATABASE, [publisherReportTables], ch)],
+  [
+    'schema: publisher report rollups, the invalid-traffic columns and rollup',
+    async ({ ch }) => {
+      await addMissingColumns(DATABASE, DELIVERY_ADDED_COLUMNS, ch);
+      await applyClickhouseSchema(DATABASE, [publisherReportTables, invalidTrafficTables], ch);
+    },
+  ],
   ['schema: the delivery rows by publisher, with their backfill', ({ ch }) => createPublisherDeliveryEvents(ch, DATABASE)],
   [
     'schema: the whole migrate again changes nothing',
     async ({ ch }) => {
       await retireLegacyDeliveryEvents(ch, DATABASE);
       await applyClickhouseSchema(DATABASE, [deliveryTables, auctionTables, eventTables, servingTables], ch);
-      await addMissingColumns(DATABASE, AUCTION_LOG_ADDED_COLUMNS, ch);
-      await applyClickhouseSchema(DATABASE, [publisherReportTables], ch);
+      await addMissingColumns(DATABASE, [...AUCTION_LOG_ADDED_COLUMNS, ...DELIVERY_ADDED_COLUMNS], ch);
+      await applyClickhouseSchema(DATABASE, [publisherReportTables, invalidTrafficTables], ch);
       await createPublisherDeliveryEvents(ch, DATABASE);
       return await (
         await ch.query({ query: `SELECT name, engine FROM system.tables WHERE database = '${DATABASE}' ORDER BY name`, format: 'JSONEachRow' })
