@@ -123,7 +123,7 @@ export function relevanceIndexOf<T extends Retrievable>(ads: readonly T[]): Rele
   let index = indexes.get(ads) as RelevanceIndex<T> | undefined;
   if (!index) {
     index = new RelevanceIndex(ads);
-    indexes.set(ads, index as RelevanceIndex<Retrievable>);
+    indexes.set(ads, index);
   }
   return index;
 }

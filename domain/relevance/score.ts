@@ -72,7 +72,7 @@ export interface RelevanceModel {
   weights: Features;
 }
 
-export const RELEVANCE_MODEL: RelevanceModel = weights as RelevanceModel;
+export const RELEVANCE_MODEL: RelevanceModel = weights;
 
 export function logistic(model: RelevanceModel, f: Features): number {
   let z = model.bias;
