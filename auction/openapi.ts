@@ -40,6 +40,8 @@ export function adRequestOperation(handle: Operation<undefined, AdRequest>['hand
     auth: 'publisherKey',
     body: adRequestSchema,
     success: { status: 200, description: 'The auction result', schema: adResponseSchema },
+    // The publisher key's rate limit (auction/publisher/rate-limit.ts): 429 with Retry-After.
+    errors: ['rate_limit_exceeded'],
     handle,
   });
 }

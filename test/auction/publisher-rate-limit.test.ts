@@ -83,3 +83,8 @@ test("a publisher's own limit (adctl publisher update --rate-limit) replaces the
   expect((await post(a.url, other.publisher_key, contextualRequest({ country_code: 'AQ' }))).status).toBe(200);
   expect(await post(a.url, other.publisher_key, contextualRequest({ country_code: 'AQ' }))).toEqual({ status: 429, retryAfter: '1', body: THROTTLED });
 });
+
+test("the auction's OpenAPI document declares the 429 and its Retry-After", async () => {
+  const doc = await (await fetch(`${a.url}/v1/openapi.json`)).json();
+  expect(doc.paths['/v1/ad_requests'].post.responses['429']).toMatchObject({ headers: { 'Retry-After': { schema: { type: 'integer' } } } });
+});
