@@ -31,8 +31,8 @@ export const FEATURES = [
   'phrase_older_only',
   /** The older messages against the group (an old topic alone must not serve). */
   'older',
-  /** The latest exchange's nearest content-taxonomy topic: the bar 'topic' is read against. */
-  'background',
+  /** A hint's words in what the user said (not only in what the assistant listed). */
+  'phrase_user',
 ] as const;
 
 export type Features = Record<(typeof FEATURES)[number], number>;
@@ -44,7 +44,9 @@ export function featuresOf(view: ConversationView, profile: RelevanceProfile): F
   let multiword = 0;
   let turnedAway = 0;
   let older = 0;
+  let phraseUser = 0;
   for (const p of profile.phrases) {
+    if (hasPhrase(view.userText, p)) phraseUser = 1;
     if (hasPhrase(view.negatedText, p)) turnedAway = 1;
     if (hasPhrase(view.recentText, p)) {
       phrase = 1;
@@ -63,7 +65,7 @@ export function featuresOf(view: ConversationView, profile: RelevanceProfile): F
     phrase_turned_away: turnedAway,
     phrase_older_only: phrase ? 0 : older,
     older: dot(view.older, profile.topic),
-    background: view.background,
+    phrase_user: phraseUser,
   };
 }
 

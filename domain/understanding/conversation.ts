@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { contentTaxonomy } from './content-taxonomy';
-import { dot, normalize, type TextEncoder } from './encoder';
+import { normalize, type TextEncoder } from './encoder';
 
 /**
  * What a conversation is about now, as the relevance scorer reads it:
@@ -24,12 +23,8 @@ export interface ConversationView {
   recentText: string;
   negatedText: string;
   olderText: string;
-  /**
-   * How close the latest exchange comes to any topic of the IAB content taxonomy:
-   * the bar an ad group's own similarity is read against (a conversation about
-   * Roman history is near "History", far from every ad).
-   */
-  background: number;
+  /** The user's part of recentText: what they asked, apart from what the assistant listed. */
+  userText: string;
 }
 
 /** One message, analysed. */
@@ -68,7 +63,6 @@ export function normalizeWords(text: string): string {
 
 export class ConversationReader {
   private readonly messages: LRUCache<string, MessageAnalysis>;
-  private readonly topics: Float32Array[];
 
   constructor(
     private readonly encoder: TextEncoder,
@@ -78,7 +72,6 @@ export class ConversationReader {
       maxSize: cacheBytes,
       sizeCalculation: (m) => 200 + m.sum.byteLength + 2 * (m.words.length + m.negated.length),
     });
-    this.topics = contentTaxonomy().map((c) => encoder.encode(c.path.join(', ')));
   }
 
   /** The view of a conversation (its messages oldest first). */
@@ -90,6 +83,7 @@ export class ConversationReader {
     const recentText: string[] = [];
     const negatedText: string[] = [];
     const olderText: string[] = [];
+    const userText: string[] = [];
     // The latest exchange: the last user message and whatever the assistant answered after it.
     let lastUser = -1;
     for (let i = messages.length - 1; i >= 0; i--) {
@@ -104,7 +98,10 @@ export class ConversationReader {
       if (i >= firstRecent) {
         const weight = message.role === 'user' ? USER_WEIGHT : ASSISTANT_WEIGHT;
         addScaled(recent, m.sum, weight);
-        if (message.role === 'user') addScaled(user, m.sum, 1);
+        if (message.role === 'user') {
+          addScaled(user, m.sum, 1);
+          userText.push(m.words);
+        }
         recentText.push(m.words);
         if (m.negated) negatedText.push(m.negated);
       } else {
@@ -112,17 +109,14 @@ export class ConversationReader {
         olderText.push(m.words);
       }
     });
-    normalize(recent);
-    let background = 0;
-    for (const topic of this.topics) background = Math.max(background, dot(recent, topic));
     return {
-      recent,
-      background,
+      recent: normalize(recent),
       user: normalize(user),
       older: normalize(older),
       recentText: recentText.join(' | '),
       negatedText: negatedText.join(' | '),
       olderText: olderText.join(' | '),
+      userText: userText.join(' | '),
     };
   }
 
