@@ -24,6 +24,8 @@
  * worst_overhead_p99_ms=... floor_worst_overhead_p99_ms=... (the worst step up to 1,000/s of each) cpu_ratio=... (CPU per auction over the
  * floor's, the steps both sustained) cpu_ratio_paired=... (the median of BENCH_PAIRS ratios, each of one auction step and one floor
  * step at 1,000/s run back to back after both ramps: one run's cpu_ratio moved 0.6 for the same code, bench/README.md)
+ * fresh_conversations=1 (every request a conversation never seen: bench/support/fresh-conversations.ts; 0 with
+ * BENCH_FRESH_CONVERSATIONS=0, the same conversation every time)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpSync, readdirSync } from 'node:fs';
@@ -38,6 +40,7 @@ import { loopbackPool, percentile } from './support/load';
 import { gcTrace, overlapping, type GcPause } from './gc-trace';
 import { SERVICE_NODE_FLAGS } from '../dev/node-flags';
 import { controlsCostMs } from './controls-cost';
+import { freshConversation } from './support/fresh-conversations';
 
 const GC_TRACE = process.env.BENCH_GC_TRACE === '1';
 const generatorGcs = gcTrace();
@@ -50,6 +53,8 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 5);
 const PAIRED_RATE = 1000;
 /** BENCH_AUCTION_PROCESSES=2: the load spread over that many auction processes (their CPU summed). */
 const AUCTION_PROCESSES = Number(process.env.BENCH_AUCTION_PROCESSES ?? 1);
+/** Every request a new conversation (default), or the same one each time (BENCH_FRESH_CONVERSATIONS=0). */
+const FRESH_CONVERSATIONS = process.env.BENCH_FRESH_CONVERSATIONS !== '0';
 const ROOT = path.resolve(__dirname, '..');
 const BUILD_DIR = path.join(ROOT, 'node_modules/.cache/bench-auction');
 
@@ -343,7 +348,7 @@ function lastLine(auctionResults: StepResult[], floorResults: StepResult[], cont
             ),
           )
         : NaN
-    }`
+    } fresh_conversations=${FRESH_CONVERSATIONS ? 1 : 0}`
   );
 }
 
@@ -376,16 +381,25 @@ async function main() {
       timezone: 'UTC',
       ip: '203.0.113.5',
       user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
-      messages: [
-        { role: 'user', content: 'Which running shoes for a marathon?' },
-        { role: 'assistant', content: 'Cushioned trainers help.' },
-      ],
+      // A conversation no request has had (the goal of issue 45), unless BENCH_FRESH_CONVERSATIONS=0.
+      messages: FRESH_CONVERSATIONS
+        ? freshConversation(sent)
+        : [
+            { role: 'user', content: 'Which running shoes for a marathon?' },
+            { role: 'assistant', content: 'Cushioned trainers help.' },
+          ],
     });
 
   try {
     const auctions = [];
     for (let i = 0; i < AUCTION_PROCESSES; i += 1)
-      auctions.push(await child('auction-server', { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000', AUCTION_PUBLISHER_RATE_LIMIT: '100000' }, SERVICE_NODE_FLAGS.auction));
+      auctions.push(
+        await child(
+          'auction-server',
+          { BENCH_DSP_IDS: dspIds.join(','), AUCTION_LOG_FLUSH_MS: '1000', AUCTION_PUBLISHER_RATE_LIMIT: '100000' },
+          SERVICE_NODE_FLAGS.auction,
+        ),
+      );
     const auction = auctions.length === 1 ? auctions[0] : together(auctions);
     const auctionRequests: Requests = {
       dsps,

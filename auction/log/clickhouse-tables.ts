@@ -15,8 +15,9 @@ export const AUCTION_LOG_ADDED_COLUMNS: AddedColumn[] = [
   { table: AUCTION_LOG_TABLES.auctions, column: 'test', type: 'UInt8 DEFAULT 0' },
   // A sandbox publisher's bid rows: kept for debugging, left out of `adctl dsp report`.
   { table: AUCTION_LOG_TABLES.bids, column: 'test', type: 'UInt8 DEFAULT 0' },
-  // The served in-house ad's relevance to the conversation (domain/relevance/score.ts); -1: a DSP's ad, an opener, no fill.
-  { table: AUCTION_LOG_TABLES.auctions, column: 'winner_relevance', type: 'Float32 DEFAULT -1' },
+  // The served in-house ad's relevance to the conversation (domain/relevance/score.ts); the writer puts -1 for a DSP's ad,
+  // an opener or no fill (no DEFAULT: the two ClickHouse versions spell a negative default differently).
+  { table: AUCTION_LOG_TABLES.auctions, column: 'winner_relevance', type: 'Float32' },
 ];
 
 export function auctionTables(database: string): string[] {
@@ -45,7 +46,7 @@ export function auctionTables(database: string): string[] {
        latency_ms Float64,
        no_fill_reason String DEFAULT '',
        test UInt8 DEFAULT 0,
-       winner_relevance Float32 DEFAULT -1`,
+       winner_relevance Float32`,
       { engine: 'MergeTree()', partitionBy: 'toYYYYMM(event_time)', orderBy: 'event_time, auction_id' },
     ),
     createTable(
