@@ -19,7 +19,12 @@ const issue = z.object({
   message: z.string(),
   action: z.string().optional().describe('What the advertiser can do about it'),
   entity: z.object({ type: z.enum(['campaign', 'ad_group', 'ad']), id: z.string() }),
-  details: z.record(z.string(), z.union([z.string(), z.number(), z.array(z.string())])).optional(),
+  details: z
+    .record(z.string(), z.union([z.string(), z.number(), z.array(z.string())]))
+    .optional()
+    .describe(
+      'Figures behind the issue, by name, e.g. not_relevant: requests, closest_relevance (the highest relevance, 0..1, its ads scored in the window) and min_relevance (the default bar); outbid: eligible, won, outbid, max_bid_micros, median_winning_price_micros or winning_price_withheld',
+    ),
 });
 const traffic = z.object({
   evaluated: z.number().int().describe('Ad requests in which the in-house bidder looked at these ads (per ad)'),

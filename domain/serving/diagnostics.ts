@@ -9,6 +9,7 @@ import { campaignTraffic, emptyCounts, type AdTraffic, type WinPrice } from './t
 import { freshPacingOf } from './pacing-store';
 import { campaignInvalidTraffic, type InvalidTrafficCounts } from '../delivery/invalid-traffic';
 import { issueText, type IssueCode } from './issue-texts';
+import { DEFAULT_MIN_RELEVANCE } from '../relevance/score';
 
 /**
  * Delivery status and issues of a campaign, its ad groups and ads: why an ad
@@ -184,7 +185,10 @@ export function diagnose(tree: CampaignTree, traffic: Map<string, AdTraffic> | n
     if (group.ads.length === 0) groupIssues.push(issue('no_ads', 'ad_group', group.id));
     const groupTraffic = sum(ads.map((a) => a.traffic));
     const servableAds = ads.filter((a) => !a.issues.some((i) => i.severity === 'blocking'));
-    if (traffic && servableAds.length > 0) groupIssues.push(...groupTrafficIssues(group, groupTraffic, competitorPrices(tree, group.ads, traffic), issue));
+    if (traffic && servableAds.length > 0) {
+      const closest = Math.max(0, ...group.ads.map((ad) => traffic.get(ad.id)?.closestRelevance ?? 0));
+      groupIssues.push(...groupTrafficIssues(group, groupTraffic, competitorPrices(tree, group.ads, traffic), closest, issue));
+    }
     return { ad_group_id: group.id, delivery_status: 'delivering', issues: groupIssues, traffic: groupTraffic, ads };
   });
 
@@ -341,10 +345,21 @@ function controlIssues(tree: CampaignTree, t: TrafficSummary, pacing: PacingPlan
   return issues;
 }
 
-/** Context hints and bids are the ad group's: nothing relevant, or eligible but outbid. */
-function groupTrafficIssues(group: CampaignTree['adGroups'][number], t: TrafficSummary, winPrices: WinPrice[], issue: MakeIssue): DeliveryIssue[] {
+/**
+ * Context hints and bids are the ad group's: nothing relevant (with the highest
+ * score its ads reached, `closest`, against the default bar: a publisher may set
+ * its own), or eligible but outbid.
+ */
+function groupTrafficIssues(
+  group: CampaignTree['adGroups'][number],
+  t: TrafficSummary,
+  winPrices: WinPrice[],
+  closest: number,
+  issue: MakeIssue,
+): DeliveryIssue[] {
   const fromTargeted = t.evaluated - (t.skipped.budget_exhausted ?? 0) - (t.skipped.not_targeted ?? 0);
-  if (fromTargeted > 0 && (t.skipped.not_relevant ?? 0) === fromTargeted) return [issue('not_relevant', 'ad_group', group.id, { requests: fromTargeted })];
+  if (fromTargeted > 0 && (t.skipped.not_relevant ?? 0) === fromTargeted)
+    return [issue('not_relevant', 'ad_group', group.id, { requests: fromTargeted, closest_relevance: closest, min_relevance: DEFAULT_MIN_RELEVANCE })];
   if (t.eligible > 0 && t.outbid > t.won) {
     const details: DeliveryIssue['details'] = { eligible: t.eligible, won: t.won, outbid: t.outbid, max_bid_micros: Number(group.maxBidMicros ?? 0) };
     if (winPrices.length) {

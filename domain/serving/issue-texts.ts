@@ -38,6 +38,11 @@ interface Text {
 }
 
 const cpm = (micros: unknown) => `${formatUsd(Number(micros))} CPM`;
+/** How close a not_relevant ad group came: its highest score against the default bar (0..1, two places); at or above it, only publishers' higher bars held it back. */
+const closestText = (closest: number, bar: number) =>
+  closest >= bar
+    ? `: the closest it came was ${closest.toFixed(2)}, above the default bar of ${bar.toFixed(2)} but below the higher minimum these publishers set.`
+    : `: the closest it came was ${closest.toFixed(2)} against a bar of ${bar.toFixed(2)} (0 unrelated, 1 exactly on topic).`;
 /** A detail as a message shows it (a list comma-separated). */
 const text = (value: Details[string] | undefined) => (Array.isArray(value) ? value.join(', ') : String(value));
 
@@ -106,8 +111,11 @@ const TEXTS: Record<IssueCode, Text> = {
   },
   not_relevant: {
     severity: 'limiting',
-    message: (d) => `None of the ${text(d.requests)} ad requests of the last hour from the targeted countries matched the ad group's context hints.`,
-    action: 'Add context hints closer to what people talk about.',
+    message: (d) =>
+      `None of the ${text(d.requests)} ad requests of the last hour from the targeted countries was relevant enough to the ad group's context hints and ad` +
+      (d.closest_relevance === undefined ? '.' : closestText(Number(d.closest_relevance), Number(d.min_relevance))),
+    action:
+      'Write context hints the way people talk about your product (several specific phrases rather than one ambiguous word), and test them on sample conversations before spending: adctl relevance, or the relevance test endpoint.',
   },
   outbid: {
     severity: 'limiting',

@@ -71,6 +71,8 @@ export interface WinPrice {
 export interface AdTraffic {
   counts: Record<InhouseOutcome, number>;
   winPrices: WinPrice[];
+  /** The highest relevance the ad scored while below the bar (its not_relevant requests), 0 when none. */
+  closestRelevance: number;
 }
 
 export const emptyCounts = (): Record<InhouseOutcome, number> => Object.fromEntries(INHOUSE_OUTCOMES.map((o) => [o, 0])) as Record<InhouseOutcome, number>;
@@ -84,8 +86,11 @@ export async function campaignTraffic(ch: ClickHouseClient, database: string, ca
   const where = sql`campaign_id = ${campaignId} AND event_time >= ${since}`;
   const [counts, prices] = await Promise.all([
     ch
-      .query({ query: `SELECT ad_id, outcome, sum(requests) AS n FROM ${table} WHERE ${where} GROUP BY ad_id, outcome`, format: 'JSONEachRow' })
-      .then((r) => r.json<{ ad_id: string; outcome: string; n: number | string }>()),
+      .query({
+        query: `SELECT ad_id, outcome, sum(requests) AS n, max(closest_relevance) AS closest FROM ${table} WHERE ${where} GROUP BY ad_id, outcome`,
+        format: 'JSONEachRow',
+      })
+      .then((r) => r.json<{ ad_id: string; outcome: string; n: number | string; closest: number }>()),
     ch
       .query({
         // Rows written before prices carried their advertiser have none: their prices are not read.
@@ -100,11 +105,15 @@ export async function campaignTraffic(ch: ClickHouseClient, database: string, ca
   const byAd = new Map<string, AdTraffic>();
   const of = (adId: string) => {
     let t = byAd.get(adId);
-    if (!t) byAd.set(adId, (t = { counts: emptyCounts(), winPrices: [] }));
+    if (!t) byAd.set(adId, (t = { counts: emptyCounts(), winPrices: [], closestRelevance: 0 }));
     return t;
   };
   for (const row of counts) {
-    if ((INHOUSE_OUTCOMES as readonly string[]).includes(row.outcome)) of(row.ad_id).counts[row.outcome as InhouseOutcome] += Number(row.n);
+    if (!(INHOUSE_OUTCOMES as readonly string[]).includes(row.outcome)) continue;
+    const t = of(row.ad_id);
+    t.counts[row.outcome as InhouseOutcome] += Number(row.n);
+    // Float32 in ClickHouse: back to the three places the tally wrote.
+    if (row.outcome === 'not_relevant') t.closestRelevance = Math.max(t.closestRelevance, Math.round(Number(row.closest) * 1000) / 1000);
   }
   for (const row of prices) of(row.ad_id).winPrices.push({ priceMicros: Number(row.price), advertiser: row.advertiser });
   return byAd;

@@ -9,6 +9,8 @@ import { insertAd, insertTree } from '../support/fixtures';
 import { call, newOrg } from '../support/harness';
 import { useApiAndAuction } from '../support/api-and-auction';
 import { adRequest, contextualRequest, loggedBids, until } from '../auction/support';
+import { readConversation } from '../../auction/inhouse/relevance';
+import { DEFAULT_MIN_RELEVANCE, relevanceOf } from '../../domain/relevance/score';
 
 /** `live`: campaigns this file made servable, paused again afterwards. */
 const { api, h, live } = useApiAndAuction();
@@ -188,6 +190,46 @@ describe('from the last hour of auctions', () => {
     expect(body.ad_groups[0].traffic.skipped.not_relevant).toBeGreaterThanOrEqual(3);
     const inhouse = (await loggedBids(h, auctionId)).find((r) => r.bidder_kind === 'inhouse');
     expect(inhouse).toMatchObject({ outcome: 'rejected', reason: 'not_relevant', seat_non_bid_code: 0 });
+  });
+
+  test('not_relevant says how close the ad group came: its highest score over the window against the bar', async () => {
+    // Bass the fish, asked about by bass players: every request finds the group by its word, none is about it.
+    const org = await newOrg(api.db);
+    await api.db.adAccount.updateMany({ where: { organization: { publicId: org.org_public_id } }, data: { logoUrl: 'https://cdn.example/logo.png' } });
+    const tree = await insertTree(api.db, org, {
+      campaign: { ...serving, targetCountries: ['TK'] },
+      adGroup: { contextHints: ['bass fishing', 'bass lures'] },
+      ad: { title: 'Lures for largemouth', body: 'Catch more fish this season' },
+    });
+    live.push(tree.campaign.id);
+    await until(() => h.auction.deps.catalog.ads.some((a) => a.adId === tree.ad.id), 'the ad in the index');
+    const conversations = [
+      ['Which bass guitar strings sound best for funk?', 'Roundwound strings give a bright, punchy bass tone.'],
+      ['How do I set the action on my bass guitar?', 'Adjust the truss rod first, then raise or lower the bridge saddles.'],
+      ['Is a five-string bass worth it for a beginner?', 'A four-string bass is simpler to learn; the low B string can wait.'],
+    ].map(([user, assistant]) => [
+      { role: 'user', content: user },
+      { role: 'assistant', content: assistant },
+    ]);
+    for (const messages of conversations) expect((await adRequest(h, contextualRequest({ country_code: 'TK', messages }))).body.ad).toBeNull();
+    // The scores the auction computed, through the same model and the group's indexed profile.
+    const profile = h.auction.deps.catalog.ads.find((a) => a.adId === tree.ad.id)!.relevance;
+    const closest = Math.round(Math.max(...conversations.map((m) => relevanceOf(readConversation(m), profile))) * 1000) / 1000;
+    expect(closest).toBeGreaterThan(0);
+    expect(closest).toBeLessThan(DEFAULT_MIN_RELEVANCE);
+    await h.auction.flushInhouseStats();
+    const body = await delivery(org.api_key, tree.campaign.id);
+    expect(issueOf(body, 'not_relevant')).toEqual({
+      code: 'not_relevant',
+      severity: 'limiting',
+      entity: { type: 'ad_group', id: tree.adGroup.id },
+      details: { requests: 3, closest_relevance: closest, min_relevance: 0.5 },
+      message: `None of the 3 ad requests of the last hour from the targeted countries was relevant enough to the ad group's context hints and ad: the closest it came was ${closest.toFixed(2)} against a bar of 0.50 (0 unrelated, 1 exactly on topic).`,
+      action: expect.stringContaining('adctl relevance'),
+    });
+    const printed = await adctl('campaign', 'delivery', tree.campaign.id);
+    expect(printed.code).toBe(0);
+    expect(issueOf(JSON.parse(printed.stdout), 'not_relevant')).toMatchObject({ details: { closest_relevance: closest, min_relevance: 0.5 } });
   });
 
   test("outbid by one competitor: eligible, lost to a higher bid, the competitor's price withheld", async () => {
