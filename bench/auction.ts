@@ -352,26 +352,10 @@ function lastLine(auctionResults: StepResult[], floorResults: StepResult[], cont
   );
 }
 
-async function main() {
-  if (process.env.BENCH_TSX !== '1') await compileChildren();
-  const db = createDb(undefined, 2);
-  const dsps = await child('auction-dsps');
-  const dspUrls: string[] = dsps.ready.urls;
-  const publisher = await createPublisher(db, { name: `bench ${Date.now()}` });
-  const dspIds: string[] = [];
-  for (const url of dspUrls) {
-    const { dsp_id } = await addDsp(db, {
-      name: `bench-${randomUUID().slice(0, 8)}`,
-      protocol: 'native',
-      bidUrl: `${url}/native/bid`,
-      renderUrl: `${url}/native/render`,
-      key: 'bench',
-    });
-    dspIds.push(dsp_id);
-  }
-  // Users come back (5,000 of them), each request in a conversation of its own: frequency caps apply as in service.
+// Users come back (5,000 of them), each request in a conversation of its own: frequency caps apply as in service.
+function adRequestBody(): (id: string) => string {
   let sent = 0;
-  const body = (id: string) =>
+  return (id: string) =>
     JSON.stringify({
       userId: `bench-user-${(sent += 1) % 5000}`,
       chatId: `bench-chat-${sent}`,
@@ -389,6 +373,26 @@ async function main() {
             { role: 'assistant', content: 'Cushioned trainers help.' },
           ],
     });
+}
+
+async function main() {
+  if (process.env.BENCH_TSX !== '1') await compileChildren();
+  const db = createDb(undefined, 2);
+  const dsps = await child('auction-dsps');
+  const dspUrls: string[] = dsps.ready.urls;
+  const publisher = await createPublisher(db, { name: `bench ${Date.now()}` });
+  const dspIds: string[] = [];
+  for (const url of dspUrls) {
+    const { dsp_id } = await addDsp(db, {
+      name: `bench-${randomUUID().slice(0, 8)}`,
+      protocol: 'native',
+      bidUrl: `${url}/native/bid`,
+      renderUrl: `${url}/native/render`,
+      key: 'bench',
+    });
+    dspIds.push(dsp_id);
+  }
+  const body = adRequestBody();
 
   try {
     const auctions = [];
