@@ -19,7 +19,7 @@ export interface ConversationView {
   recent: Float32Array;
   user: Float32Array;
   older: Float32Array;
-  /** Space-separated normalized words, clauses separated by " | " (phrases never match across them). */
+  /** Space-separated normalized words, clauses separated by " | " (phrases never match across them), with a space at each end. */
   recentText: string;
   negatedText: string;
   olderText: string;
@@ -113,10 +113,10 @@ export class ConversationReader {
       recent: normalize(recent),
       user: normalize(user),
       older: normalize(older),
-      recentText: recentText.join(' | '),
-      negatedText: negatedText.join(' | '),
-      olderText: olderText.join(' | '),
-      userText: userText.join(' | '),
+      recentText: padded(recentText),
+      negatedText: padded(negatedText),
+      olderText: padded(olderText),
+      userText: padded(userText),
     };
   }
 
@@ -143,6 +143,9 @@ export class ConversationReader {
   }
 }
 
+/** The texts with a space at each end, so that hasPhrase needs no copy per phrase. */
+const padded = (parts: string[]): string => (parts.length ? ` ${parts.join(' | ')} ` : '');
+
 function addScaled(into: Float32Array, v: Float32Array, scale: number): void {
   for (let j = 0; j < into.length; j++) into[j] += scale * v[j];
 }
@@ -154,6 +157,8 @@ function addScaled(into: Float32Array, v: Float32Array, scale: number): void {
  */
 export function hasPhrase(text: string, phrase: string): boolean {
   if (!phrase || !text) return false;
-  const padded = ` ${text} `;
-  return padded.includes(` ${phrase} `) || padded.includes(` ${phrase}s `) || padded.includes(` ${phrase}es `);
+  const within = text.charCodeAt(0) === 32 ? text : ` ${text} `;
+  const at = within.indexOf(` ${phrase}`);
+  if (at < 0) return false;
+  return within.includes(` ${phrase} `) || within.includes(` ${phrase}s `) || within.includes(` ${phrase}es `);
 }
