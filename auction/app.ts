@@ -10,7 +10,7 @@ import { mountOperations } from '../lib/http/operations';
 import { directRoutesFirst } from '../lib/http/direct-route';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
 import { AuctionLog, nowDateTime } from './log/writer';
-import { relevanceIndexOf } from './inhouse/relevance';
+import { loadRelevanceIndex } from './inhouse/relevance';
 import { InhouseTallies } from './inhouse/tally';
 import { FrequencyCaps } from './inhouse/frequency-caps';
 import { PacingGate } from './inhouse/pacing-gate';
@@ -71,11 +71,11 @@ export function createAuction(input: AuctionDeps): Auction {
     databaseUrl: input.databaseUrl,
     safetyReloadMs: settings.indexSafetyReloadMs,
     dspFilter: input.dspFilter,
-    onAdsLoaded: (ads) => {
+    onAdsLoaded: async (ads) => {
+      // Built here, with the index, not on the first request after a reload, in slices so that requests keep being served meanwhile.
+      await loadRelevanceIndex(ads);
       tallies.adopt(ads);
       pacing.adopt(ads);
-      // Built here, with the index, not on the first request after a reload.
-      relevanceIndexOf(ads);
     },
   });
   const inhouse = { budget: input.budget ?? alwaysOpenBudget, ctr: input.ctr ?? priorCtr, pacing, caps };

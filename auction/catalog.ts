@@ -50,7 +50,8 @@ export class Catalog {
       databaseUrl?: string;
       safetyReloadMs: number;
       dspFilter?: (dsp: DspConfig) => boolean;
-      onAdsLoaded?: (ads: IndexedAd[]) => void;
+      /** Runs before a fresh index replaces `ads` (awaited: what it builds for the new ads is ready when they serve). */
+      onAdsLoaded?: (ads: IndexedAd[]) => void | Promise<void>;
       /** The index's read, the whole of it or a scope's part (loadIndexedAds by default). */
       loadAds?: (scope?: IndexScope) => Promise<IndexedAd[]>;
     },
@@ -137,7 +138,7 @@ export class Catalog {
       parts.map(async (part) => {
         if (part === 'ads') {
           const ads = await this.loadAds();
-          this.opts.onAdsLoaded?.(ads);
+          await this.opts.onAdsLoaded?.(ads);
           this.ads = ads;
           this.adsLoadedAt = Date.now();
         }
@@ -152,7 +153,7 @@ export class Catalog {
     if (this.closed) return;
     const fresh = await this.loadAds(scope);
     const ads = this.ads.filter((ad) => !inScope(ad, scope)).concat(fresh);
-    this.opts.onAdsLoaded?.(ads);
+    await this.opts.onAdsLoaded?.(ads);
     this.ads = ads;
   }
 

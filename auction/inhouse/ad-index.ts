@@ -2,7 +2,7 @@ import { plainPoolOf, utcTimestamp, type Db, type Prisma } from '../../lib/db';
 import { isUuid } from '../../domain/ids';
 import { assetUrl } from '../../domain/assets/ad-images';
 import { servableCreative } from '../../domain/creatives/review';
-import { profileOf } from './relevance';
+import { newProfileCache, profileOf, type ProfileCache } from './relevance';
 import type { RelevanceProfile } from '../../domain/relevance/profile';
 import { landingUrlOf, type ServableFacts } from '../../domain/serving/eligibility';
 import { newAdTally, type AdTally } from './tally';
@@ -119,7 +119,7 @@ export async function loadIndexedAds(db: Db, pageSize = INDEX_PAGE_SIZE, scope?:
   const campaignIds = scope ? [...scope.campaignIds].filter(isUuid) : null;
   const adAccountIds = scope ? [...scope.adAccountIds].filter(isUuid) : null;
   const ads: IndexedAd[] = [];
-  const profiles = new Map<string, RelevanceProfile>();
+  const profiles = newProfileCache();
   let after: string | null = null;
   for (;;) {
     const { rows }: { rows: IndexRow[] } = await pool.query<IndexRow>(INDEX_PAGE_SQL, [now, campaignIds, adAccountIds, after, pageSize]);
@@ -144,7 +144,7 @@ export const inScope = (ad: Pick<IndexedAd, 'campaignId' | 'adAccountId'>, scope
   scope.campaignIds.has(ad.campaignId) || scope.adAccountIds.has(ad.adAccountId);
 
 /** One ad's index entry, or null when it must not serve (nothing approved). */
-function indexEntry(row: IndexRow, profiles: Map<string, RelevanceProfile>): IndexedAd | null {
+function indexEntry(row: IndexRow, profiles: ProfileCache): IndexedAd | null {
   const creative = servableCreative({ approvedCreative: row.approved_creative });
   if (!creative) return null; // a new ad, or one never approved: nothing a reviewer saw
   const website = row.account_url ?? row.organization_domain;

@@ -1,5 +1,6 @@
-import { ConversationReader, normalizeWords, type ConversationView } from '../../domain/understanding/conversation';
-import { dot, textEncoder, type TextEncoder } from '../../domain/understanding/encoder';
+import { ConversationReader, hasPhrase, type ConversationView } from '../../domain/understanding/conversation';
+import { textEncoder, type TextEncoder } from '../../domain/understanding/encoder';
+import { IvfIndex } from '../../lib/ivf-index';
 import { relevanceProfile, type ProfileSource, type RelevanceProfile } from '../../domain/relevance/profile';
 
 /**
@@ -20,12 +21,20 @@ export function readConversation(messages: readonly { role: string; content: str
   return (reader ??= new ConversationReader(sharedEncoder())).read(messages);
 }
 
-/** An ad group's profile; `shared` keeps one per ad group across its ads within one index load. */
-export function profileOf(adGroupId: string, source: ProfileSource, shared: Map<string, RelevanceProfile>): RelevanceProfile {
-  let profile = shared.get(adGroupId);
+/** What one index load shares: a profile per ad group across its ads, a vector per recurring text across groups. */
+export interface ProfileCache {
+  groups: Map<string, RelevanceProfile>;
+  texts: Map<string, Float32Array>;
+}
+
+export const newProfileCache = (): ProfileCache => ({ groups: new Map(), texts: new Map() });
+
+/** An ad group's profile, one per ad group within one index load. */
+export function profileOf(adGroupId: string, source: ProfileSource, shared: ProfileCache): RelevanceProfile {
+  let profile = shared.groups.get(adGroupId);
   if (!profile) {
-    profile = relevanceProfile(sharedEncoder(), source);
-    shared.set(adGroupId, profile);
+    profile = relevanceProfile(sharedEncoder(), source, shared.texts);
+    shared.groups.set(adGroupId, profile);
   }
   return profile;
 }
@@ -39,17 +48,21 @@ interface Retrievable {
 
 /**
  * The ads whose ad groups are worth scoring for a conversation: the
- * NEAREST_GROUPS groups whose topic vectors are nearest the latest exchange,
- * and every group one of whose hints' first word occurs in it. Built once per
- * index (a reload builds a new one); a group's ads stay together.
+ * NEAREST_GROUPS groups whose topic vectors are nearest the latest exchange
+ * (an approximate nearest-neighbour index, lib/ivf-index.ts: a request's cost
+ * grows with the square root of the catalog, not with the catalog), and every
+ * group one of whose hints occurs whole in it (looked up by the hint's first
+ * word). Built once per index (a reload builds a new one, off the event loop's
+ * critical path: buildRelevanceIndex); a group's ads stay together.
  */
 export class RelevanceIndex<T extends Retrievable> {
   private readonly groups: T[][] = [];
-  private readonly topics: Float32Array;
-  private readonly byWord = new Map<string, number[]>();
-  private readonly dims: number;
+  /** A hint's first word -> the hint -> the groups that have it. */
+  private readonly byWord = new Map<string, Map<string, number[]>>();
+  private nearestGroups: IvfIndex | undefined;
 
-  constructor(ads: readonly T[]) {
+  /** `nearest: 'later'` leaves the nearest-neighbour index to RelevanceIndex.build. */
+  constructor(ads: readonly T[], nearest: 'now' | 'later' = 'now') {
     const slot = new Map<RelevanceProfile, number>();
     for (const ad of ads) {
       let i = slot.get(ad.relevance);
@@ -59,71 +72,85 @@ export class RelevanceIndex<T extends Retrievable> {
         this.groups.push([]);
         for (const phrase of ad.relevance.phrases) {
           const first = phrase.split(' ')[0];
-          const list = this.byWord.get(first) ?? [];
+          let phrases = this.byWord.get(first);
+          if (!phrases) this.byWord.set(first, (phrases = new Map<string, number[]>()));
+          const list = phrases.get(phrase) ?? [];
           if (list[list.length - 1] !== i) list.push(i);
-          this.byWord.set(first, list);
+          phrases.set(phrase, list);
         }
       }
       this.groups[i].push(ad);
     }
-    this.dims = ads[0]?.relevance.topic.length ?? 0;
-    this.topics = new Float32Array(this.groups.length * this.dims);
-    this.groups.forEach((g, i) => this.topics.set(g[0].relevance.topic, i * this.dims));
+    if (nearest === 'now') this.nearestGroups = IvfIndex.buildSync(this.topics());
+  }
+
+  /** Built in slices with turns of the event loop between them (the auction reloads its index while serving). */
+  static async build<T extends Retrievable>(ads: readonly T[]): Promise<RelevanceIndex<T>> {
+    const index = new RelevanceIndex(ads, 'later');
+    index.nearestGroups = await IvfIndex.buildAsync(index.topics());
+    return index;
   }
 
   get size(): number {
     return this.groups.length;
   }
 
+  /** Bytes of the nearest-neighbour index (beyond the profiles it points at). */
+  get nearestBytes(): number {
+    return this.nearestGroups?.bytes ?? 0;
+  }
+
   /** The candidate ads for this conversation. */
   candidates(view: ConversationView): T[] {
     const chosen = new Set<number>();
-    for (const word of normalizeWords(view.recentText).split(' ')) for (const i of this.byWord.get(word) ?? []) chosen.add(i);
+    for (const i of this.named(view.recentText)) chosen.add(i);
     for (const i of this.nearest(view.recent, NEAREST_GROUPS)) chosen.add(i);
     const out: T[] = [];
     for (const i of chosen) out.push(...this.groups[i]);
     return out;
   }
 
-  /** The k groups whose topics are nearest `v` (a bounded min-heap over one pass of dot products). */
-  private nearest(v: Float32Array, k: number): number[] {
-    const n = this.groups.length;
-    if (n <= k) return [...Array(n).keys()];
-    const scores = new Float32Array(k).fill(-Infinity);
-    const ids = new Int32Array(k).fill(-1);
-    const dims = this.dims;
-    const topics = this.topics;
-    for (let i = 0; i < n; i++) {
-      const s = dot(v, topics.subarray(i * dims, (i + 1) * dims));
-      if (s <= scores[0]) continue;
-      // Replace the heap's minimum and sift down.
-      scores[0] = s;
-      ids[0] = i;
-      let at = 0;
-      for (;;) {
-        const l = 2 * at + 1;
-        const r = l + 1;
-        let min = at;
-        if (l < k && scores[l] < scores[min]) min = l;
-        if (r < k && scores[r] < scores[min]) min = r;
-        if (min === at) break;
-        [scores[at], scores[min]] = [scores[min], scores[at]];
-        [ids[at], ids[min]] = [ids[min], ids[at]];
-        at = min;
+  /** The k groups whose topics are nearest `v`, nearest first. */
+  nearest(v: Float32Array, k: number): number[] {
+    return this.nearestGroups!.nearest(v, k);
+  }
+
+  /** The groups one of whose hints occurs whole in `text` (normalized words; a last word also in its plural). */
+  private named(text: string): number[] {
+    const out: number[] = [];
+    const seen = new Set<string>();
+    for (const word of text.split(' ')) {
+      // A one-word hint's word is also its last: "shoe" is named by "shoes".
+      const forms = word.endsWith('es') ? [word, word.slice(0, -1), word.slice(0, -2)] : word.endsWith('s') ? [word, word.slice(0, -1)] : [word];
+      for (const form of forms) {
+        if (seen.has(form)) continue;
+        seen.add(form);
+        for (const [phrase, groups] of this.byWord.get(form) ?? []) if (hasPhrase(text, phrase)) out.push(...groups);
       }
     }
-    return [...ids].filter((i) => i >= 0);
+    return out;
+  }
+
+  private topics(): Float32Array[] {
+    return this.groups.map((g) => g[0].relevance.topic);
   }
 }
 
 const indexes = new WeakMap<readonly Retrievable[], RelevanceIndex<Retrievable>>();
 
-/** The index of this very array of ads (the catalog replaces the array on every reload). */
+/** The index of this very array of ads (the catalog replaces the array on every reload); built now if it was not loaded. */
 export function relevanceIndexOf<T extends Retrievable>(ads: readonly T[]): RelevanceIndex<T> {
   let index = indexes.get(ads) as RelevanceIndex<T> | undefined;
   if (!index) {
     index = new RelevanceIndex(ads);
     indexes.set(ads, index);
   }
+  return index;
+}
+
+/** Builds the index of this array of ads without holding the event loop; relevanceIndexOf(ads) then finds it. */
+export async function loadRelevanceIndex<T extends Retrievable>(ads: readonly T[]): Promise<RelevanceIndex<T>> {
+  const index = await RelevanceIndex.build(ads);
+  indexes.set(ads, index);
   return index;
 }

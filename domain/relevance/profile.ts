@@ -23,16 +23,28 @@ export interface ProfileSource {
   copy: string;
 }
 
-export function relevanceProfile(encoder: TextEncoder, source: ProfileSource): RelevanceProfile {
-  const hintsText = source.hints.join(', ');
-  const hints = encoder.encode(hintsText);
+/**
+ * A group's profile. `texts` (one per index load) shares the vectors of texts
+ * that recur, a hint many groups have or a group's only hint: a catalog's
+ * hints repeat, and each vector is 1.5 kB. Shared vectors are never written.
+ */
+export function relevanceProfile(encoder: TextEncoder, source: ProfileSource, texts?: Map<string, Float32Array>): RelevanceProfile {
+  const encode = (text: string): Float32Array => {
+    let v = texts?.get(text);
+    if (!v) {
+      v = encoder.encode(text);
+      texts?.set(text, v);
+    }
+    return v;
+  };
+  const hints = encode(source.hints.join(', '));
   const copy = encoder.encode(source.copy);
   const topic = new Float32Array(encoder.dims);
   for (let j = 0; j < topic.length; j++) topic[j] = hints[j] + copy[j];
   return {
     hints,
     topic: normalize(topic),
-    hintVectors: source.hints.map((h) => encoder.encode(h)),
+    hintVectors: source.hints.map(encode),
     phrases: source.hints.map(normalizeWords).filter(Boolean),
   };
 }

@@ -1,0 +1,361 @@
+/**
+ * Approximate nearest neighbours by inner product over unit vectors (an IVF
+ * index): the vectors are projected on their principal subspace (few dims:
+ * cheap to scan), clustered by spherical k-means into about sqrt(n) lists, and
+ * a query scans only the lists whose centroids are nearest it, then reranks
+ * the best of what it scanned by the exact inner product on the full vectors.
+ * Per-query cost grows with sqrt(n), not n. Small sets are scanned exactly.
+ *
+ * Building is a generator that pauses between chunks of work, so a caller on
+ * an event loop can build a large index without holding the loop (buildAsync);
+ * buildSync runs it through.
+ */
+export interface IvfOptions {
+  /** Below this many vectors every query is exact (a scan of all of them). */
+  exactBelow?: number;
+  /** Dimensions of the projected codes the lists hold. */
+  codeDims?: number;
+  /** Lists scanned per query. */
+  probes?: number;
+  /** Candidates reranked on the full vectors, at least this many (and at least 4k). */
+  rerank?: number;
+  /** Lloyd iterations of the k-means, on a sample. */
+  iterations?: number;
+  /** Random source (tests and benches pass a seeded one). */
+  random?: () => number;
+}
+
+const DEFAULTS = { exactBelow: 2048, codeDims: 64, probes: 12, rerank: 256, iterations: 6 };
+
+interface IvfParts {
+  /** Projection rows (codeDims x dims); empty when exact. */
+  projection: Float32Array;
+  codeDims: number;
+  /** Unit centroids (lists x codeDims). */
+  centroids: Float32Array;
+  /** List l holds positions offsets[l] .. offsets[l+1] of ids and codes. */
+  offsets: Int32Array;
+  ids: Int32Array;
+  codes: Float32Array;
+}
+
+/** The built index; `vectors[i]` are the caller's own arrays (not copied). */
+export class IvfIndex {
+  private readonly projection: Float32Array;
+  private readonly codeDims: number;
+  private readonly centroids: Float32Array;
+  private readonly offsets: Int32Array;
+  private readonly ids: Int32Array;
+  private readonly codes: Float32Array;
+
+  /** Made by buildSync / buildAsync. */
+  constructor(
+    private readonly vectors: readonly Float32Array[],
+    private readonly dims: number,
+    private readonly probes: number,
+    private readonly rerank: number,
+    parts: IvfParts,
+  ) {
+    ({ projection: this.projection, codeDims: this.codeDims, centroids: this.centroids, offsets: this.offsets, ids: this.ids, codes: this.codes } = parts);
+  }
+
+  get size(): number {
+    return this.vectors.length;
+  }
+
+  get lists(): number {
+    return this.offsets.length - 1;
+  }
+
+  /** Bytes the index holds beyond the caller's vectors. */
+  get bytes(): number {
+    return this.projection.byteLength + this.centroids.byteLength + this.offsets.byteLength + this.ids.byteLength + this.codes.byteLength;
+  }
+
+  static buildSync(vectors: readonly Float32Array[], options: IvfOptions = {}): IvfIndex {
+    const steps = build(vectors, options);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /** Builds in slices of at most `sliceMs` of the event loop, yielding (setImmediate) between them. */
+  static async buildAsync(vectors: readonly Float32Array[], options: IvfOptions = {}, sliceMs = 4): Promise<IvfIndex> {
+    const steps = build(vectors, options);
+    let sliceStart = performance.now();
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      if (performance.now() - sliceStart >= sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+  }
+
+  /** The ids of (about) the k vectors with the largest inner product with q, best first. */
+  nearest(q: Float32Array, k: number): number[] {
+    const n = this.vectors.length;
+    if (k <= 0 || n === 0) return [];
+    if (this.lists === 0) {
+      const top = new TopK(Math.min(k, n));
+      for (let i = 0; i < n; i++) top.offer(dotAt(q, this.vectors[i], 0, this.dims), i);
+      return top.sorted();
+    }
+    const cd = this.codeDims;
+    const pq = new Float32Array(cd);
+    for (let r = 0; r < cd; r++) pq[r] = dotAt(q, this.projection, r * this.dims, this.dims);
+    const lists = new TopK(Math.min(this.probes, this.lists));
+    for (let l = 0; l < this.lists; l++) lists.offer(dotAt(pq, this.centroids, l * cd, cd), l);
+    const approx = new TopK(Math.max(this.rerank, 4 * k));
+    for (const l of lists.ids()) {
+      for (let at = this.offsets[l]; at < this.offsets[l + 1]; at++) approx.offer(dotAt(pq, this.codes, at * cd, cd), this.ids[at]);
+    }
+    const exact = new TopK(k);
+    for (const i of approx.ids()) exact.offer(dotAt(q, this.vectors[i], 0, this.dims), i);
+    return exact.sorted();
+  }
+}
+
+function* build(vectors: readonly Float32Array[], options: IvfOptions): Generator<void, IvfIndex> {
+  const o = { ...DEFAULTS, ...options };
+  const random = options.random ?? Math.random;
+  const n = vectors.length;
+  const dims = vectors[0]?.length ?? 0;
+  const construct = (parts: IvfParts) => new IvfIndex(vectors, dims, o.probes, o.rerank, parts);
+  if (n < o.exactBelow || dims === 0) {
+    return construct({
+      projection: new Float32Array(0),
+      codeDims: 0,
+      centroids: new Float32Array(0),
+      offsets: new Int32Array(1),
+      ids: new Int32Array(0),
+      codes: new Float32Array(0),
+    });
+  }
+  const cd = Math.min(o.codeDims, dims);
+
+  // 1. The principal subspace of a sample (uncentered: it is inner products that must survive the projection).
+  const sample = sampleOf(n, Math.min(n, 2048), random);
+  const moment = new Float64Array(dims * dims);
+  for (const i of sample) {
+    const v = vectors[i];
+    for (let a = 0; a < dims; a++) {
+      const va = v[a];
+      const row = a * dims;
+      for (let b = a; b < dims; b++) moment[row + b] += va * v[b];
+    }
+    yield;
+  }
+  for (let a = 0; a < dims; a++) for (let b = 0; b < a; b++) moment[a * dims + b] = moment[b * dims + a];
+  const projection = yield* principalRows(moment, dims, cd, random);
+
+  // 2. Every vector's code.
+  const codesById = new Float32Array(n * cd);
+  for (let i = 0; i < n; i++) {
+    for (let r = 0; r < cd; r++) codesById[i * cd + r] = dotAt(vectors[i], projection, r * dims, dims);
+    if ((i & 255) === 255) yield;
+  }
+
+  // 3. Spherical k-means on a sample of the codes, then every code to its nearest centroid.
+  const lists = Math.max(1, Math.round(Math.sqrt(n)));
+  const centroids = yield* kmeans(codesById, n, cd, lists, o.iterations, random);
+  const assign = new Int32Array(n);
+  const sizes = new Int32Array(lists);
+  for (let i = 0; i < n; i++) {
+    assign[i] = nearestRow(codesById, i * cd, centroids, cd);
+    sizes[assign[i]]++;
+    if ((i & 127) === 127) yield;
+  }
+
+  // 4. The lists, each contiguous (ids and codes in list order).
+  const offsets = new Int32Array(lists + 1);
+  for (let l = 0; l < lists; l++) offsets[l + 1] = offsets[l] + sizes[l];
+  const fill = offsets.slice(0, lists);
+  const ids = new Int32Array(n);
+  const codes = new Float32Array(n * cd);
+  for (let i = 0; i < n; i++) {
+    const at = fill[assign[i]]++;
+    ids[at] = i;
+    codes.set(codesById.subarray(i * cd, (i + 1) * cd), at * cd);
+  }
+  return construct({ projection, codeDims: cd, centroids, offsets, ids, codes });
+}
+
+/** Unit centroids (lists x dims) of spherical k-means over a sample of the rows of `points`. */
+function* kmeans(points: Float32Array, n: number, dims: number, lists: number, iterations: number, random: () => number): Generator<void, Float32Array> {
+  const train = sampleOf(n, Math.min(n, lists * 32), random);
+  const centroids = new Float32Array(lists * dims);
+  train.slice(0, lists).forEach((i, l) => centroids.set(points.subarray(i * dims, (i + 1) * dims), l * dims));
+  normalizeRows(centroids, dims);
+  for (let iteration = 0; iteration < iterations; iteration++) {
+    const sums = new Float32Array(lists * dims);
+    const counts = new Int32Array(lists);
+    for (let t = 0; t < train.length; t++) {
+      const i = train[t];
+      const l = nearestRow(points, i * dims, centroids, dims);
+      counts[l]++;
+      for (let r = 0; r < dims; r++) sums[l * dims + r] += points[i * dims + r];
+      if ((t & 127) === 127) yield;
+    }
+    // An empty list takes a random training point (k-means' usual restart).
+    for (let l = 0; l < lists; l++) {
+      if (counts[l] === 0) {
+        const i = train[Math.floor(random() * train.length)];
+        sums.set(points.subarray(i * dims, (i + 1) * dims), l * dims);
+      }
+    }
+    normalizeRows(sums, dims);
+    centroids.set(sums);
+  }
+  return centroids;
+}
+
+/** The row of `rows` (x dims) with the largest inner product with points[at .. at + dims]. */
+function nearestRow(points: Float32Array, at: number, rows: Float32Array, dims: number): number {
+  let best = 0;
+  let bestScore = -Infinity;
+  for (let l = 0, count = rows.length / dims; l < count; l++) {
+    const s = dotAt(points, rows, l * dims, dims, at);
+    if (s > bestScore) {
+      bestScore = s;
+      best = l;
+    }
+  }
+  return best;
+}
+
+/**
+ * The top `rows` eigenvectors of a symmetric matrix by subspace iteration,
+ * as rows of a (rows x dims) array.
+ */
+function* principalRows(matrix: Float64Array, dims: number, rows: number, random: () => number): Generator<void, Float32Array> {
+  let q = new Float64Array(rows * dims);
+  for (let j = 0; j < q.length; j++) q[j] = random() - 0.5;
+  orthonormalizeRows(q, rows, dims);
+  for (let iteration = 0; iteration < 12; iteration++) {
+    const next = new Float64Array(rows * dims);
+    for (let r = 0; r < rows; r++) {
+      const qr = r * dims;
+      for (let a = 0; a < dims; a++) {
+        let s = 0;
+        const row = a * dims;
+        for (let b = 0; b < dims; b++) s += matrix[row + b] * q[qr + b];
+        next[qr + a] = s;
+      }
+      if ((r & 7) === 7) yield;
+    }
+    orthonormalizeRows(next, rows, dims);
+    q = next;
+  }
+  return Float32Array.from(q);
+}
+
+function orthonormalizeRows(m: Float64Array, rows: number, dims: number): void {
+  for (let r = 0; r < rows; r++) {
+    for (let p = 0; p < r; p++) {
+      let s = 0;
+      for (let j = 0; j < dims; j++) s += m[r * dims + j] * m[p * dims + j];
+      for (let j = 0; j < dims; j++) m[r * dims + j] -= s * m[p * dims + j];
+    }
+    let norm = 0;
+    for (let j = 0; j < dims; j++) norm += m[r * dims + j] ** 2;
+    const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    for (let j = 0; j < dims; j++) m[r * dims + j] *= inv;
+  }
+}
+
+function normalizeRows(m: Float32Array, dims: number): void {
+  for (let at = 0; at < m.length; at += dims) {
+    let norm = 0;
+    for (let j = 0; j < dims; j++) norm += m[at + j] * m[at + j];
+    if (norm === 0) continue;
+    const inv = 1 / Math.sqrt(norm);
+    for (let j = 0; j < dims; j++) m[at + j] *= inv;
+  }
+}
+
+/** `count` distinct indices below n, in random order (a partial Fisher-Yates). */
+function sampleOf(n: number, count: number, random: () => number): Int32Array {
+  const all = new Int32Array(n);
+  for (let i = 0; i < n; i++) all[i] = i;
+  for (let i = 0; i < count; i++) {
+    const j = i + Math.floor(random() * (n - i));
+    const t = all[i];
+    all[i] = all[j];
+    all[j] = t;
+  }
+  return all.slice(0, count);
+}
+
+/** Inner product of a (from aOffset) and b (from bOffset) over `dims` entries. */
+function dotAt(a: Float32Array, b: Float32Array, bOffset: number, dims: number, aOffset = 0): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < dims; j += 4) {
+    s0 += a[aOffset + j] * b[bOffset + j];
+    s1 += a[aOffset + j + 1] * b[bOffset + j + 1];
+    s2 += a[aOffset + j + 2] * b[bOffset + j + 2];
+    s3 += a[aOffset + j + 3] * b[bOffset + j + 3];
+  }
+  for (; j < dims; j++) s0 += a[aOffset + j] * b[bOffset + j];
+  return s0 + s1 + s2 + s3;
+}
+
+/** The k best (score, id) pairs offered: a bounded min-heap. */
+class TopK {
+  private readonly scores: Float64Array;
+  private readonly ids_: Int32Array;
+  private count = 0;
+
+  constructor(private readonly k: number) {
+    this.scores = new Float64Array(k);
+    this.ids_ = new Int32Array(k);
+  }
+
+  offer(score: number, id: number): void {
+    const { scores, ids_: ids, k } = this;
+    if (this.count < k) {
+      // Sift up.
+      let at = this.count++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (scores[parent] <= score) break;
+        scores[at] = scores[parent];
+        ids[at] = ids[parent];
+        at = parent;
+      }
+      scores[at] = score;
+      ids[at] = id;
+      return;
+    }
+    if (k === 0 || score <= scores[0]) return;
+    // Replace the minimum and sift down.
+    let at = 0;
+    for (;;) {
+      const l = 2 * at + 1;
+      if (l >= k) break;
+      const r = l + 1;
+      const child = r < k && scores[r] < scores[l] ? r : l;
+      if (scores[child] >= score) break;
+      scores[at] = scores[child];
+      ids[at] = ids[child];
+      at = child;
+    }
+    scores[at] = score;
+    ids[at] = id;
+  }
+
+  ids(): Int32Array {
+    return this.ids_.subarray(0, this.count);
+  }
+
+  sorted(): number[] {
+    const order = [...Array(this.count).keys()].sort((a, b) => this.scores[b] - this.scores[a]);
+    return order.map((i) => this.ids_[i]);
+  }
+}
