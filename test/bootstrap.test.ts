@@ -1,6 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { textModelDir } from '../domain/understanding/text-model';
 import { freePort } from '../dev/processes';
 
 /**
@@ -38,6 +39,8 @@ beforeAll(async () => {
     ADPLATFORM_PG_CLUSTER: pgCluster,
     ADPLATFORM_PG_PORT: String(ports.pg),
     CLICKHOUSE_DATABASE: 'adplatform_bootstrap_test',
+    // The machine's text model, already installed: this test's data folder would distil it again (minutes).
+    TEXT_MODEL_DIR: textModelDir(),
   };
   delete env.DATABASE_URL;
   delete env.CLICKHOUSE_URL;
