@@ -5,34 +5,26 @@
  * For every vocabulary token t, the transformer's mean-pooled output for the
  * one-token text "[CLS] t [SEP]" (Model2Vec's method), centred on the mean of
  * all tokens (the part every text shares says nothing about its topic) and
- * scaled to unit length. Each token's weight is smooth inverse frequency
- * a / (a + p(t)), p from the vocabulary's frequency order (Zipf): frequent
- * words weigh little, rare ones fully.
+ * scaled to unit length, with its weight (tokenWeight).
  *
  *   tsx scripts/distill-text-model.ts [--dir DIR]
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
-import { encodeStaticTable, staticTablePath, TEXT_MODEL, textModelDir, verifyModelFile } from '../domain/understanding/text-model';
+import {
+  encodeStaticTable,
+  FIRST_CHARACTER_ID,
+  staticTablePath,
+  TEXT_MODEL,
+  textModelDir,
+  tokenWeight,
+  verifyModelFile,
+} from '../domain/understanding/text-model';
 
-/** The BERT uncased vocabulary: [PAD], [unusedN], [UNK], [CLS], [SEP], [MASK], single characters, then words by frequency from id 1996. */
-const FIRST_CHARACTER_ID = 999;
-const FIRST_WORD_ID = 1996;
 const CLS = 101;
 const SEP = 102;
-/** SIF's a: tokens far more frequent than this share of text weigh little. */
-const SIF_A = 1e-3;
 const BATCH = 512;
-
-export function tokenWeight(id: number, rows: number): number {
-  if (id < FIRST_CHARACTER_ID) return 0; // special and unused
-  // Single characters (punctuation, letters) rank with the most frequent words.
-  const rank = id < FIRST_WORD_ID ? 1 : id - FIRST_WORD_ID + 1;
-  const harmonic = Math.log(rows - FIRST_WORD_ID) + 0.5772;
-  const p = 1 / (rank * harmonic);
-  return SIF_A / (SIF_A + p);
-}
 
 async function distill(dir: string): Promise<void> {
   const onnx = verifyModelFile(dir, 'model.onnx');
