@@ -7,6 +7,7 @@ import { organizationOf } from '../auth/api-key-auth';
 import { presentAdGroup } from '../campaigns/presenters';
 import { adGroupListSchema, adGroupSchema } from '../campaigns/resources';
 import { IMAGE_ERRORS } from '../creatives/image-errors';
+import { relevanceTestOperation } from './relevance-test';
 import { createOperation, listOperation, retrieveOperation, updateOperation } from '../http/resource-operations';
 import { resourceLinks, STATUS_OF_ACTION, statusActionOperations } from '../http/status-actions';
 
@@ -77,5 +78,6 @@ export function adGroupOperations(deps: TreeDeps): Operation[] {
       present: presentAdGroup,
       organizationOf,
     }),
+    relevanceTestOperation(db),
   ];
 }

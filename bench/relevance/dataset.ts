@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConversationReader } from '../../domain/understanding/conversation';
 import type { TextEncoder } from '../../domain/understanding/encoder';
 import { relevanceProfile, type RelevanceProfile } from '../../domain/relevance/profile';
+import { adCopy } from '../../domain/relevance/ranking';
 import { featuresOf, type Features } from '../../domain/relevance/score';
 
 /** The labelled set (bench/relevance/README.md), read and scored pair by pair. */
@@ -26,7 +27,7 @@ export function readJson<T>(file: string): T {
 }
 
 /** What an ad group's copy is, for its profile: the title and body of its ad. */
-export const copyOf = (g: LabelledGroup) => `${g.creative.title}. ${g.creative.body ?? ''}`;
+export const copyOf = (g: LabelledGroup) => adCopy(g.creative);
 
 export interface Pair {
   conversation: number;

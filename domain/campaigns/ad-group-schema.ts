@@ -46,7 +46,8 @@ const adsSchema = z
   });
 
 const adGroupName = z.string().min(1).max(MAX_NAME);
-const contextHints = z.array(z.string().min(1)).describe('Hints steering which conversations the ads serve in');
+/** An ad group's hints (also what a relevance test may try instead of the saved ones: domain/relevance/hint-test.ts). */
+export const contextHints = z.array(z.string().min(1)).describe('Hints steering which conversations the ads serve in');
 
 const biddingConfigSchema = z.strictObject({
   // Echoes the read-back shape; impressions are the only billing event.
