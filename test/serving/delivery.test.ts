@@ -193,20 +193,23 @@ describe('from the last hour of auctions', () => {
   });
 
   test('not_relevant says how close the ad group came: its highest score over the window against the bar', async () => {
-    // Bass the fish, asked about by bass players: every request finds the group by its word, none is about it.
+    // Java the coffee, asked about by programmers: every request finds the group by its hint's word (retrieval), none is about it.
     const org = await newOrg(api.db);
     await api.db.adAccount.updateMany({ where: { organization: { publicId: org.org_public_id } }, data: { logoUrl: 'https://cdn.example/logo.png' } });
     const tree = await insertTree(api.db, org, {
       campaign: { ...serving, targetCountries: ['TK'] },
-      adGroup: { contextHints: ['bass fishing', 'bass lures'] },
-      ad: { title: 'Lures for largemouth', body: 'Catch more fish this season' },
+      adGroup: { contextHints: ['java', 'coffee beans'] },
+      ad: { title: 'Single-origin Java coffee', body: 'Freshly roasted beans' },
     });
     live.push(tree.campaign.id);
     await until(() => h.auction.deps.catalog.ads.some((a) => a.adId === tree.ad.id), 'the ad in the index');
     const conversations = [
-      ['Which bass guitar strings sound best for funk?', 'Roundwound strings give a bright, punchy bass tone.'],
-      ['How do I set the action on my bass guitar?', 'Adjust the truss rod first, then raise or lower the bridge saddles.'],
-      ['Is a five-string bass worth it for a beginner?', 'A four-string bass is simpler to learn; the low B string can wait.'],
+      ['How do I fix a NullPointerException in my java code?', 'Check which object is null before you call its method, or use Optional.'],
+      ['My java program throws OutOfMemoryError on large files', 'Stream the file line by line instead of reading it whole, or raise the heap with -Xmx.'],
+      [
+        'What is the difference between an interface and an abstract class in java?',
+        'A class can implement many interfaces but extend only one abstract class.',
+      ],
     ].map(([user, assistant]) => [
       { role: 'user', content: user },
       { role: 'assistant', content: assistant },
