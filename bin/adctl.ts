@@ -46,7 +46,8 @@ const USAGE = `usage:
   adctl review approve-ad|reject-ad AD_ID [--revision N] [--reason R]
   adctl dead-letters list [--table T] [--limit N]
   adctl dead-letters delete (ID... | --table T --all)
-  adctl safety explain (--file CONVERSATION.json | --text T) [--publisher PUBLISHER_ID]`;
+  adctl safety explain (--file CONVERSATION.json | --text T) [--publisher PUBLISHER_ID]
+  adctl relevance --ad-groups FILE --conversations FILE [--min-relevance 0..1]`;
 
 function options<S extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: S) {
   try {
@@ -416,6 +417,14 @@ const COMMANDS = new Map<string, Command>(
 async function run(db: Db, argv: string[]): Promise<object> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'login-link') return loginLink(db, argv.slice(1));
+  if (noun === 'relevance') {
+    const { runRelevanceCommand } = await import('./adctl-relevance');
+    return runRelevanceCommand(
+      argv.slice(1),
+      (a, spec) => options(a, spec),
+      (m) => new UsageError(m),
+    );
+  }
   const command = `${noun ?? ''} ${verb ?? ''}`;
   const handler = COMMANDS.get(command);
   if (!handler) throw new UsageError(`unknown command: ${command.trim() || '(none)'}`);
