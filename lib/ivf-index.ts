@@ -19,13 +19,15 @@ export interface IvfOptions {
   probes?: number;
   /** Candidates reranked on the full vectors, at least this many (and at least 4k). */
   rerank?: number;
+  /** Lists per square root of the number of vectors. */
+  listsPerRoot?: number;
   /** Lloyd iterations of the k-means, on a sample. */
   iterations?: number;
   /** Random source (tests and benches pass a seeded one). */
   random?: () => number;
 }
 
-const DEFAULTS = { exactBelow: 2048, codeDims: 64, probes: 12, rerank: 256, iterations: 6 };
+const DEFAULTS = { exactBelow: 2048, codeDims: 64, probes: 12, rerank: 256, listsPerRoot: 1, iterations: 5 };
 
 interface IvfParts {
   /** Projection rows (codeDims x dims); empty when exact. */
@@ -159,7 +161,7 @@ function* build(vectors: readonly Float32Array[], options: IvfOptions): Generato
   }
 
   // 3. Spherical k-means on a sample of the codes, then every code to its nearest centroid.
-  const lists = Math.max(1, Math.round(Math.sqrt(n)));
+  const lists = Math.max(1, Math.round(o.listsPerRoot * Math.sqrt(n)));
   const centroids = yield* kmeans(codesById, n, cd, lists, o.iterations, random);
   const assign = new Int32Array(n);
   const sizes = new Int32Array(lists);

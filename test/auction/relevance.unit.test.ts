@@ -5,7 +5,7 @@
  * end is in inhouse.test.ts.
  */
 import { truncateHeadline } from '../../auction/inhouse/bidder';
-import { RelevanceIndex } from '../../auction/inhouse/relevance';
+import { NEAREST_GROUPS, RelevanceIndex } from '../../auction/inhouse/relevance';
 import { ConversationReader, hasPhrase, normalizeWords } from '../../domain/understanding/conversation';
 import { textEncoder } from '../../domain/understanding/encoder';
 import { relevanceProfile } from '../../domain/relevance/profile';
@@ -79,7 +79,36 @@ describe('retrieval', () => {
     ]);
     expect(index.candidates(view).map((g) => g.name)).toContain('sourdough bread starter');
   });
+
+  test('among thousands of groups, the approximate nearest-neighbour index finds a planted near one', () => {
+    // Unit vectors spread at random, and one group about what the conversation is about.
+    const random = seeded(45);
+    const randomUnit = () => {
+      const v = Float32Array.from({ length: encoder.dims }, () => random() - 0.5);
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    const planted = relevanceProfile(encoder, { hints: ['sourdough bread starter'], copy: 'Levain and rye flour for bakers' });
+    const groups = Array.from({ length: 3000 }, (_, i) => ({ relevance: { ...planted, phrases: [], topic: i === 1789 ? planted.topic : randomUnit() }, i }));
+    const index = new RelevanceIndex(groups);
+    expect(index.nearestBytes).toBeGreaterThan(0); // approximate, not an exact scan
+    const view = reader.read([{ role: 'user', content: 'my sourdough starter smells like acetone' }]);
+    expect(index.nearest(view.recent, NEAREST_GROUPS)[0]).toBe(1789);
+    expect(index.candidates(view).map((g) => g.i)).toContain(1789);
+  });
 });
+
+/** A seeded generator (mulberry32): the same vectors every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 test('truncation keeps words whole when it can', () => {
   expect(truncateHeadline('Run faster with our shoes today', 20)).toBe('Run faster with our…');
