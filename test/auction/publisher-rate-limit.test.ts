@@ -85,6 +85,6 @@ test("a publisher's own limit (adctl publisher update --rate-limit) replaces the
 });
 
 test("the auction's OpenAPI document declares the 429 and its Retry-After", async () => {
-  const doc = await (await fetch(`${a.url}/v1/openapi.json`)).json();
+  const doc = (await (await fetch(`${a.url}/v1/openapi.json`)).json()) as { paths: Record<string, { post: { responses: Record<string, unknown> } }> };
   expect(doc.paths['/v1/ad_requests'].post.responses['429']).toMatchObject({ headers: { 'Retry-After': { schema: { type: 'integer' } } } });
 });

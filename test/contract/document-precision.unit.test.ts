@@ -13,7 +13,7 @@ import { buildOpenApiDocument } from '../../lib/http/openapi';
 type Parameter = { name: string; schema?: { enum?: string[] }; content?: Record<string, { schema: Record<string, unknown> }> };
 
 // The document is built from the declarations alone; no handler runs, so no database or ClickHouse is needed.
-const document = buildOpenApiDocument(insightsOperations({} as never, {} as never), { title: 'insights', version: 'test' }) as {
+const document = buildOpenApiDocument(insightsOperations({} as never, {} as never), { title: 'insights', version: 'test' }) as unknown as {
   paths: Record<string, { get: { parameters: Parameter[] } }>;
 };
 const SCOPES: [string, Level][] = [
