@@ -218,6 +218,8 @@ test('documents every endpoint of the advertiser API spec', () => {
     ['post', '/api/v1/tracking/feedback'],
     // Delivery diagnostics: why a campaign is or is not delivering (docs: API behaviour).
     ['get', '/v1/campaigns/{campaign_id}/delivery'],
+    // The relevance test: an advertiser scores an ad group against a conversation (docs: API behaviour, issue 45).
+    ['post', '/v1/ad_groups/{id}/test_relevance'],
     // The dashboard's own JSON endpoints (DESIGN: dashboard), behind its session cookie.
     ['get', '/dashboard/api/me'],
     ['get', '/dashboard/api/campaigns'],
