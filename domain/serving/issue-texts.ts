@@ -115,7 +115,7 @@ const TEXTS: Record<IssueCode, Text> = {
       `None of the ${text(d.requests)} ad requests of the last hour from the targeted countries was relevant enough to the ad group's context hints and ad` +
       (d.closest_relevance === undefined ? '.' : closestText(Number(d.closest_relevance), Number(d.min_relevance))),
     action:
-      'Write context hints the way people talk about your product (several specific phrases rather than one ambiguous word), and test them on sample conversations before spending: adctl relevance, or the relevance test endpoint.',
+      'Write context hints the way people talk about your product (several specific phrases rather than one ambiguous word), and test them on sample conversations before spending: POST /v1/ad_groups/{id}/test_relevance scores the ad group against a conversation you send.',
   },
   outbid: {
     severity: 'limiting',

@@ -228,7 +228,7 @@ describe('from the last hour of auctions', () => {
       entity: { type: 'ad_group', id: tree.adGroup.id },
       details: { requests: 3, closest_relevance: closest, min_relevance: 0.5 },
       message: `None of the 3 ad requests of the last hour from the targeted countries was relevant enough to the ad group's context hints and ad: the closest it came was ${closest.toFixed(2)} against a bar of 0.50 (0 unrelated, 1 exactly on topic).`,
-      action: expect.stringContaining('adctl relevance'),
+      action: expect.stringContaining('/v1/ad_groups/{id}/test_relevance'),
     });
     const printed = await adctl('campaign', 'delivery', tree.campaign.id);
     expect(printed.code).toBe(0);
