@@ -41,6 +41,14 @@ interface IvfParts {
   codes: Float32Array;
 }
 
+interface ReusableModel {
+  projection: Float32Array;
+  centroids: Float32Array;
+  codes: Float32Array;
+  at(vector: Float32Array): number | undefined;
+  listAt(at: number): number;
+}
+
 /** The built index; `vectors[i]` are the caller's own arrays (not copied). */
 export class IvfIndex {
   private readonly projection: Float32Array;
@@ -49,6 +57,9 @@ export class IvfIndex {
   private readonly offsets: Int32Array;
   private readonly ids: Int32Array;
   private readonly codes: Float32Array;
+
+  /** Each vector's position and list, made when a later build first reuses this one. */
+  private where: { at: Map<Float32Array, number>; listOf: Int32Array } | undefined;
 
   /** Made by buildSync / buildAsync. */
   constructor(
@@ -74,17 +85,20 @@ export class IvfIndex {
     return this.projection.byteLength + this.centroids.byteLength + this.offsets.byteLength + this.ids.byteLength + this.codes.byteLength;
   }
 
-  static buildSync(vectors: readonly Float32Array[], options: IvfOptions = {}): IvfIndex {
-    const steps = build(vectors, options);
+  static buildSync(vectors: readonly Float32Array[], options: IvfOptions = {}, base?: IvfIndex): IvfIndex {
+    const steps = build(vectors, options, base);
     for (;;) {
       const step = steps.next();
       if (step.done) return step.value;
     }
   }
 
-  /** Builds in slices of at most `sliceMs` of the event loop, yielding (setImmediate) between them. */
-  static async buildAsync(vectors: readonly Float32Array[], options: IvfOptions = {}, sliceMs = 4): Promise<IvfIndex> {
-    const steps = build(vectors, options);
+  /**
+   * Builds in slices of at most `sliceMs` of the event loop, yielding (setImmediate) between them.
+   * `base`: the last build; when most vectors are the very arrays it held, their codes and lists are kept.
+   */
+  static async buildAsync(vectors: readonly Float32Array[], options: IvfOptions = {}, base?: IvfIndex, sliceMs = 4): Promise<IvfIndex> {
+    const steps = build(vectors, options, base);
     let sliceStart = performance.now();
     for (;;) {
       const step = steps.next();
@@ -94,6 +108,24 @@ export class IvfIndex {
         sliceStart = performance.now();
       }
     }
+  }
+
+  /** What a later build reuses (undefined when exact, or when its lists would not suit that many vectors). */
+  reusable(dims: number, codeDims: number, lists: number): ReusableModel | undefined {
+    if (this.lists === 0 || dims !== this.dims || codeDims !== this.codeDims || lists > 2 * this.lists || 2 * lists < this.lists) return undefined;
+    if (!this.where) {
+      const where = new Map<Float32Array, number>();
+      const listOf = new Int32Array(this.ids.length);
+      for (let l = 0; l < this.lists; l++) {
+        for (let at = this.offsets[l]; at < this.offsets[l + 1]; at++) {
+          where.set(this.vectors[this.ids[at]], at);
+          listOf[at] = l;
+        }
+      }
+      this.where = { at: where, listOf };
+    }
+    const { at, listOf } = this.where;
+    return { projection: this.projection, centroids: this.centroids, codes: this.codes, at: (v) => at.get(v), listAt: (i) => listOf[i] };
   }
 
   /** The ids of (about) the k vectors with the largest inner product with q, best first. */
@@ -120,7 +152,10 @@ export class IvfIndex {
   }
 }
 
-function* build(vectors: readonly Float32Array[], options: IvfOptions): Generator<void, IvfIndex> {
+/** Past this share of vectors new to the last build, a rebuild trains its own projection and lists. */
+const REUSE_AT_MOST = 0.2;
+
+function* build(vectors: readonly Float32Array[], options: IvfOptions, base?: IvfIndex): Generator<void, IvfIndex> {
   const o = { ...DEFAULTS, ...options };
   const random = options.random ?? Math.random;
   const n = vectors.length;
@@ -137,36 +172,35 @@ function* build(vectors: readonly Float32Array[], options: IvfOptions): Generato
     });
   }
   const cd = Math.min(o.codeDims, dims);
-
-  // 1. The principal subspace of a sample (uncentered: it is inner products that must survive the projection).
-  const sample = sampleOf(n, Math.min(n, 2048), random);
-  const moment = new Float64Array(dims * dims);
-  for (const i of sample) {
-    const v = vectors[i];
-    for (let a = 0; a < dims; a++) {
-      const va = v[a];
-      const row = a * dims;
-      for (let b = a; b < dims; b++) moment[row + b] += va * v[b];
-    }
-    yield;
-  }
-  for (let a = 0; a < dims; a++) for (let b = 0; b < a; b++) moment[a * dims + b] = moment[b * dims + a];
-  const projection = yield* principalRows(moment, dims, cd, random);
-
-  // 2. Every vector's code.
-  const codesById = new Float32Array(n * cd);
-  for (let i = 0; i < n; i++) {
-    for (let r = 0; r < cd; r++) codesById[i * cd + r] = dotAt(vectors[i], projection, r * dims, dims);
-    if ((i & 255) === 255) yield;
-  }
-
-  // 3. Spherical k-means on a sample of the codes, then every code to its nearest centroid.
   const lists = Math.max(1, Math.round(o.listsPerRoot * Math.sqrt(n)));
-  const centroids = yield* kmeans(codesById, n, cd, lists, o.iterations, random);
-  const assign = new Int32Array(n);
+  const codesById = new Float32Array(n * cd);
+  const assign = new Int32Array(n).fill(-1);
+  // A rebuild over mostly the same vectors (a reload of part of a catalog) keeps the last build's projection and lists.
+  let model = base?.reusable(dims, cd, lists);
+  if (model) {
+    let fresh = 0;
+    for (let i = 0; i < n; i++) {
+      const at = model.at(vectors[i]);
+      if (at === undefined) fresh++;
+      else {
+        codesById.set(model.codes.subarray(at * cd, (at + 1) * cd), i * cd);
+        assign[i] = model.listAt(at);
+      }
+      if ((i & 1023) === 1023) yield;
+    }
+    if (fresh > REUSE_AT_MOST * n) model = undefined;
+  }
+  const { projection, centroids } = model ?? (yield* trainModel(vectors, cd, lists, o.iterations, random));
   const sizes = new Int32Array(lists);
   for (let i = 0; i < n; i++) {
-    assign[i] = nearestRow(codesById, i * cd, centroids, cd);
+    if (!model || assign[i] < 0) {
+      for (let r = 0; r < cd; r++) codesById[i * cd + r] = dotAt(vectors[i], projection, r * dims, dims);
+      assign[i] = -1;
+    }
+    if ((i & 255) === 255) yield;
+  }
+  for (let i = 0; i < n; i++) {
+    if (assign[i] < 0) assign[i] = nearestRow(codesById, i * cd, centroids, cd);
     sizes[assign[i]]++;
     if ((i & 127) === 127) yield;
   }
@@ -183,6 +217,40 @@ function* build(vectors: readonly Float32Array[], options: IvfOptions): Generato
     codes.set(codesById.subarray(i * cd, (i + 1) * cd), at * cd);
   }
   return construct({ projection, codeDims: cd, centroids, offsets, ids, codes });
+}
+
+/**
+ * The principal subspace of a sample (uncentered: it is inner products that
+ * must survive the projection), and spherical k-means over the sample's codes.
+ */
+function* trainModel(
+  vectors: readonly Float32Array[],
+  cd: number,
+  lists: number,
+  iterations: number,
+  random: () => number,
+): Generator<void, { projection: Float32Array; centroids: Float32Array }> {
+  const n = vectors.length;
+  const dims = vectors[0].length;
+  const sample = sampleOf(n, Math.min(n, Math.max(2048, lists * 32)), random);
+  const moment = new Float64Array(dims * dims);
+  for (const i of sample.subarray(0, 2048)) {
+    const v = vectors[i];
+    for (let a = 0; a < dims; a++) {
+      const va = v[a];
+      const row = a * dims;
+      for (let b = a; b < dims; b++) moment[row + b] += va * v[b];
+    }
+    yield;
+  }
+  for (let a = 0; a < dims; a++) for (let b = 0; b < a; b++) moment[a * dims + b] = moment[b * dims + a];
+  const projection = yield* principalRows(moment, dims, cd, random);
+  const codes = new Float32Array(sample.length * cd);
+  for (let t = 0; t < sample.length; t++) {
+    for (let r = 0; r < cd; r++) codes[t * cd + r] = dotAt(vectors[sample[t]], projection, r * dims, dims);
+    if ((t & 255) === 255) yield;
+  }
+  return { projection, centroids: yield* kmeans(codes, sample.length, cd, lists, iterations, random) };
 }
 
 /** Unit centroids (lists x dims) of spherical k-means over a sample of the rows of `points`. */

@@ -87,7 +87,8 @@ export class RelevanceIndex<T extends Retrievable> {
   /** Built in slices with turns of the event loop between them (the auction reloads its index while serving). */
   static async build<T extends Retrievable>(ads: readonly T[]): Promise<RelevanceIndex<T>> {
     const index = new RelevanceIndex(ads, 'later');
-    index.nearestGroups = await IvfIndex.buildAsync(index.topics());
+    // A reload of part of the catalog keeps the other groups' profiles: the last build's lists are reused for them.
+    index.nearestGroups = lastBuilt = await IvfIndex.buildAsync(index.topics(), {}, lastBuilt);
     return index;
   }
 
@@ -135,6 +136,9 @@ export class RelevanceIndex<T extends Retrievable> {
     return this.groups.map((g) => g[0].relevance.topic);
   }
 }
+
+/** The process's last nearest-neighbour index built for a load (a scoped reload's base). */
+let lastBuilt: IvfIndex | undefined;
 
 const indexes = new WeakMap<readonly Retrievable[], RelevanceIndex<Retrievable>>();
 

@@ -1,0 +1,62 @@
+/**
+ * The approximate nearest-neighbour index (lib/ivf-index.ts) on random unit
+ * vectors: exact below its size threshold, a planted near vector found among
+ * thousands, and a rebuild over mostly the same vectors (reusing the last
+ * build's lists) still finding what is new.
+ */
+import { IvfIndex } from '../../lib/ivf-index';
+
+const DIMS = 96;
+
+/** A seeded generator (mulberry32): the same vectors every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const random = seeded(45);
+const unit = (v: Float32Array) => {
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+};
+const randomUnit = () => unit(Float32Array.from({ length: DIMS }, () => random() - 0.5));
+const near = (v: Float32Array) => unit(v.map((x) => x + 0.1 * (random() - 0.5)));
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, j) => s + x * b[j], 0);
+const options = { codeDims: 32, random: seeded(7) };
+
+test('below its threshold the index is an exact scan', () => {
+  const vectors = Array.from({ length: 500 }, randomUnit);
+  const q = randomUnit();
+  const exact = vectors
+    .map((v, i) => [dot(q, v), i] as const)
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, 10)
+    .map(([, i]) => i);
+  const index = IvfIndex.buildSync(vectors, options);
+  expect(index.lists).toBe(0);
+  expect(index.nearest(q, 10)).toEqual(exact);
+});
+
+test('among thousands, a planted near vector is found first, and again after a rebuild that reuses the lists', () => {
+  const vectors = Array.from({ length: 4000 }, randomUnit);
+  const q = randomUnit();
+  vectors[2500] = near(q);
+  const index = IvfIndex.buildSync(vectors, options);
+  expect(index.lists).toBeGreaterThan(1);
+  expect(index.nearest(q, 64)[0]).toBe(2500);
+  // A reload of part of the catalog: a few vectors replaced, one of them near a new query.
+  const next = [...vectors];
+  for (let i = 0; i < 100; i++) next[i * 7] = randomUnit();
+  const q2 = randomUnit();
+  next[700] = near(q2);
+  const rebuilt = IvfIndex.buildSync(next, options, index);
+  expect(rebuilt.lists).toBe(index.lists);
+  expect(rebuilt.nearest(q, 64)[0]).toBe(2500);
+  expect(rebuilt.nearest(q2, 64)[0]).toBe(700);
+});
