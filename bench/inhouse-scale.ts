@@ -11,6 +11,7 @@
  * steadier figures), and the bytes a group's profile and index entry hold.
  */
 import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { benchAuctionContext } from './support/auction-context';
 import type { IndexedAd } from '../auction/inhouse/ad-index';
 import type { AuctionContext } from '../auction/types';
@@ -167,7 +168,7 @@ export function groupSource(random: () => number): GroupSource {
   while (hints.size < count) {
     const product = pick(random, products);
     const r = random();
-    hints.add(r < 0.2 ? product : r < 0.85 ? `${pick(random, modifiers)} ${product}` : `${brand} ${product}`);
+    hints.add(r < 0.1 ? product : r < 0.7 ? `${pick(random, modifiers)} ${product}` : `${brand} ${product}`);
   }
   const product = pick(random, products);
   return {
@@ -229,16 +230,21 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 /** The catalog built as a load builds it: profiles (one cache per load), then the retrieval index. */
-async function loadCatalog(groups: number, seed: number): Promise<{ ads: IndexedAd[]; index: RelevanceIndex<IndexedAd>; profilesS: number; indexS: number }> {
+async function loadCatalog(
+  groups: number,
+  seed: number,
+): Promise<{ ads: IndexedAd[]; index: RelevanceIndex<IndexedAd>; profilesS: number; indexS: number; cpuS: number }> {
   const random = seeded(seed);
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   const cache = newProfileCache();
   const ads: IndexedAd[] = [];
   for (let g = 0; g < groups; g++) ads.push(servableAd(profileOf(`g${g}`, groupSource(random), cache)));
   const profilesS = (performance.now() - started) / 1000;
   const indexStarted = performance.now();
   const index = await loadRelevanceIndex(ads);
-  return { ads, index, profilesS, indexS: (performance.now() - indexStarted) / 1000 };
+  const cpu = process.cpuUsage(cpuStarted);
+  return { ads, index, profilesS, indexS: (performance.now() - indexStarted) / 1000, cpuS: (cpu.user + cpu.system) / 1e6 };
 }
 
 /** Bytes a group's profile holds (each vector counted once however many groups share it). */
@@ -337,7 +343,9 @@ async function main() {
   console.log(
     `candidates_per_request=${run.candidates.toFixed(0)} served_share=${(run.served / REQUESTS).toFixed(2)} recall_at_${NEAREST_GROUPS}=${recall.toFixed(3)}`,
   );
-  console.log(`profiles_s=${big.profilesS.toFixed(1)} index_s=${big.indexS.toFixed(1)} lists=${Math.round(Math.sqrt(big.index.size))}`);
+  console.log(
+    `profiles_s=${big.profilesS.toFixed(1)} index_s=${big.indexS.toFixed(1)} load_cpu_s=${big.cpuS.toFixed(1)} lists=${Math.round(Math.sqrt(big.index.size))} load_average=${loadavg()[0].toFixed(1)}`,
+  );
   console.log(
     `bytes_per_group=${heapPerGroup.toFixed(0)} (heap and array buffers after - before, with the ads' own fields) profile_bytes_per_group=${profileBytes(big.ads).toFixed(0)} index_bytes_per_group=${(big.index.nearestBytes / GROUPS).toFixed(0)} heap_mb=${mb(after.heapUsed - before.heapUsed)} array_buffers_mb=${mb(after.arrayBuffers - before.arrayBuffers)}`,
   );

@@ -27,7 +27,7 @@ export interface IvfOptions {
   random?: () => number;
 }
 
-const DEFAULTS = { exactBelow: 2048, codeDims: 64, probes: 12, rerank: 256, listsPerRoot: 1, iterations: 5 };
+const DEFAULTS = { exactBelow: 2048, codeDims: 64, probes: 16, rerank: 320, listsPerRoot: 1, iterations: 5 };
 
 interface IvfParts {
   /** Projection rows (codeDims x dims); empty when exact. */

@@ -1,5 +1,5 @@
 import { ConversationReader, hasPhrase, type ConversationView } from '../../domain/understanding/conversation';
-import { textEncoder, type TextEncoder } from '../../domain/understanding/encoder';
+import { dot, textEncoder, type TextEncoder } from '../../domain/understanding/encoder';
 import { IvfIndex } from '../../lib/ivf-index';
 import { relevanceProfile, type ProfileSource, type RelevanceProfile } from '../../domain/relevance/profile';
 
@@ -41,6 +41,8 @@ export function profileOf(adGroupId: string, source: ProfileSource, shared: Prof
 
 /** How many ad groups, nearest to the conversation, are scored beyond those a hint names outright. */
 export const NEAREST_GROUPS = 64;
+/** At most this many of the groups a hint names outright are scored (the nearest of them). */
+export const NAMED_GROUPS = 128;
 
 interface Retrievable {
   relevance: RelevanceProfile;
@@ -103,8 +105,14 @@ export class RelevanceIndex<T extends Retrievable> {
 
   /** The candidate ads for this conversation. */
   candidates(view: ConversationView): T[] {
-    const chosen = new Set<number>();
-    for (const i of this.named(view.recentText)) chosen.add(i);
+    const chosen = new Set<number>(this.named(view.recentText));
+    if (chosen.size > NAMED_GROUPS) {
+      // A popular hint names many groups: the ones whose topics are nearest the exchange are scored (a dot product each, not a score).
+      const scored = [...chosen].map((i) => [dot(view.recent, this.groups[i][0].relevance.topic), i] as const);
+      scored.sort((a, b) => b[0] - a[0]);
+      chosen.clear();
+      for (const [, i] of scored.slice(0, NAMED_GROUPS)) chosen.add(i);
+    }
     for (const i of this.nearest(view.recent, NEAREST_GROUPS)) chosen.add(i);
     const out: T[] = [];
     for (const i of chosen) out.push(...this.groups[i]);
@@ -117,8 +125,8 @@ export class RelevanceIndex<T extends Retrievable> {
   }
 
   /** The groups one of whose hints occurs whole in `text` (normalized words; a last word also in its plural). */
-  private named(text: string): number[] {
-    const out: number[] = [];
+  private named(text: string): Set<number> {
+    const out = new Set<number>();
     const seen = new Set<string>();
     for (const word of text.split(' ')) {
       // A one-word hint's word is also its last: "shoe" is named by "shoes".
@@ -126,7 +134,7 @@ export class RelevanceIndex<T extends Retrievable> {
       for (const form of forms) {
         if (seen.has(form)) continue;
         seen.add(form);
-        for (const [phrase, groups] of this.byWord.get(form) ?? []) if (hasPhrase(text, phrase)) out.push(...groups);
+        for (const [phrase, groups] of this.byWord.get(form) ?? []) if (hasPhrase(text, phrase)) for (const i of groups) out.add(i);
       }
     }
     return out;
