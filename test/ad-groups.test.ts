@@ -89,6 +89,8 @@ describe('POST /v1/ad_groups', () => {
     ['name over 255', { name: 'x'.repeat(256) }, 'string_too_long', 'name'],
     ['context_hints missing', { context_hints: undefined }, 'required', 'context_hints'],
     ['context_hints empty', { context_hints: [] }, 'required', 'context_hints'],
+    ['context_hints over 50', { context_hints: Array.from({ length: 51 }, (_, i) => `hint ${i}`) }, 'invalid_value', 'context_hints'],
+    ['a context hint over 200 characters', { context_hints: ['x'.repeat(201)] }, 'string_too_long', 'context_hints[0]'],
     ['ads missing', { ads: undefined }, 'required', 'ads'],
     ['ads empty', { ads: [] }, 'required', 'ads'],
     ['mixed creative types', { ads: [{ creative: card }, { creative: poll }] }, 'invalid_value', 'ads'],

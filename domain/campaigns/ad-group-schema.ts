@@ -47,7 +47,13 @@ const adsSchema = z
 
 const adGroupName = z.string().min(1).max(MAX_NAME);
 /** An ad group's hints (also what a relevance test may try instead of the saved ones: domain/relevance/hint-test.ts). */
-export const contextHints = z.array(z.string().min(1)).describe('Hints steering which conversations the ads serve in');
+/** Bounds the spec leaves open (docs/api-behaviour.md): each hint is read by the relevance model when the auction's index loads. */
+export const MAX_CONTEXT_HINTS = 50;
+export const MAX_CONTEXT_HINT_CHARS = 200;
+export const contextHints = z
+  .array(z.string().min(1).max(MAX_CONTEXT_HINT_CHARS))
+  .max(MAX_CONTEXT_HINTS)
+  .describe(`Hints steering which conversations the ads serve in (at most ${MAX_CONTEXT_HINTS}, each at most ${MAX_CONTEXT_HINT_CHARS} characters)`);
 
 const biddingConfigSchema = z.strictObject({
   // Echoes the read-back shape; impressions are the only billing event.

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { normalize, type TextEncoder } from './encoder';
+import { normalize, normalizeWords, wordBudget, type TextEncoder, type WordBudget } from './encoder';
+
+export { normalizeWords };
 
 /**
  * What a conversation is about now, as the relevance scorer reads it:
@@ -35,6 +37,14 @@ interface MessageAnalysis {
   negated: string;
 }
 
+/**
+ * Bounds on the work of one reading: the newest messages only, and each
+ * message's first words (a topic is named early; the rest of a long answer
+ * adds cost, not sense).
+ */
+export const READ_MESSAGES = 8;
+export const MAX_WORDS_PER_MESSAGE = 160;
+
 /** Weights of the parts of a conversation in its recent vector. */
 const USER_WEIGHT = 1;
 const ASSISTANT_WEIGHT = 0.5;
@@ -49,18 +59,6 @@ const NEGATIVE_STANCE =
 /** Clause boundaries: sentence ends, commas, semicolons, and "but". */
 const CLAUSES = /[.!?;,:\n]+|\bbut\b|\bbecause\b/i;
 
-export function normalizeWords(text: string): string {
-  return (
-    text
-      .toLowerCase()
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      // Apostrophes join (don't -> dont is not wanted: "don t" keeps the stance patterns simple).
-      .replace(/[^\p{L}\p{N}]+/gu, ' ')
-      .trim()
-  );
-}
-
 export class ConversationReader {
   private readonly messages: LRUCache<string, MessageAnalysis>;
 
@@ -74,8 +72,9 @@ export class ConversationReader {
     });
   }
 
-  /** The view of a conversation (its messages oldest first). */
-  read(messages: readonly { role: string; content: string }[]): ConversationView {
+  /** The view of a conversation (its messages oldest first; only the newest READ_MESSAGES are read). */
+  read(conversation: readonly { role: string; content: string }[]): ConversationView {
+    const messages = conversation.slice(-READ_MESSAGES);
     const dims = this.encoder.dims;
     const recent = new Float32Array(dims);
     const user = new Float32Array(dims);
@@ -93,8 +92,13 @@ export class ConversationReader {
       }
     }
     const firstRecent = lastUser >= 0 ? lastUser : Math.max(0, messages.length - 2);
+    // Newest first, so a budget that runs out leaves out the oldest messages' new words.
+    const budget = wordBudget();
+    const analysed = messages.map(() => null as MessageAnalysis | null);
+    for (let i = messages.length - 1; i >= 0; i--) analysed[i] = this.analyse(messages[i].content, budget);
+    if (budget.skipped.length) setImmediate(() => this.encoder.warm(budget.skipped));
     messages.forEach((message, i) => {
-      const m = this.analyse(message.content);
+      const m = analysed[i]!;
       if (i >= firstRecent) {
         const weight = message.role === 'user' ? USER_WEIGHT : ASSISTANT_WEIGHT;
         addScaled(recent, m.sum, weight);
@@ -120,25 +124,32 @@ export class ConversationReader {
     };
   }
 
-  private analyse(content: string): MessageAnalysis {
+  private analyse(content: string, budget: WordBudget): MessageAnalysis {
     const key = createHash('sha1').update(content).digest('base64');
     let m = this.messages.get(key);
     if (m) return m;
+    const skippedBefore = budget.skipped.length;
     const sum = new Float32Array(this.encoder.dims);
     const kept: string[] = [];
     const negated: string[] = [];
+    let wordsLeft = MAX_WORDS_PER_MESSAGE;
     for (const clause of content.split(CLAUSES)) {
-      const words = normalizeWords(clause);
+      if (wordsLeft <= 0) break;
+      let words = normalizeWords(clause);
       if (!words) continue;
+      const split = words.split(' ');
+      if (split.length > wordsLeft) words = split.slice(0, wordsLeft).join(' ');
+      wordsLeft -= split.length;
       if (NEGATIVE_STANCE.test(words)) {
         negated.push(words);
         continue;
       }
       kept.push(words);
-      for (const word of words.split(' ')) this.encoder.addWord(word, sum);
+      for (const word of words.split(' ')) this.encoder.addWord(word, sum, 1, budget);
     }
     m = { sum, words: kept.join(' | '), negated: negated.join(' | ') };
-    this.messages.set(key, m);
+    // Remembered only when whole: a later reading, its words warmed by then, reads it again.
+    if (budget.skipped.length === skippedBefore) this.messages.set(key, m);
     return m;
   }
 }

@@ -22,27 +22,46 @@ export class TextEncoder {
     this.words = new LRUCache<string, Int32Array>({ maxSize: 4 * 1024 * 1024, sizeCalculation: (ids, word) => 64 + word.length * 2 + ids.byteLength });
   }
 
-  /** The words of a text as the model's pre-tokenizer splits them (lower case, accents kept for the tokenizer to fold). */
-  static words(text: string): string[] {
-    return text.toLowerCase().match(WORD) ?? [];
-  }
-
-  /** A word's token ids, remembered. */
-  idsOf(word: string): Int32Array {
+  /**
+   * A normalized word's token ids (WordPiece, through the tokenizer's model: the
+   * normalizing and splitting are normalizeWords'), remembered; undefined when
+   * it is not remembered and `budget` has no new word left (it is noted there).
+   */
+  idsOf(word: string, budget?: WordBudget): Int32Array | undefined {
     let ids = this.words.get(word);
-    if (!ids) {
-      ids = Int32Array.from(this.tokenizer.encode(word, { add_special_tokens: false }).ids);
-      this.words.set(word, ids);
+    if (ids) return ids;
+    if (word.length > MAX_WORD_CHARS) return EMPTY_IDS;
+    if (budget) {
+      if (budget.left <= 0) {
+        budget.skipped.push(word);
+        return undefined;
+      }
+      budget.left -= 1;
     }
+    const model = this.tokenizer.model!;
+    ids = Int32Array.from(model.encode([word]), (token) => model.tokens_to_ids.get(token) ?? UNKNOWN_ID);
+    this.words.set(word, ids);
     return ids;
   }
 
-  /** Adds the word's weighted token rows into `into` and returns the weight added. */
-  addWord(word: string, into: Float32Array, scale = 1): number {
+  /** How many words are remembered (tests watch the budget with it). */
+  get rememberedWords(): number {
+    return this.words.size;
+  }
+
+  /** Tokenizes and remembers words a budget skipped, a slice at a time between other work (never more than a slice's time at once). */
+  warm(words: readonly string[]): void {
+    const slice = words.slice(0, NEW_WORDS_PER_READ);
+    for (const word of slice) this.idsOf(word);
+    if (words.length > slice.length) setImmediate(() => this.warm(words.slice(slice.length)));
+  }
+
+  /** Adds the (normalized) word's weighted token rows into `into` and returns the weight added; 0 when the budget skipped it. */
+  addWord(word: string, into: Float32Array, scale = 1, budget?: WordBudget): number {
     const { weights, vectors } = this.table;
     const dims = this.dims;
     let added = 0;
-    for (const id of this.idsOf(word)) {
+    for (const id of this.idsOf(word, budget) ?? EMPTY_IDS) {
       const w = weights[id] * scale;
       if (w === 0) continue;
       const row = id * dims;
@@ -55,13 +74,42 @@ export class TextEncoder {
   /** The unit vector of a text (all zeros when it has no informative token). */
   encode(text: string): Float32Array {
     const v = new Float32Array(this.dims);
-    for (const word of TextEncoder.words(text)) this.addWord(word, v);
+    for (const word of normalizeWords(text).split(' ')) if (word) this.addWord(word, v);
     return normalize(v);
   }
 }
 
-/** Letters and digits runs, or one other visible character (BERT splits punctuation off). */
-const WORD = /[\p{L}\p{M}\p{N}]+|[^\s\p{L}\p{M}\p{N}]/gu;
+/**
+ * How many words not yet remembered one reading may tokenize (about 30 us each):
+ * the rest are left out of that reading and tokenized after it (TextEncoder.warm),
+ * so a conversation of made-up words cannot hold the event loop.
+ */
+export const NEW_WORDS_PER_READ = 32;
+/** Longer "words" (hashes, URLs run together) are no word of the vocabulary's: left out. */
+const MAX_WORD_CHARS = 40;
+const EMPTY_IDS = new Int32Array(0);
+/** [UNK]: weight 0 in the table. */
+const UNKNOWN_ID = 100;
+
+export interface WordBudget {
+  left: number;
+  skipped: string[];
+}
+
+export const wordBudget = (): WordBudget => ({ left: NEW_WORDS_PER_READ, skipped: [] });
+
+/**
+ * A text as the model's words: lower case, accents folded (as the uncased
+ * model's normalizer does), letters and digits only, space-separated.
+ */
+export function normalizeWords(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
 
 export function normalize(v: Float32Array): Float32Array {
   let norm = 0;

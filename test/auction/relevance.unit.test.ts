@@ -7,7 +7,7 @@
 import { truncateHeadline } from '../../auction/inhouse/bidder';
 import { NEAREST_GROUPS, RelevanceIndex } from '../../auction/inhouse/relevance';
 import { ConversationReader, hasPhrase, normalizeWords } from '../../domain/understanding/conversation';
-import { textEncoder } from '../../domain/understanding/encoder';
+import { NEW_WORDS_PER_READ, textEncoder } from '../../domain/understanding/encoder';
 import { relevanceProfile } from '../../domain/relevance/profile';
 import { DEFAULT_MIN_RELEVANCE, relevanceOf } from '../../domain/relevance/score';
 
@@ -63,6 +63,22 @@ describe('phrases', () => {
     ]);
     expect(view.negatedText).toContain('running');
     expect(view.recentText).not.toContain('running');
+  });
+});
+
+describe('bounded work', () => {
+  test('a conversation of made-up words tokenizes at most NEW_WORDS_PER_READ new words in the reading, the rest after it', async () => {
+    const made = (i: number) => `zq${(i * 7919).toString(36)}vx`;
+    const messages = Array.from({ length: 24 }, (_, m) => ({
+      role: m % 2 ? 'assistant' : 'user',
+      content: Array.from({ length: 150 }, (_, w) => made(m * 1000 + w)).join(' '),
+    }));
+    const before = encoder.rememberedWords;
+    new ConversationReader(encoder).read(messages);
+    expect(encoder.rememberedWords - before).toBeLessThanOrEqual(NEW_WORDS_PER_READ);
+    // The skipped words are tokenized afterwards, a slice per turn of the event loop.
+    for (let turn = 0; turn < 1000 && encoder.rememberedWords - before <= NEW_WORDS_PER_READ; turn++) await new Promise(setImmediate);
+    expect(encoder.rememberedWords - before).toBeGreaterThan(NEW_WORDS_PER_READ);
   });
 });
 
