@@ -3,6 +3,7 @@ import { isUuid } from '../../domain/ids';
 import { assetUrl } from '../../domain/assets/ad-images';
 import { servableCreative } from '../../domain/creatives/review';
 import { newProfileCache, profileOf, type ProfileCache } from './relevance';
+import { adCopy } from '../../domain/relevance/ranking';
 import type { RelevanceProfile } from '../../domain/relevance/profile';
 import { landingUrlOf, type ServableFacts } from '../../domain/serving/eligibility';
 import { newAdTally, type AdTally } from './tally';
@@ -173,7 +174,7 @@ function indexEntry(row: IndexRow, profiles: ProfileCache): IndexedAd | null {
     pricingModel: row.pricing_model,
     maxBidMicros: row.max_bid_micros === null ? null : Number(row.max_bid_micros),
     // The group's first ad's copy says which sense its hints mean (pages are in ad id order).
-    relevance: profileOf(row.ad_group_id, { hints: row.context_hints, copy: `${creative.title}. ${creative.body ?? ''}` }, profiles),
+    relevance: profileOf(row.ad_group_id, { hints: row.context_hints, copy: adCopy(creative) }, profiles),
     campaignStatus: row.campaign_status,
     reviewStatus: row.review_status,
     startTime: row.start_time.getTime(),
