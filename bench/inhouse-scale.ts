@@ -291,6 +291,9 @@ function measure(ads: readonly IndexedAd[], requests: number, seed: number): { w
   return { wall, cpu, served, candidates: candidates / 200 };
 }
 
+/** Microseconds of each nearest-groups query recallOf made (the retrieval alone). */
+const nearestUs: number[] = [];
+
 /** The share of the exact NEAREST_GROUPS nearest groups the index finds. */
 function recallOf(ads: readonly IndexedAd[], index: RelevanceIndex<IndexedAd>, seed: number): number {
   const random = seeded(seed);
@@ -304,7 +307,9 @@ function recallOf(ads: readonly IndexedAd[], index: RelevanceIndex<IndexedAd>, s
       .sort((a, b) => b[0] - a[0])
       .slice(0, NEAREST_GROUPS)
       .map(([, i]) => i);
+    const started = performance.now();
     const approx = new Set(index.nearest(view.recent, NEAREST_GROUPS));
+    nearestUs.push((performance.now() - started) * 1000);
     found += exact.filter((i) => approx.has(i)).length;
     total += exact.length;
   }
@@ -341,7 +346,7 @@ async function main() {
   console.log(`ratio_p50=${(p50 / floorP50).toFixed(2)} (catalog ${GROUPS / FLOOR_GROUPS}x larger)`);
   console.log(`cpu_p50_us=${percentile(run.cpu, 0.5).toFixed(0)} cpu_p99_us=${percentile(run.cpu, 0.99).toFixed(0)}`);
   console.log(
-    `candidates_per_request=${run.candidates.toFixed(0)} served_share=${(run.served / REQUESTS).toFixed(2)} recall_at_${NEAREST_GROUPS}=${recall.toFixed(3)}`,
+    `candidates_per_request=${run.candidates.toFixed(0)} served_share=${(run.served / REQUESTS).toFixed(2)} recall_at_${NEAREST_GROUPS}=${recall.toFixed(3)} nearest_p50_us=${percentile(nearestUs, 0.5).toFixed(0)}`,
   );
   console.log(
     `profiles_s=${big.profilesS.toFixed(1)} index_s=${big.indexS.toFixed(1)} load_cpu_s=${big.cpuS.toFixed(1)} lists=${Math.round(Math.sqrt(big.index.size))} load_average=${loadavg()[0].toFixed(1)}`,
