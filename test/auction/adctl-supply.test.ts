@@ -51,6 +51,8 @@ describe('publishers', () => {
       block_categories: [],
       allow_categories: [],
       block_advertisers: [],
+      rate_limit: null,
+      min_relevance: null,
       test: false,
       enabled: true,
       created_at: expect.any(String),

@@ -146,7 +146,7 @@ describe('OpenAPI', () => {
     const doc: any = await res.json();
     expect(doc.openapi).toMatch(/^3\./);
     const op = doc.paths['/v1/ad_requests'].post;
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '413', '415']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429']);
     expect(op.security).toEqual([{ publisherKey: [] }]);
     const schema = op.requestBody.content['application/json'].schema;
     expect(schema.required.sort()).toEqual(['country_code', 'device', 'timezone', 'userId']);
