@@ -23,7 +23,7 @@ export interface IvfOptions {
   listsPerRoot?: number;
   /** Lloyd iterations of the k-means, on a sample. */
   iterations?: number;
-  /** Random source (tests and benches pass a seeded one). */
+  /** Random source; by default a fixed seed, so every build of the same vectors is the same index. */
   random?: () => number;
 }
 
@@ -157,7 +157,7 @@ const REUSE_AT_MOST = 0.2;
 
 function* build(vectors: readonly Float32Array[], options: IvfOptions, base?: IvfIndex): Generator<void, IvfIndex> {
   const o = { ...DEFAULTS, ...options };
-  const random = options.random ?? Math.random;
+  const random = options.random ?? seededRandom(0x1d0c);
   const n = vectors.length;
   const dims = vectors[0]?.length ?? 0;
   const construct = (parts: IvfParts) => new IvfIndex(vectors, dims, o.probes, o.rerank, parts);
@@ -428,4 +428,16 @@ class TopK {
     const order = [...Array(this.count).keys()].sort((a, b) => this.scores[b] - this.scores[a]);
     return order.map((i) => this.ids_[i]);
   }
+}
+
+/** mulberry32: a small seeded generator, so an index build does not depend on the run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
