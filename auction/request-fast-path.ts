@@ -11,7 +11,7 @@ import { AD_FORMATS, adRequestSchema, HEADER_VALUE, type AdFormat, type AdReques
  * order with its defaults; anything else (an opener, site or app, message
  * timestamps as text, any invalid or unknown field, a NUL character) goes to
  * the schema itself, which answers it and words its errors. Either way the
- * result is the schema's: test/auction/request-fast-path.test.ts compares them.
+ * result is the schema's: test/auction/request-fast-path.unit.test.ts compares them.
  */
 export function parseAdRequest(body: unknown): AdRequest {
   return (isPlainObject(body) && commonRequest(body)) || parseOrThrow(adRequestSchema, bodyObject(body));
