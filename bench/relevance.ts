@@ -55,7 +55,7 @@ const probeScores = probes.flatMap((c, ci) => {
   const view = probeReader.read(c.messages);
   return profiles.map((p, gi) => ({ conversation: ci, score: relevanceOf(view, p), relevant: c.relevant.includes(groups[gi].id) }));
 });
-console.log(`probes, first look (shipped model): ${line(figuresOf(probeScores, DEFAULT_MIN_RELEVANCE))}`);
+console.log(`probes (never tuned on; shipped model): ${line(figuresOf(probeScores, DEFAULT_MIN_RELEVANCE))}`);
 
 // Cost: each conversation read cold and its retrieved candidates scored, as the in-house bidder does.
 const index = new RelevanceIndex(profiles.map((relevance) => ({ relevance })));
