@@ -10,6 +10,7 @@
  * Memory: heap and RSS before and after the catalog (run with --expose-gc for
  * steadier figures), and the bytes a group's profile and index entry hold.
  */
+import { seededRandom } from '../lib/ivf-index';
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { benchAuctionContext } from './support/auction-context';
@@ -35,17 +36,8 @@ const FLOOR_GROUPS = 1_000;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3_000);
 const RECALL_QUERIES = 300;
 
-/** A seeded generator (mulberry32): the same catalog and conversations every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator the index builds with (mulberry32). */
+export const seeded = seededRandom;
 
 /** Verticals: [products, modifiers, what a user does with them]. */
 const VERTICALS: [string[], string[], string[]][] = [

@@ -4,6 +4,7 @@
  * by scripts/bootstrap.sh); and headline truncation. The in-house bidder end to
  * end is in inhouse.test.ts.
  */
+import { seededRandom } from '../../lib/ivf-index';
 import { truncateHeadline } from '../../auction/inhouse/bidder';
 import { NEAREST_GROUPS, RelevanceIndex } from '../../auction/inhouse/relevance';
 import { ConversationReader, hasPhrase, normalizeWords } from '../../domain/understanding/conversation';
@@ -98,7 +99,7 @@ describe('retrieval', () => {
 
   test('among thousands of groups, the approximate nearest-neighbour index finds a planted near one', () => {
     // Unit vectors spread at random, and one group about what the conversation is about.
-    const random = seeded(45);
+    const random = seededRandom(45);
     const randomUnit = () => {
       const v = Float32Array.from({ length: encoder.dims }, () => random() - 0.5);
       const norm = Math.hypot(...v);
@@ -113,18 +114,6 @@ describe('retrieval', () => {
     expect(index.candidates(view).map((g) => g.i)).toContain(1789);
   });
 });
-
-/** A seeded generator (mulberry32): the same vectors every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('truncation keeps words whole when it can', () => {
   expect(truncateHeadline('Run faster with our shoes today', 20)).toBe('Run faster with our…');

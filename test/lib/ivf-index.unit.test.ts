@@ -4,23 +4,11 @@
  * thousands, and a rebuild over mostly the same vectors (reusing the last
  * build's lists) still finding what is new.
  */
-import { IvfIndex } from '../../lib/ivf-index';
+import { IvfIndex, seededRandom } from '../../lib/ivf-index';
 
 const DIMS = 96;
 
-/** A seeded generator (mulberry32): the same vectors every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = seeded(45);
+const random = seededRandom(45);
 const unit = (v: Float32Array) => {
   const norm = Math.hypot(...v);
   return v.map((x) => x / norm);
@@ -28,7 +16,7 @@ const unit = (v: Float32Array) => {
 const randomUnit = () => unit(Float32Array.from({ length: DIMS }, () => random() - 0.5));
 const near = (v: Float32Array) => unit(v.map((x) => x + 0.1 * (random() - 0.5)));
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, j) => s + x * b[j], 0);
-const options = { codeDims: 32, random: seeded(7) };
+const options = { codeDims: 32, random: seededRandom(7) };
 
 test('below its threshold the index is an exact scan', () => {
   const vectors = Array.from({ length: 500 }, randomUnit);
