@@ -96,7 +96,7 @@ export function createAuction(input: AuctionDeps): Auction {
     }),
     metrics: createAuctionMetrics(
       { size: () => catalog.ads.length, loadedAt: () => catalog.adsLoadedAt },
-      { pacedCampaigns: () => pacing.heldBack, frequencyKeys: () => caps.size },
+      { pacedCampaigns: () => pacing.heldBack, pacingPlanReadAt: () => pacing.planReadAt, frequencyKeys: () => caps.size },
     ),
     settings,
     inhouse,

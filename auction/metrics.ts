@@ -11,6 +11,8 @@ export const MS_BUCKETS = [0.25, 0.5, 1, 2, 3, 4, 5, 7.5, 10, 15, 20, 30, 50, 75
 /** What the delivery controls hold, read when scraped. */
 export interface ControlsState {
   pacedCampaigns(): number;
+  /** When the pacing plan applied now began to be read (epoch ms; 0: never). */
+  pacingPlanReadAt(): number;
   frequencyKeys(): number;
 }
 
@@ -48,6 +50,11 @@ export function createAuctionMetrics(index: { size(): number; loadedAt(): number
       ['outcome'],
     ),
     pacedCampaigns: gauge('auction_paced_campaigns', 'Campaigns the pacing plan holds back now (participation < 1)', () => controls?.pacedCampaigns() ?? 0),
+    pacingPlanRead: gauge(
+      'auction_pacing_plan_read_timestamp_seconds',
+      'When the pacing plan this process applies began to be read from campaign_pacing (Unix seconds): every plan written before it is applied',
+      () => (controls?.pacingPlanReadAt() ?? 0) / 1000,
+    ),
     frequencyKeys: gauge(
       'auction_frequency_keys',
       'Users and conversations the frequency-cap replica holds (bounded by the window)',

@@ -21,6 +21,7 @@ export class PacingGate {
   private plan = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<void> | null = null;
+  private readStartedAt = 0;
 
   constructor(
     private readonly db: Db,
@@ -44,8 +45,10 @@ export class PacingGate {
   }
 
   private async readAndApply(): Promise<void> {
+    const startedAt = Date.now();
     try {
       this.plan = await loadParticipation(this.db);
+      this.readStartedAt = startedAt;
     } catch (err) {
       console.error(`auction: pacing plan refresh failed, keeping the last one: ${(err as Error).message}`);
     }
@@ -62,6 +65,11 @@ export class PacingGate {
       ad.pacing = pacing;
     }
     this.byCampaign = next;
+  }
+
+  /** When the plan applied now began to be read (epoch ms; 0: never read): every change written before it is applied. */
+  get planReadAt(): number {
+    return this.readStartedAt;
   }
 
   /** Campaigns held back now (participation < 1). */

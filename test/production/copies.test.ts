@@ -54,6 +54,12 @@ afterAll(async () => {
   await clickhouse.close();
 });
 
+/** When auction copy `c` began its latest read of the pacing plan (Unix seconds), from its metrics. */
+async function planReadAt(c: Compiled): Promise<number> {
+  const text = await (await fetch(c.metricsUrl()!)).text();
+  return Number(/^auction_pacing_plan_read_timestamp_seconds (\S+)$/m.exec(text)?.[1] ?? 0);
+}
+
 const apiUrl = (i: number) => apis[i % apis.length].url;
 const HOUR = 3_600_000;
 
@@ -192,7 +198,9 @@ test('pacing: both auction copies apply the one plan', async () => {
   await stepPacing(db, start + HOUR, { campaignIds: [tree.campaign.id] });
   // Far ahead of its line (1,000,000 an hour in): a share under 5 %.
   expect((await db.campaignPacing.findUniqueOrThrow({ where: { campaignId: tree.campaign.id } })).participation).toBeLessThan(0.05);
-  await sleep(1_000);
+  // Both copies apply the plan once each has read it afresh (their /metrics say when the read began).
+  const written = Date.now() / 1000;
+  await until(async () => (await Promise.all(auctions.map(planReadAt))).every((at) => at >= written), 'both copies read the new plan', 10_000);
   const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(i, topic)));
   expect(answers.filter((r) => ours(tree.campaign.id, r)).length).toBeLessThanOrEqual(3);
 });
