@@ -41,7 +41,12 @@ export function profileOf(adGroupId: string, source: ProfileSource, shared: Prof
 
 /** How many ad groups, nearest to the conversation, are scored beyond those a hint names outright. */
 export const NEAREST_GROUPS = 64;
-/** At most this many of the groups a hint names outright are scored (the nearest of them). */
+/**
+ * At most this many of the groups hints name outright are scored (the nearest of
+ * them). A hint that more groups share ("running shoes" in a large catalog) names
+ * none: its groups are found by the nearest-groups search like any other, so a
+ * request never walks a popular hint's thousands of groups.
+ */
 export const NAMED_GROUPS = 128;
 
 interface Retrievable {
@@ -107,7 +112,7 @@ export class RelevanceIndex<T extends Retrievable> {
   candidates(view: ConversationView): T[] {
     const chosen = new Set<number>(this.named(view.recentText));
     if (chosen.size > NAMED_GROUPS) {
-      // A popular hint names many groups: the ones whose topics are nearest the exchange are scored (a dot product each, not a score).
+      // Many hints named: the groups whose topics are nearest the exchange are scored (a dot product each, not a score).
       const scored = [...chosen].map((i) => [dot(view.recent, this.groups[i][0].relevance.topic), i] as const);
       scored.sort((a, b) => b[0] - a[0]);
       chosen.clear();
@@ -134,7 +139,8 @@ export class RelevanceIndex<T extends Retrievable> {
       for (const form of forms) {
         if (seen.has(form)) continue;
         seen.add(form);
-        for (const [phrase, groups] of this.byWord.get(form) ?? []) if (hasPhrase(text, phrase)) for (const i of groups) out.add(i);
+        for (const [phrase, groups] of this.byWord.get(form) ?? [])
+          if (groups.length <= NAMED_GROUPS && hasPhrase(text, phrase)) for (const i of groups) out.add(i);
       }
     }
     return out;

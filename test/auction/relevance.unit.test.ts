@@ -6,7 +6,7 @@
  */
 import { seededRandom } from '../../lib/ivf-index';
 import { truncateHeadline } from '../../auction/inhouse/bidder';
-import { NEAREST_GROUPS, RelevanceIndex } from '../../auction/inhouse/relevance';
+import { NAMED_GROUPS, NEAREST_GROUPS, RelevanceIndex } from '../../auction/inhouse/relevance';
 import { ConversationReader, hasPhrase, normalizeWords } from '../../domain/understanding/conversation';
 import { NEW_WORDS_PER_READ, textEncoder } from '../../domain/understanding/encoder';
 import { relevanceProfile } from '../../domain/relevance/profile';
@@ -95,6 +95,27 @@ describe('retrieval', () => {
       { role: 'assistant', content: 'Feed the starter more often.' },
     ]);
     expect(index.candidates(view).map((g) => g.name)).toContain('sourdough bread starter');
+  });
+
+  test('a hint more groups share than NAMED_GROUPS names none of them (retrieval finds them); a rarer hint still names its group', () => {
+    const shoes = relevanceProfile(encoder, { hints: ['running shoes'], copy: 'Trainers for road running' });
+    const grinder = relevanceProfile(encoder, { hints: ['burr grinder'], copy: 'Coffee gear' });
+    // Far from the conversation by topic (a random-looking vector): only the hint's words can bring the grinder in.
+    const far = Float32Array.from({ length: encoder.dims }, (_, j) => (j % 2 ? 1 : -1) / Math.sqrt(encoder.dims));
+    const groups = [
+      ...Array.from({ length: 3 * NAMED_GROUPS }, (_, i) => ({ relevance: { ...shoes, topic: far }, i })),
+      { relevance: { ...grinder, topic: far }, i: -1 },
+      ...Array.from({ length: 3000 }, (_, i) => ({
+        relevance: { ...grinder, phrases: [], topic: far.map((x, j) => (j === i % encoder.dims ? -x : x)) },
+        i: 10_000 + i,
+      })),
+    ];
+    const index = new RelevanceIndex(groups);
+    const view = reader.read([{ role: 'user', content: 'which running shoes go with a burr grinder habit' }]);
+    const candidates = index.candidates(view).map((g) => g.i);
+    expect(candidates).toContain(-1);
+    expect(candidates.filter((i) => i >= 0 && i < 3 * NAMED_GROUPS).length).toBeLessThanOrEqual(NEAREST_GROUPS);
+    expect(candidates.length).toBeLessThanOrEqual(NAMED_GROUPS + NEAREST_GROUPS);
   });
 
   test('among thousands of groups, the approximate nearest-neighbour index finds a planted near one', () => {
