@@ -29,6 +29,7 @@ import { assetRoutes, uploadOperation } from './uploads/routes';
 import { pollOperations, pollRoutes } from './tracking/polls';
 import { collectEndpoint, collectRoutes } from './events/collect';
 import { deliveryTrackingOperations, deliveryTrackingRoutes, viewPixelDirectRoute } from './tracking/delivery';
+import { trackingCors } from './tracking/cors';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
 import { startDeliveryLedger, type DeliveryLedgerProcess } from '../domain/delivery/tracker';
 import { campaignSearchOf } from '../domain/campaigns/search';
@@ -157,6 +158,7 @@ export function createApp(deps: AppDeps) {
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));
   app.use(assetRoutes(deps.assets));
+  app.use(trackingCors);
   app.use(deliveryTrackingRoutes(deliveryOperations));
   app.use(pollRoutes(trackingOperations));
   app.use(collectRoutes(collectOperations));
