@@ -50,7 +50,7 @@ function layerConfigs() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'generated/**', '.data/**', 'test-output/**', 'prisma/migrations/**', 'dist/**'] },
+  { ignores: ['node_modules/**', 'generated/**', '.data/**', 'test-output/**', 'prisma/migrations/**', 'dist/**', 'sdk/*/dist/**'] },
   {
     files: ['**/*.{js,mjs,cjs}'],
     extends: [js.configs.recommended],

@@ -20,6 +20,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import path from 'node:path';
 import { build } from 'esbuild';
 import { bundleWorkflows, WORKFLOW_BUNDLE_FILE } from '../worker/workflow-source';
+import { buildSdk } from './build-sdk';
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
@@ -121,6 +122,8 @@ async function main() {
   await step('emit', emit);
   await step('run-time files', copyRunTimeFiles);
   await step('workflow bundle', writeWorkflowBundle);
+  // The chat host's SDK packages (sdk/*/dist, for npm pack), their sizes printed against the budgets.
+  await step('sdk', buildSdk);
   writeFileSync(path.join(dist, BUILD_INFO_FILE), `${JSON.stringify({ builtAt: new Date().toISOString(), node: process.version }, null, 2)}\n`);
   console.log('build: dist/ ready (npm run serve -- api|auction|worker|migrate)');
 }
