@@ -39,15 +39,19 @@ export function profileOf(adGroupId: string, source: ProfileSource, shared: Prof
   return profile;
 }
 
-/** How many ad groups, nearest to the conversation, are scored beyond those a hint names outright. */
-export const NEAREST_GROUPS = 64;
+/**
+ * How many ad groups, nearest to the conversation, are scored beyond those a
+ * hint names outright. On the labelled set every group that passes the bar is
+ * named or among the 8 nearest; 32 leaves room for a large catalog's near twins.
+ */
+export const NEAREST_GROUPS = 32;
 /**
  * At most this many of the groups hints name outright are scored (the nearest of
  * them). A hint that more groups share ("running shoes" in a large catalog) names
  * none: its groups are found by the nearest-groups search like any other, so a
  * request never walks a popular hint's thousands of groups.
  */
-export const NAMED_GROUPS = 128;
+export const NAMED_GROUPS = 64;
 
 interface Retrievable {
   relevance: RelevanceProfile;

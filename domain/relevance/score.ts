@@ -1,5 +1,5 @@
 import { dot } from '../understanding/encoder';
-import { hasPhrase, type ConversationView } from '../understanding/conversation';
+import { hasPhrase, mayHavePhrase, type ConversationView } from '../understanding/conversation';
 import type { RelevanceProfile } from './profile';
 import weights from './weights.json';
 
@@ -46,6 +46,7 @@ export function featuresOf(view: ConversationView, profile: RelevanceProfile): F
   let older = 0;
   let phraseUser = 0;
   for (const p of profile.phrases) {
+    if (!mayHavePhrase(view, p)) continue;
     if (hasPhrase(view.userText, p)) phraseUser = 1;
     if (hasPhrase(view.negatedText, p)) turnedAway = 1;
     if (hasPhrase(view.recentText, p)) {

@@ -27,6 +27,8 @@ export interface ConversationView {
   olderText: string;
   /** The user's part of recentText: what they asked, apart from what the assistant listed. */
   userText: string;
+  /** Every word of the texts above: a phrase whose first word is not here occurs in none of them (mayHavePhrase). */
+  words: ReadonlySet<string>;
 }
 
 /** One message, analysed. */
@@ -113,6 +115,8 @@ export class ConversationReader {
         olderText.push(m.words);
       }
     });
+    const words = new Set<string>();
+    for (const part of [recentText, negatedText, olderText]) for (const text of part) for (const word of text.split(' ')) words.add(word);
     return {
       recent: normalize(recent),
       user: normalize(user),
@@ -121,6 +125,7 @@ export class ConversationReader {
       negatedText: padded(negatedText),
       olderText: padded(olderText),
       userText: padded(userText),
+      words,
     };
   }
 
@@ -159,6 +164,13 @@ const padded = (parts: string[]): string => (parts.length ? ` ${parts.join(' | '
 
 function addScaled(into: Float32Array, v: Float32Array, scale: number): void {
   for (let j = 0; j < into.length; j++) into[j] += scale * v[j];
+}
+
+/** False when `phrase` occurs in none of the view's texts (its first word, or a one-word phrase's plural, is none of their words): no string search needed. */
+export function mayHavePhrase(view: ConversationView, phrase: string): boolean {
+  const space = phrase.indexOf(' ');
+  if (space > 0) return view.words.has(phrase.slice(0, space));
+  return view.words.has(phrase) || view.words.has(`${phrase}s`) || view.words.has(`${phrase}es`);
 }
 
 /**
