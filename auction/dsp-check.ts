@@ -11,6 +11,8 @@ import { callBidders } from './stages/3-call-bidders';
 import { validateBids } from './stages/4-validate-bids';
 import { renderWinner } from './stages/6-render';
 import type { AuctionContext } from './types';
+import { loadLanguageDetector, signalsOf } from './signals';
+import { buildBidRequest } from './dsp/openrtb';
 
 /**
  * `adctl dsp check URL --protocol native|openrtb [--key K] [--render-url U]`:
@@ -18,6 +20,8 @@ import type { AuctionContext } from './types';
  * every tagid; carousels for native) through the auction's own bidder and
  * stages 3, 4 and 6, and reports point by point where the answers break the spec, with
  * the spec's reason names. A clean no-bid passes (reason `no_bid` shown).
+ * `signals`: what the requests told the DSP the check's conversation is about
+ * (site.search, keywords, cat/cattax, device.language: docs/signals.md).
  */
 export interface CheckResult {
   name: string;
@@ -29,6 +33,12 @@ export interface CheckResult {
 const TIMEOUT_MS = 2000;
 
 function context(variant: { opener: boolean; imageEnabled: boolean; formats: string[] }): AuctionContext {
+  const ctx = baseContext(variant);
+  ctx.signals = signalsOf(ctx);
+  return ctx;
+}
+
+function baseContext(variant: { opener: boolean; imageEnabled: boolean; formats: string[] }): AuctionContext {
   const request = adRequestSchema.parse({
     userId: 'dsp-check-user',
     request_type: variant.opener ? 'opener' : 'contextual',
@@ -108,6 +118,7 @@ export async function checkDsp(opts: { bidUrl: string; protocol: 'native' | 'ope
           { name: 'openrtb opener_image_v1', opener: true, imageEnabled: true, formats: ['sponsored_message'] },
           { name: 'openrtb opener_text_v1', opener: true, imageEnabled: false, formats: ['sponsored_message'] },
         ];
+  await loadLanguageDetector();
   const bidder = dspBidder(dsp, auctionSettings);
   const cache = new BidCache(auctionSettings.bidCacheTtlMs);
   const checks: CheckResult[] = [];
@@ -143,5 +154,13 @@ export async function checkDsp(opts: { bidUrl: string; protocol: 'native' | 'ope
     cache.close();
     await dspAgent.close();
   }
-  return { ok: checks.every((c) => c.ok), checks };
+  return { ok: checks.every((c) => c.ok), checks, signals: sentSignals(dsp) };
+}
+
+/** What the contextual requests told the DSP the conversation is about (auction/signals.ts; the native request carries the messages instead). */
+function sentSignals(dsp: DspConfig) {
+  const ctx = context({ opener: false, imageEnabled: true, formats: ['sponsored_message'] });
+  if (dsp.protocol === 'native') return { ...ctx.signals, note: 'native requests carry the conversation itself' };
+  const { site, device } = buildBidRequest(ctx, dsp);
+  return { search: site?.search, keywords: site?.keywords, cat: site?.cat, cattax: site?.cattax, language: device.language };
 }

@@ -20,11 +20,13 @@ import { noFillFields, noFillFromBids, type NoFill } from './publisher/no-fill';
 import { sandboxBid } from './publisher/sandbox';
 import { screenRequest, turnMarkOf } from './publisher/screen';
 import { isBotUserAgent } from '../domain/delivery/invalid-traffic';
+import { signalsOf } from './signals';
 
 /**
  * One auction, stage by stage (as Prebid Server's exchange does), over every
  * bidder alike (auction/bidders/: in-house, native, OpenRTB):
- *   1 intake (route)  1b the publisher's screen: sensitive conversation, density
+ *   1 intake (route)  1a what the conversation is about (auction/signals.ts)
+ *   1b the publisher's screen: sensitive conversation, density
  *   2 plan bidder calls  3 call bidders with a deadline
  *   4 validate bids   5 rank (first price) 6 render (with fallback)  7 response
  * then metrics and the ClickHouse log, both off the answer's path.
@@ -48,6 +50,7 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
     observe(ctx, deps, [], [], performance.now() - ctx.startedAt, 0, null, null, noFill);
     return answer(ctx, null, noFill);
   }
+  ctx.signals = signalsOf(ctx);
   const screened = screenRequest(ctx, deps.inhouse.caps);
   if (screened.noFill) {
     // No auction: no bidder is called.
@@ -139,6 +142,8 @@ function observe(
   m.auctions.inc({ result: noFill ? 'no_fill' : 'filled' });
   if (noFill) m.noFills.inc({ reason: noFill.reason });
   if (ctx.publisher.test) m.sandbox.inc();
+  const relevance = winner?.inhouse?.relevance;
+  if (relevance !== undefined && Number.isFinite(relevance)) m.servedRelevance.observe(relevance);
   m.duration.observe(elapsed);
   m.overhead.observe(Math.max(0, elapsed - waitedMs));
   for (const c of calls) m.dspLatency.observe({ dsp: c.dsp }, c.ms);

@@ -3,6 +3,7 @@ import type { SensitiveCategory } from '../domain/safety/categories';
 import type { NonBidReason } from './non-bid';
 import type { AdRequest } from './request-schema';
 import type { WindowMessage } from './conversation-window';
+import type { ConversationSignals } from '../domain/understanding/signals';
 
 /** The creative as the chat host receives it (DESIGN: Chat-host API), before tracking URLs are added. */
 export interface MessageCreative {
@@ -73,6 +74,8 @@ export interface AuctionContext {
   audience?: { publisherId: string; user: string; chat: string };
   /** The sensitive categories the conversation touches (domain/safety) and their tier-1 ids for site.cat / app.cat; set by the screen. */
   safety?: { categories: SensitiveCategory[]; siteCat: string[] };
+  /** What the conversation is about, for bidders and the log (auction/signals.ts): set before the screen. */
+  signals?: ConversationSignals;
 }
 
 export type BidderKind = 'inhouse' | 'native' | 'openrtb';

@@ -9,7 +9,7 @@
  *   (dist/api/server.js, ...), so paths read at run time relative to a module resolve as in
  *   the source tree. Imported JSON (domain/safety/model-weights.json) is copied beside its module.
  * - What the code reads from disk is copied where it looks: the dashboard's browser bundle
- *   (generated/dashboard, api/dashboard/routes.ts), and prisma/ (the schema and migrations
+ *   (generated/dashboard, api/dashboard/routes.ts), the content taxonomy (domain/understanding/data), and prisma/ (the schema and migrations
  *   `serve migrate` applies, the routines scripts/pg-routines.ts reads).
  * - The workflows are bundled once here (dist/workflow-bundle.js, worker/workflow-source.ts):
  *   the worker loads that bundle instead of running webpack at every start.
@@ -104,6 +104,8 @@ async function emit() {
 
 function copyRunTimeFiles() {
   cpSync(path.join(root, 'generated/dashboard'), path.join(dist, 'generated/dashboard'), { recursive: true });
+  // The IAB Content Taxonomy table the bid-request signals read (domain/understanding/content-taxonomy.ts).
+  cpSync(path.join(root, 'domain/understanding/data'), path.join(dist, 'domain/understanding/data'), { recursive: true });
   for (const entry of ['schema.prisma', 'migrations', 'routines']) {
     cpSync(path.join(root, 'prisma', entry), path.join(dist, 'prisma', entry), { recursive: true });
   }

@@ -5,6 +5,7 @@ import { ALPHA3, GDPR_COUNTRIES } from '../../domain/countries-iso3';
 import { auctionSettings } from '../settings';
 import { headlineLimit } from '../request-schema';
 import type { AuctionContext } from '../types';
+import { headerLanguage } from '../../domain/understanding/signals/language';
 
 /**
  * OpenRTB 2.6 BidRequest with a Native 1.2 request, field by field as spec 3's
@@ -50,11 +51,14 @@ const DEVICE_TYPE = { desktop: 2, mobile: 4, tablet: 5 } as const;
 const lower = (s: string | undefined | null) => (s ? s.toLowerCase() : undefined);
 const compact = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
-/** device.language: the request's language, else the primary tag of the chat host's Accept-Language; omitted when neither. */
+/**
+ * device.language: the chat host's own `language`, else the conversation's
+ * (auction/signals.ts: detected from it, else the Accept-Language header's
+ * primary tag); omitted when none.
+ */
 function language(ctx: AuctionContext): string | undefined {
   if (ctx.request.language) return ctx.request.language;
-  const tag = ctx.headerLanguage?.split(',')[0]?.trim().slice(0, 2).toLowerCase();
-  return tag && /^[a-z]{2}$/.test(tag) ? tag : undefined;
+  return ctx.signals?.language ?? headerLanguage(ctx.headerLanguage);
 }
 
 export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteIdOverride' | 'publisherIdOverride'>) {
@@ -72,9 +76,10 @@ export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteI
     id: dsp.siteIdOverride ?? inventory?.id ?? ctx.publisher.id,
     privacypolicy: 1,
     publisher,
-    ...contentCategories(inventory?.cat, ctx.safety?.siteCat),
-    search: inventory?.search,
-    keywords: inventory?.keywords,
+    ...contentCategories(inventory?.cat, [...(ctx.signals?.categories ?? []), ...(ctx.safety?.siteCat ?? [])]),
+    // The host's own search and keywords are kept; ours fill the search when it sends none and follow its keywords.
+    search: inventory?.search ?? (ctx.signals?.search || undefined),
+    keywords: keywordList(inventory?.keywords, ctx.signals?.keywords),
   });
   const placement = req.app
     ? { app: compact({ ...shared, bundle: req.app.bundle, storeurl: req.app.storeurl, domain: req.app.domain }) }
@@ -132,7 +137,29 @@ function union(a: readonly string[] | undefined, b: Iterable<string>): string[] 
   return all.length ? all : undefined;
 }
 
-/** site.cat / app.cat: the host's own categories and those the safety screen found in the conversation (Content Taxonomy 3.0 tier 1, cattax 7). */
+/** site.keywords / app.keywords: the host's comma-separated keywords, then ours that it does not already have; undefined when none. */
+function keywordList(own: string | undefined, detected: readonly string[] | undefined): string | undefined {
+  const seen = new Set(
+    (own ?? '')
+      .split(',')
+      .map((k) => k.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const added: string[] = [];
+  for (const k of detected ?? []) {
+    if (seen.has(k.toLowerCase())) continue;
+    seen.add(k.toLowerCase());
+    added.push(k);
+  }
+  if (!added.length) return own || undefined;
+  return own?.trim() ? `${own},${added.join(',')}` : added.join(',');
+}
+
+/**
+ * site.cat / app.cat (Content Taxonomy 3.0, cattax 7): the host's own
+ * categories, then what the conversation is about (auction/signals.ts: tier-1
+ * ids, then confident tier-2) and the sensitive categories the safety screen found.
+ */
 function contentCategories(own: readonly string[] | undefined, detected: readonly string[] | undefined) {
   const cat = union(own, detected ?? []);
   return cat ? { cat, cattax: CONTENT_TAXONOMY_CATTAX } : {};

@@ -18,6 +18,10 @@ export const AUCTION_LOG_ADDED_COLUMNS: AddedColumn[] = [
   // The served in-house ad's relevance to the conversation (domain/relevance/score.ts); the writer puts -1 for a DSP's ad,
   // an opener or no fill (no DEFAULT: the two ClickHouse versions spell a negative default differently).
   { table: AUCTION_LOG_TABLES.auctions, column: 'winner_relevance', type: 'Float32' },
+  // What the conversation was about (auction/signals.ts): content categories (IAB CT 3.0 ids, the safety screen's too) and
+  // the language sent as device.language, so publisher reports can group by them.
+  { table: AUCTION_LOG_TABLES.auctions, column: 'categories', type: 'Array(String)' },
+  { table: AUCTION_LOG_TABLES.auctions, column: 'language', type: "String DEFAULT ''" },
 ];
 
 export function auctionTables(database: string): string[] {
@@ -46,7 +50,9 @@ export function auctionTables(database: string): string[] {
        latency_ms Float64,
        no_fill_reason String DEFAULT '',
        test UInt8 DEFAULT 0,
-       winner_relevance Float32`,
+       winner_relevance Float32,
+       categories Array(String),
+       language String DEFAULT ''`,
       { engine: 'MergeTree()', partitionBy: 'toYYYYMM(event_time)', orderBy: 'event_time, auction_id' },
     ),
     createTable(

@@ -113,6 +113,13 @@ function relevanceOf(winner: ValidBid | null): number {
   return r === undefined || !Number.isFinite(r) ? -1 : Math.round(r * 1000) / 1000;
 }
 
+/** The conversation's categories (auction/signals.ts), then the sensitive ones the safety screen found, each once. */
+function loggedCategories(ctx: AuctionContext): readonly string[] {
+  const ours = ctx.signals?.categories ?? [];
+  const sensitive = ctx.safety?.siteCat ?? [];
+  return sensitive.length ? [...new Set([...ours, ...sensitive])] : ours;
+}
+
 export class AuctionLog {
   private readonly maxQueued = 200_000;
   private readonly auctions = new RowQueue(this.maxQueued);
@@ -145,7 +152,7 @@ export class AuctionLog {
         `"bidders":${records.length},"valid_bids":${valid},"filled":${winner ? 1 : 0},"winner_bidder":${str(winner?.bidderId ?? '')},` +
         `"winner_bid_id":${str(winner?.bidId ?? '')},"winner_ad_id":${str(winner?.inhouse?.adId ?? '')},"winner_campaign_id":${str(winner?.inhouse?.campaignId ?? '')},` +
         `"format":${str(format ?? '')},"price_micros":${num(winner?.priceMicros ?? 0)},"latency_ms":${num(latencyMs)},"no_fill_reason":${str(noFillReason)},` +
-        `"test":${test},"winner_relevance":${num(relevanceOf(winner))}}`,
+        `"test":${test},"winner_relevance":${num(relevanceOf(winner))},"categories":${strings(loggedCategories(ctx))},"language":${str(req.language ?? ctx.signals?.language ?? '')}}`,
     );
     for (const r of records) {
       this.bids.push(

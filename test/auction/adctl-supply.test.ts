@@ -281,9 +281,20 @@ describe('dsp check against the reference DSP', () => {
     expect(reasons(report)).toEqual(new Set(['timeout']));
   }, 60_000);
 
-  test('OpenRTB: every tagid checked; a conforming DSP passes', async () => {
+  test('OpenRTB: every tagid checked; a conforming DSP passes; the signals the requests carried are shown', async () => {
     const report = await check('openrtb', 'none');
-    expect(report).toEqual({ ok: true, checks: expect.any(Array) });
+    // docs/signals.md: what the check's conversation ("Which running shoes for a first marathon?") told the DSP.
+    expect(report).toEqual({
+      ok: true,
+      checks: expect.any(Array),
+      signals: {
+        search: 'Which running shoes for a first marathon?',
+        keywords: 'running shoes,marathon,cushioned trainers,distances',
+        cat: ['223', '225'],
+        cattax: 7,
+        language: 'en',
+      },
+    });
     expect(report.checks.map((c) => c.name)).toEqual([
       'openrtb sponsored_message_image_v1: bid',
       'openrtb sponsored_message_text_v1: bid',

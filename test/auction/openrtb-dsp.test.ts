@@ -1,9 +1,11 @@
 /**
  * OpenRTB 2.6 + Native 1.2 against real HTTP DSPs on loopback: the BidRequest
- * field by field (spec 3's tables), headers and both auth styles, every no-bid
+ * field by field (spec 3's tables; the conversation's signals, docs/signals.md), headers and both auth styles, every no-bid
  * form, and each response rule (assets, tagid, HTTPS, lengths, image sizes,
  * floors).
  */
+import { createClickhouse } from '../../lib/clickhouse/client';
+import { sql } from '../../lib/clickhouse/sql';
 import { addReferenceDsp, adRequest, BROWSER_UA, contextualRequest, dropReferenceDsp, loggedBids, useAuction, useReferenceDsp } from './support';
 
 const request = (o: Record<string, unknown> = {}) => contextualRequest({ country_code: 'AQ', userId: 'user-anon-1', chatId: 'chat-1', ...o });
@@ -95,10 +97,11 @@ describe('the BidRequest', () => {
         page: 'https://chat.example/c/1',
         privacypolicy: 1,
         publisher: { id: h.publisherId, name: 'chat example gmbh', domain: 'chat.example' },
-        cat: ['483', 'v9i3On'],
+        // The host's own values first and kept; the conversation's categories and keywords follow (the signals test below has them exactly).
+        cat: ['483', 'v9i3On', '223', '225'],
         cattax: 7,
         search: 'best marathon shoes',
-        keywords: 'running,shoes',
+        keywords: expect.stringMatching(/^running,shoes,marathon training,/),
       },
       device: {
         ua: BROWSER_UA,
@@ -144,7 +147,7 @@ describe('the BidRequest', () => {
     }
   });
 
-  test('title.len follows max_headline_chars; app instead of site; IPv6; tablet; no language; gdpr 0 outside the EEA', async () => {
+  test("title.len follows max_headline_chars; app instead of site, with the conversation's signals; IPv6; tablet; gdpr 0 outside the EEA", async () => {
     const { got } = await sent(
       request({
         config: { max_headline_chars: 45 },
@@ -161,23 +164,31 @@ describe('the BidRequest', () => {
       id: 'app-1',
       privacypolicy: 1,
       publisher: { id: h.publisherId, name: 'acme', domain: 'chat.example.com' },
+      cat: ['223', '225'],
+      cattax: 7,
+      search: 'Which shoes should I buy for my first marathon?',
+      keywords: 'marathon training,cushioned running shoes',
       bundle: 'com.example.chat',
       storeurl: 'https://apps.example/chat',
       domain: 'example.com',
     });
-    expect(br.device).toEqual({ ua: BROWSER_UA, ipv6: '2001:db8::1', devicetype: 5, js: 1, geo: { country: 'USA', type: 2 } });
+    expect(br.device).toEqual({ ua: BROWSER_UA, ipv6: '2001:db8::1', devicetype: 5, js: 1, language: 'en', geo: { country: 'USA', type: 2 } });
     expect(br.regs).toEqual({ gdpr: 0 });
     expect(br).not.toHaveProperty('bcat');
     expect(br).not.toHaveProperty('badv');
   });
 
-  test('device.language falls back to the Accept-Language header; site.id to our publisher id; UK and Switzerland are GDPR', async () => {
+  test('device.language falls back to the Accept-Language header when the conversation is too short to tell; site.id to our publisher id; UK and Switzerland are GDPR', async () => {
+    const tooShort = [
+      { role: 'user', content: 'ok?' },
+      { role: 'assistant', content: 'Sure.' },
+    ];
     for (const [country, iso3] of [
       ['GB', 'GBR'],
       ['CH', 'CHE'],
       ['NO', 'NOR'],
     ]) {
-      const { got } = await sent(request({ country_code: country }), { 'accept-language': 'fr-CH,fr;q=0.9' });
+      const { got } = await sent(request({ country_code: country, messages: tooShort }), { 'accept-language': 'fr-CH,fr;q=0.9' });
       expect(got.body.device.language).toBe('fr');
       expect(got.body.device.geo.country).toBe(iso3);
       expect(got.body.regs.gdpr).toBe(1);
@@ -204,6 +215,53 @@ describe('the BidRequest', () => {
     } finally {
       await dropReferenceDsp(h, other);
     }
+  });
+
+  // docs/signals.md: what the conversation is about, made by the auction, field by field; the log keeps categories and language.
+  test("the conversation's signals: site.search resolves a follow-up, keywords, cat + cattax 7 (tier 1 first), device.language detected over the Accept-Language header; no personal data; logged", async () => {
+    const messages = [
+      { role: 'user', content: 'Wir bekommen nächste Woche einen Welpen.' },
+      { role: 'assistant', content: 'Wie schön! Welche Rasse?' },
+      { role: 'user', content: 'Einen Labrador. Ab wann sollte er in die Hundeschule? Ruf mich an: 0171 2345678 oder max.mustermann@example.de' },
+      { role: 'assistant', content: 'Welpengruppen beginnen meist ab der 9. Woche; früh anfangen hilft bei der Sozialisierung.' },
+    ];
+    const { res, got } = await sent(request({ country_code: 'DE', messages }), { 'accept-language': 'fr-CH,fr;q=0.9' });
+    const { site, device } = got.body;
+    // The latest question as asked, led by the earlier turn it follows up on (the puppy); the phone number's sentence left out.
+    expect(site.search).toBe('welpen bekommen: Einen Labrador. Ab wann sollte er in die Hundeschule?');
+    const keywords = site.keywords.split(',');
+    expect(keywords.slice(0, 2)).toEqual(['hundeschule', 'labrador']);
+    expect(keywords).toContain('welpen');
+    expect(keywords.length).toBeLessThanOrEqual(10);
+    expect(site.cat).toEqual(['422']); // Pets
+    expect(site.cattax).toBe(7);
+    expect(device.language).toBe('de');
+    const sentText = JSON.stringify(got.body);
+    for (const personal of ['2345678', '0171', 'mustermann', 'example.de']) expect(sentText).not.toContain(personal);
+
+    await h.auction.deps.log.flush();
+    const ch = createClickhouse();
+    try {
+      const rows = await (
+        await ch.query({ query: sql`SELECT categories, language FROM auctions WHERE auction_id = ${res.body.auction_id}`, format: 'JSONEachRow' })
+      ).json<{ categories: string[]; language: string }>();
+      expect(rows).toEqual([{ categories: ['422'], language: 'de' }]);
+    } finally {
+      await ch.close();
+    }
+  });
+
+  test("the host's own language and search win over the conversation's; an opener carries only the header's language", async () => {
+    const { got } = await sent(request({ language: 'it', site: { id: 'bot-1', search: 'host query' } }), { 'accept-language': 'fr' });
+    expect(got.body.device.language).toBe('it');
+    expect(got.body.site.search).toBe('host query');
+    ref.dsp.received.length = 0;
+    const opener = await sent(
+      { userId: 'u', request_type: 'opener', country_code: 'AQ', device: 'mobile', timezone: 'UTC', config: { image_enabled: true } },
+      { 'accept-language': 'sv-SE' },
+    );
+    expect(opener.got.body.device.language).toBe('sv');
+    for (const field of ['search', 'keywords', 'cat', 'cattax']) expect(opener.got.body.site).not.toHaveProperty(field);
   });
 });
 

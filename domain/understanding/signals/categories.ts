@@ -136,7 +136,7 @@ function termsAt(words: readonly Token[], i: number, m: Model, language: string)
 }
 
 /** Per tier-1 and tier-2 category id, the weighted count of its terms (and its descendants') in the texts, in `language` (ISO 639-1) and English. */
-export function termScores(texts: readonly CategoryText[], language = 'en'): Map<string, number> {
+export function termScores(texts: readonly CategoryText[], language = 'en', matched?: Set<string>): Map<string, number> {
   const m = categoryModel();
   const scores = new Map<string, number>();
   for (const { text, weight } of texts) {
@@ -144,6 +144,8 @@ export function termScores(texts: readonly CategoryText[], language = 'en'): Map
     for (let i = 0; i < words.length; i += 1) {
       const found = termsAt(words, i, m, language);
       if (!found.length) continue;
+      const span = Math.max(...found.map((t) => t.words.length));
+      if (matched) for (let k = 0; k < span; k += 1) matched.add(words[i + k].key);
       const seen = new Set<string>();
       for (const term of found) {
         const w = weight * (1 + 0.5 * (term.words.length - 1));
@@ -159,7 +161,7 @@ export function termScores(texts: readonly CategoryText[], language = 'en'): Map
           seen.add(tier2);
         }
       }
-      i += Math.max(...found.map((t) => t.words.length)) - 1;
+      i += span - 1;
     }
   }
   return scores;
@@ -198,6 +200,8 @@ export interface CategoryInput {
   texts: readonly CategoryText[];
   /** The conversation's language (ISO 639-1): its terms and English ones are matched. */
   language?: string;
+  /** Filled with the (folded) words that matched a category's term: the conversation's topical words. */
+  matched?: Set<string>;
   /** The latest exchange's unit vector, when the encoder reads the conversation's language. */
   topic?: Float32Array;
   encoder?: TextEncoder;
@@ -207,9 +211,9 @@ export interface CategoryInput {
 export const CATEGORY_WEIGHTS = { vector: 6, vectorFloor: 0.2, minScore: 0.6, keepRatio: 0.5, tier2Share: 0.6 } as const;
 
 /** The conversation's categories: tier-1 ids, best first, then confident tier-2 ids. */
-export function conversationCategories({ texts, language, topic, encoder }: CategoryInput): { tier1: string[]; tier2: string[] } {
+export function conversationCategories({ texts, language, matched, topic, encoder }: CategoryInput): { tier1: string[]; tier2: string[] } {
   const m = categoryModel();
-  const lexical = termScores(texts, language);
+  const lexical = termScores(texts, language, matched);
   const scores = new Map<string, number>();
   for (const [id, score] of lexical) if (m.tier.get(id) === 1 && findableTier1(id)) scores.set(id, score);
   if (topic && encoder && topic.some((x) => x !== 0)) {

@@ -35,7 +35,7 @@ export interface ConversationSignals {
 export const SIGNAL_MESSAGES = 8;
 const MESSAGE_CHARS = 1_200;
 /** Text given to the language detector. */
-const LANGUAGE_CHARS = 400;
+const LANGUAGE_CHARS = 240;
 /** How much each part of the conversation counts: the latest exchange most, the user's own words more than the assistant's. */
 const WEIGHTS = { latestUser: 1, latestAssistant: 0.6, olderUser: 0.5, olderAssistant: 0.3 } as const;
 
@@ -79,8 +79,10 @@ export function conversationSignals({ messages, view, encoder, acceptLanguage }:
   // The encoder reads English only: elsewhere its vectors would mislead.
   const english = language === 'en' || language === undefined;
   const topic = english && view ? view.recent : undefined;
+  const topical = new Set<string>();
+  const { tier1, tier2 } = conversationCategories({ texts: weighted, language, matched: topical, topic, encoder: english ? encoder : undefined });
   const budget = wordBudget();
-  const keywords = rankKeywords(candidatePhrases(weighted, stop), { topic, encoder: english ? encoder : undefined, budget });
+  const keywords = rankKeywords(candidatePhrases(weighted, stop), { topic, encoder: english ? encoder : undefined, budget, topical });
 
   let search = '';
   if (latestUser >= 0) {
@@ -88,10 +90,9 @@ export function conversationSignals({ messages, view, encoder, acceptLanguage }:
     const before = latestUser > 0 ? texts[latestUser - 1] : undefined;
     const answersQuestion = before?.role === 'assistant' && /[?？]/.test(before.text);
     const shape = intentShape({ latest: texts[latestUser].text, hasEarlier: earlier.length > 0, answersQuestion, stop, language });
-    const context = shape.followUp ? rankKeywords(candidatePhrases(earlier, stop), { max: 3 }) : [];
+    const context = shape.followUp ? rankKeywords(candidatePhrases(earlier, stop), { max: 3, topical }) : [];
     search = intentQuery(shape, context);
   }
-  const { tier1, tier2 } = conversationCategories({ texts: weighted, language, topic, encoder: english ? encoder : undefined });
   return {
     search,
     keywords: keywords.map((k) => k.surface),

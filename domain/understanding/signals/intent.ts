@@ -1,4 +1,5 @@
 import { isContentWord, tokens } from './words';
+import { PII_MARK } from './pii';
 
 /**
  * The intent query (site.search / app.search): the user's current request as
@@ -110,7 +111,7 @@ export interface IntentShape {
 }
 
 export function intentShape({ latest, hasEarlier, answersQuestion = false, stop, language }: IntentInput): IntentShape {
-  const trimmed = latest.replace(/\s+/g, ' ').trim();
+  const trimmed = withoutPersonalData(latest, stop).replace(/\s+/g, ' ').trim();
   const cleaned = trimmed.replace(LEADING_COURTESY, '').trim() || trimmed;
   const words = tokens(cleaned);
   const content = words.filter((t) => isContentWord(t.key, stop) && !CHATTER.has(t.key)).map((t) => t.key);
@@ -142,6 +143,19 @@ export function intentShape({ latest, hasEarlier, answersQuestion = false, stop,
     } else text = contentWords(cleaned, stop, MAX_QUERY_WORDS).join(' ');
   }
   return { content, hasIntent, followUp, text, lead };
+}
+
+/**
+ * The message with personal data's place removed, and without the sentences
+ * that said little else ("Call me on ...": what is left of them reads as noise).
+ */
+function withoutPersonalData(text: string, stop: ReadonlySet<string>): string {
+  if (!text.includes(PII_MARK)) return text;
+  const sentences = text.match(/[^.!?？\n]+[.!?？\n]*/gu) ?? [];
+  const kept = sentences
+    .filter((x) => !x.includes(PII_MARK) || tokens(x).filter((t) => isContentWord(t.key, stop)).length > 2)
+    .map((x) => x.split(PII_MARK).join(' '));
+  return kept.join(' ').trim() ? kept.join(' ') : text.split(PII_MARK).join(' ');
 }
 
 /** Words leading a long message's questions. */

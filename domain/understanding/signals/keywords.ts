@@ -1,5 +1,6 @@
 import { dot, normalize, type TextEncoder, type WordBudget } from '../encoder';
 import { CLAUSE, isContentWord, tokens } from './words';
+import { PII_MARK } from './pii';
 
 /**
  * Keywords: at most MAX_KEYWORDS phrases (one to three words) that say what
@@ -12,8 +13,9 @@ import { CLAUSE, isContentWord, tokens } from './words';
  */
 export const MAX_KEYWORDS = 10;
 const MAX_PHRASE_WORDS = 3;
+const TOPICAL_BOOST = 2;
 /** Candidates scored with the encoder at most (the most frequent first): bounds the cost of a long conversation. */
-const MAX_CANDIDATES = 48;
+const MAX_CANDIDATES = 24;
 
 /** A text of the conversation (PII already cut out) and how much it counts. */
 export interface WeightedText {
@@ -40,6 +42,7 @@ export function candidatePhrases(texts: readonly WeightedText[], stop: ReadonlyS
   };
   for (const { text, weight } of texts) {
     for (const clause of text.split(CLAUSE)) {
+      if (clause.includes(PII_MARK)) continue;
       let run: { surface: string; key: string }[] = [];
       const flush = () => {
         for (let n = Math.min(MAX_PHRASE_WORDS, run.length); n >= 1; n -= 1) {
@@ -67,22 +70,41 @@ export function candidatePhrases(texts: readonly WeightedText[], stop: ReadonlyS
  */
 export function rankKeywords(
   phrases: Map<string, Phrase>,
-  opts: { topic?: Float32Array; encoder?: TextEncoder; budget?: WordBudget; max?: number } = {},
+  opts: { topic?: Float32Array; encoder?: TextEncoder; budget?: WordBudget; max?: number; topical?: ReadonlySet<string> } = {},
 ): Phrase[] {
   const max = opts.max ?? MAX_KEYWORDS;
   // Longer phrases are more specific; a repeated one more central.
-  let ranked = [...phrases.values()].map((p) => ({ ...p, score: p.score * (1 + 0.35 * (p.words - 1)) * (1 + Math.min(p.key.length, 12) / 24) }));
+  const topical = opts.topical;
+  // A phrase with a word some category names (its curated terms) is about a topic, not about how someone talks.
+  const boost = (p: Phrase) => (topical?.size && p.key.split(' ').some((w) => topical.has(w)) ? TOPICAL_BOOST : 1);
+  let ranked = [...phrases.values()].map((p) => ({ ...p, score: p.score * (1 + 0.35 * (p.words - 1)) * (1 + Math.min(p.key.length, 12) / 24) * boost(p) }));
   ranked.sort((a, b) => b.score - a.score);
   ranked = ranked.slice(0, MAX_CANDIDATES);
   const { topic, encoder } = opts;
   if (topic && encoder && topic.some((x) => x !== 0)) {
+    // Each word's rows summed once (phrases share words); a phrase's vector is the sum of its words'.
+    const words = new Map<string, Float32Array | null>();
+    const wordVector = (word: string) => {
+      let w = words.get(word);
+      if (w === undefined) {
+        const v = new Float32Array(encoder.dims);
+        w = encoder.addWord(word, v, 1, opts.budget) > 0 ? v : null;
+        words.set(word, w);
+      }
+      return w;
+    };
     const v = new Float32Array(encoder.dims);
     for (const p of ranked) {
       v.fill(0);
-      let weight = 0;
-      for (const word of p.key.split(' ')) weight += encoder.addWord(word, v, 1, opts.budget);
-      // A phrase of uninformative tokens only (all low weight) says little.
-      const similarity = weight > 0 ? Math.max(0, dot(normalize(v), topic)) : 0;
+      let informative = false;
+      for (const word of p.key.split(' ')) {
+        const w = wordVector(word);
+        if (!w) continue;
+        informative = true;
+        for (let j = 0; j < v.length; j++) v[j] += w[j];
+      }
+      // A phrase of uninformative tokens only (weight 0) says nothing about the topic.
+      const similarity = informative ? Math.max(0, dot(normalize(v), topic)) : 0;
       p.score *= 0.25 + similarity;
     }
     ranked.sort((a, b) => b.score - a.score);

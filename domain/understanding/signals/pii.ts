@@ -24,16 +24,20 @@ const STREET_COMPOUND = /\b[\p{L}-]+(?:straße|strasse|str\.|weg|gasse|allee|pla
 const NAME =
   /\b(?:my name is|i am called|call me|je m'appelle|mon nom est|ich heiße|ich heisse|mein name ist|me llamo|mi nombre es|mi chiamo|il mio nome è|meu nome é|me chamo|mijn naam is|ik heet|nazywam się|mam na imię|jag heter|mitt namn är|benim adım|adım)\s+[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]*)?/giu;
 
-export function scrubPii(text: string): string {
+/** What stands where personal data was cut out (a private-use character: no word, no letter): the signals drop the clause around it. */
+export const PII_MARK = '\uE000';
+
+export function scrubPii(text: string, mark = PII_MARK): string {
+  const cut = ` ${mark} `;
   return text
-    .replace(EMAIL, ' ')
-    .replace(URL, ' ')
-    .replace(NAME, ' ')
-    .replace(IBAN, (m) => (/\d.*\d.*\d.*\d/.test(m.slice(4)) ? ' ' : m))
-    .replace(STREET_AFTER, ' ')
-    .replace(STREET_BEFORE, ' ')
-    .replace(STREET_COMPOUND, ' ')
-    .replace(DIGIT_RUN, (m) => (countDigits(m) >= MIN_PERSONAL_DIGITS ? ' ' : m));
+    .replace(EMAIL, cut)
+    .replace(URL, cut)
+    .replace(NAME, cut)
+    .replace(IBAN, (m) => (/\d.*\d.*\d.*\d/.test(m.slice(4)) ? cut : m))
+    .replace(STREET_AFTER, cut)
+    .replace(STREET_BEFORE, cut)
+    .replace(STREET_COMPOUND, cut)
+    .replace(DIGIT_RUN, (m) => (countDigits(m) >= MIN_PERSONAL_DIGITS ? cut : m));
 }
 
 function countDigits(s: string): number {

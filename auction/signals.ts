@@ -1,0 +1,20 @@
+import { textEncoder } from '../domain/understanding/encoder';
+import { conversationSignals, type ConversationSignals } from '../domain/understanding/signals';
+import { readConversation } from './inhouse/relevance';
+import type { AuctionContext } from './types';
+
+export { loadLanguageDetector } from '../domain/understanding/signals';
+
+/**
+ * What every bidder is told the conversation is about (docs/signals.md), made
+ * once per auction from its conversation window, after the bot check and
+ * before the screen: the OpenRTB request carries it (auction/dsp/openrtb.ts)
+ * and the auction log keeps its categories and language. The relevance
+ * reading it uses is the in-house bidder's (its message cache is shared).
+ * An opener has no conversation: only the header's language.
+ */
+export function signalsOf(ctx: Pick<AuctionContext, 'window' | 'headerLanguage'>): ConversationSignals {
+  const messages = ctx.window;
+  if (!messages.length) return conversationSignals({ messages, acceptLanguage: ctx.headerLanguage });
+  return conversationSignals({ messages, view: readConversation(messages), encoder: textEncoder(), acceptLanguage: ctx.headerLanguage });
+}
