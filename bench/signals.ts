@@ -35,13 +35,12 @@ interface Labelled {
 const load = (file: string): Labelled[] => JSON.parse(readFileSync(path.join(__dirname, 'signals', file), 'utf8')) as Labelled[];
 const messagesOf = (c: Labelled) => c.m.map((content, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content }));
 
-/** Whether query word `a` stands for key-term word `b`: equal, `b` with an ending of at most three letters, or the same stem of four letters or more with endings of at most three. */
+/** Whether query word `a` stands for key-term word `b` (the README's rule): equal, or the same stem of at least three letters with different endings of at most three. */
 function sameWord(a: string, b: string): boolean {
   if (a === b) return true;
-  if (a.startsWith(b) && b.length >= 3 && a.length - b.length <= 3) return true;
   let common = 0;
   while (common < a.length && common < b.length && a[common] === b[common]) common += 1;
-  return common >= 4 && common >= Math.max(a.length, b.length) - 3;
+  return common >= 3 && a.length - common <= 3 && b.length - common <= 3;
 }
 
 /** Whether the query holds every word of a key term (in any order: "used car" is in "a used hybrid car"). */
@@ -75,6 +74,9 @@ interface Figures {
   languageAccuracy: number;
   languageAccuracyAll: number;
   intentRecall: number;
+  /** On the conversations whose key terms are all in the user's own messages (the others name what the user did not say). */
+  intentRecallUserWords: number;
+  userWordConversations: number;
   noIntentEmpty: number;
   piiLeaks: number;
   misses: string[];
@@ -92,6 +94,8 @@ function measure(set: Labelled[], signalsOf: (c: Labelled) => ConversationSignal
   let langRight = 0;
   let withIntent = 0;
   let intentHeld = 0;
+  let userWordCases = 0;
+  let userWordHeld = 0;
   let noIntent = 0;
   let noIntentEmpty = 0;
   let piiLeaks = 0;
@@ -121,6 +125,10 @@ function measure(set: Labelled[], signalsOf: (c: Labelled) => ConversationSignal
     }
     if (c.has_intent) {
       withIntent += 1;
+      const userWords = c.m.filter((_, i) => i % 2 === 0).join(' ');
+      const said = c.intent.every((t) => holdsTerm(userWords, t));
+      if (said) userWordCases += 1;
+      if (said && c.intent.every((t) => holdsTerm(s.search, t))) userWordHeld += 1;
       if (c.intent.every((t) => holdsTerm(s.search, t))) intentHeld += 1;
       else misses.push(`${c.id} intent: "${s.search}" lacks [${c.intent.filter((t) => !holdsTerm(s.search, t)).join(', ')}]`);
     } else {
@@ -143,6 +151,8 @@ function measure(set: Labelled[], signalsOf: (c: Labelled) => ConversationSignal
     languageAccuracy: longRight / longOnes,
     languageAccuracyAll: langRight / set.length,
     intentRecall: intentHeld / withIntent,
+    intentRecallUserWords: userWordHeld / userWordCases,
+    userWordConversations: userWordCases,
     noIntentEmpty: noIntent ? noIntentEmpty / noIntent : NaN,
     piiLeaks,
     misses,
@@ -167,7 +177,7 @@ function tier2Ancestor(id: string): string {
 
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const detail = (f: Figures) =>
-  `category_top1 ${f3(f.categoryTop1)}, category_recall ${f3(f.categoryRecall)}, tier2 precision ${f3(f.tier2Precision)}, language ${f3(f.languageAccuracy)} (all lengths ${f3(f.languageAccuracyAll)}), intent_recall ${f3(f.intentRecall)}, no-intent left empty ${f3(f.noIntentEmpty)}, pii_leaks ${f.piiLeaks}`;
+  `category_top1 ${f3(f.categoryTop1)}, category_recall ${f3(f.categoryRecall)}, tier2 precision ${f3(f.tier2Precision)}, language ${f3(f.languageAccuracy)} (all lengths ${f3(f.languageAccuracyAll)}), intent_recall ${f3(f.intentRecall)} (${f3(f.intentRecallUserWords)} on the ${f.userWordConversations} whose key terms the user said), no-intent left empty ${f3(f.noIntentEmpty)}, pii_leaks ${f.piiLeaks}`;
 
 async function main() {
   await loadLanguageDetector();

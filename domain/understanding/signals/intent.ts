@@ -85,8 +85,8 @@ const REQUEST = new Set(
     .split(/\s+/)
     .map((w) => w.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')),
 );
-/** A statement (no question mark, no request word) with this many content words or fewer asks for nothing: "we talked for hours, I'm so happy". */
-const STATEMENT_MAX_WORDS = 2;
+/** A statement (no question mark, no request word) with this many content words or fewer asks for nothing: "we talked for hours, I'm so happy" ("I have a toothache" does). */
+const STATEMENT_MAX_WORDS = 1;
 
 export interface IntentInput {
   /** The user's latest message, PII cut out. */
@@ -147,13 +147,13 @@ export function intentShape({ latest, hasEarlier, answersQuestion = false, stop,
 
 /**
  * The message with personal data's place removed, and without the sentences
- * that said little else ("Call me on ...": what is left of them reads as noise).
+ * that said little else and asked nothing ("Call me on ...": what is left of them reads as noise).
  */
 function withoutPersonalData(text: string, stop: ReadonlySet<string>): string {
   if (!text.includes(PII_MARK)) return text;
   const sentences = text.match(/[^.!?？\n]+[.!?？\n]*/gu) ?? [];
   const kept = sentences
-    .filter((x) => !x.includes(PII_MARK) || tokens(x).filter((t) => isContentWord(t.key, stop)).length > 2)
+    .filter((x) => !x.includes(PII_MARK) || /[?？]/.test(x) || tokens(x).filter((t) => isContentWord(t.key, stop)).length > 2)
     .map((x) => x.split(PII_MARK).join(' '));
   return kept.join(' ').trim() ? kept.join(' ') : text.split(PII_MARK).join(' ');
 }

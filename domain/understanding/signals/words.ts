@@ -35,7 +35,8 @@ const STOPWORD_LISTS: Record<string, string> = {
 
 /** Conversational words, per language (folded on load). */
 const CONVERSATIONAL: Record<string, string> = {
-  en: `buy buying bought purchase purchasing day days week weeks month months year years weekend morning tonight hour hours minute minutes time times
+  en: `so own either neither nor yet though although until unless whether once upon within without onto off above below down during again further why no not just against does will shall may she its whom
+    buy buying bought purchase purchasing day days week weeks month months year years weekend morning tonight hour hours minute minutes time times
     i im i'm me my mine we us our you your yours it its it's they them their this that these those there here what which who whom whose when where why how
     is are was were be been being am do does did doing done have has had having will would shall should can could may might must need needs needed want wants wanted wanting
     like likes liked looking look looks find finding get getting got give make making know knowing think thinking thought tell telling say said ask asked help helps helping
