@@ -35,7 +35,7 @@ export interface ConversationSignals {
 export const SIGNAL_MESSAGES = 8;
 const MESSAGE_CHARS = 1_200;
 /** Text given to the language detector. */
-const LANGUAGE_CHARS = 240;
+const LANGUAGE_CHARS = 160;
 /** How much each part of the conversation counts: the latest exchange most, the user's own words more than the assistant's. */
 const WEIGHTS = { latestUser: 1, latestAssistant: 0.6, olderUser: 0.5, olderAssistant: 0.3 } as const;
 
