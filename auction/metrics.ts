@@ -37,6 +37,12 @@ export function createAuctionMetrics(index: { size(): number; loadedAt(): number
     noFills: counter('auction_no_fills_total', 'Auctions answered without an ad, by no_fill_reason', ['reason']),
     sandbox: counter('auction_sandbox_requests_total', 'Auctions of sandbox (test) publishers: billed and counted nowhere'),
     rateLimited: counter('auction_rate_limited_total', 'Ad requests refused 429, over the rate limit of their publisher key, by publisher id', ['publisher']),
+    servedRelevance: new Histogram({
+      name: 'auction_served_relevance',
+      help: 'Relevance (docs/relevance.md) of the in-house ads served: how far above the bar our ads win',
+      buckets: [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1],
+      registers: [registry],
+    }),
     duration: histogram('auction_duration_ms', 'End-to-end auction time inside the service (ms)'),
     overhead: histogram('auction_overhead_ms', 'Auction time minus the slowest bidder call (ms): our own overhead'),
     dspLatency: histogram('auction_dsp_latency_ms', 'DSP bid call latency (ms), by DSP name; its _count is the calls made', ['dsp']),

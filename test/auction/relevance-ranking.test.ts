@@ -72,6 +72,13 @@ async function auctionRow(a: AuctionHarness, auctionId: string) {
   }
 }
 
+/** The auction's auction_served_relevance histogram: how many in-house ads it served and their relevances' sum. */
+async function servedRelevanceMetric(): Promise<{ count: number; sum: number }> {
+  const text = await (await fetch(h.metricsUrl)).text();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { count: read('auction_served_relevance_count'), sum: read('auction_served_relevance_sum') };
+}
+
 /** The served ad's impression pixel, fired as the user's browser would (through the api's tracker), and its charge recorded. */
 async function impression(ad: { view_url: string }, campaignId: string) {
   const pixel = new URL(ad.view_url);
@@ -114,9 +121,14 @@ describe('ranking by bid x relevance', () => {
     expect(bid).toBeGreaterThan(1_050_000);
     expect(bid * barely).toBeLessThan(1_000_000 * relevant);
 
+    const metricsBefore = await servedRelevanceMetric();
     const served = await ask(h, 'NU');
     expect(served.status).toBe(200);
     expect(served.body.ad).toMatchObject({ headline: 'Sourdough starter kit', price: 1 });
+    // auction_served_relevance observed the served ad's score.
+    const metricsAfter = await servedRelevanceMetric();
+    expect(metricsAfter.count - metricsBefore.count).toBe(1);
+    expect(metricsAfter.sum - metricsBefore.sum).toBeCloseTo(relevant, 5);
     const inhouse = (await loggedBids(h, served.body.auction_id)).find((r) => r.bidder_kind === 'inhouse');
     expect(inhouse).toMatchObject({ outcome: 'won', ad_id: kit.ad.id, price_micros: 1_000_000 });
     const row = await auctionRow(h, served.body.auction_id);
