@@ -57,6 +57,12 @@ describe('personal data', () => {
     expect(scrubPii('a 27 inch monitor for 300 dollars in 2024')).toBe('a 27 inch monitor for 300 dollars in 2024');
   });
 
+  test('e-mail addresses are found from each "@": several in a text, subdomains, not a lone "@" or a handle without a domain', () => {
+    const mark = ` ${PII_MARK} `;
+    expect(scrubPii('mail a.b+ads@mail.example.co.uk or x_y@e-f.org.')).toBe(`mail ${mark} or ${mark}.`);
+    expect(scrubPii('meet @ noon, ping @sam or sam@localhost')).toBe('meet @ noon, ping @sam or sam@localhost');
+  });
+
   test('a name given as "my name is" is cut', () => {
     const s = signalsOf(
       chat('My name is Tom Hardwick and I want to open a savings account. Which bank pays the best interest?', 'Online banks usually pay more.'),

@@ -7,12 +7,11 @@
  * or more digits (however spaced) goes, which also covers card numbers that
  * fail Luhn, account numbers and ids.
  */
-const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
-const URL = /\b(?:https?:\/\/|www\.)\S+/giu;
+const URL = /\b(?:https?:\/\/|www\.)\S{1,2000}/giu;
 /** An IBAN: country, check digits, then 10-30 letters and digits, possibly in groups of four. */
 const IBAN = /\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{2,4}){3,8}\b/giu;
 /** Digits with the separators phone, card and id numbers are written with; kept only when fewer than 7 digits. */
-const DIGIT_RUN = /\+?\(?\d[\d\s().\-/]{5,}\d/g;
+const DIGIT_RUN = /\+?\(?\d[\d\s().\-/]{5,40}\d/g;
 const MIN_PERSONAL_DIGITS = 7;
 /** A house number and a street word, in the set's languages ("12 Baker Street", "rue de la Paix 4", "Hauptstraße 5", "calle Mayor 3"). */
 const STREET_AFTER =
@@ -29,8 +28,7 @@ export const PII_MARK = '\uE000';
 
 export function scrubPii(text: string, mark = PII_MARK): string {
   const cut = ` ${mark} `;
-  return text
-    .replace(EMAIL, cut)
+  return withoutEmails(text, cut)
     .replace(URL, cut)
     .replace(NAME, cut)
     .replace(IBAN, (m) => (/\d.*\d.*\d.*\d/.test(m.slice(4)) ? cut : m))
@@ -38,6 +36,34 @@ export function scrubPii(text: string, mark = PII_MARK): string {
     .replace(STREET_BEFORE, cut)
     .replace(STREET_COMPOUND, cut)
     .replace(DIGIT_RUN, (m) => (countDigits(m) >= MIN_PERSONAL_DIGITS ? cut : m));
+}
+
+const LOCAL_CHAR = /[\p{L}\p{N}._%+-]/u;
+const DOMAIN_CHAR = /[\p{L}\p{N}.-]/u;
+
+/**
+ * E-mail addresses cut out by a scan from each "@" (a local part of at most 64
+ * characters before it, a dotted domain of at most 253 after it): linear in the
+ * text, where a regular expression re-scans a long run of address characters
+ * from every place it starts.
+ */
+function withoutEmails(text: string, cut: string): string {
+  if (!text.includes('@')) return text;
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
+    let start = at;
+    while (start > from && at - start < 64 && LOCAL_CHAR.test(text[start - 1])) start -= 1;
+    let end = at + 1;
+    while (end < text.length && end - at <= 253 && DOMAIN_CHAR.test(text[end])) end += 1;
+    while (end > at + 1 && (text[end - 1] === '.' || text[end - 1] === '-')) end -= 1;
+    const domain = text.slice(at + 1, end);
+    if (start === at || !/^[^.]+(\.[^.]+)+$/u.test(domain)) continue;
+    out += text.slice(from, start) + cut;
+    from = end;
+    at = end - 1;
+  }
+  return out + text.slice(from);
 }
 
 function countDigits(s: string): number {
