@@ -16,5 +16,17 @@ export { loadLanguageDetector } from '../domain/understanding/signals';
 export function signalsOf(ctx: Pick<AuctionContext, 'window' | 'headerLanguage'>): ConversationSignals {
   const messages = ctx.window;
   if (!messages.length) return conversationSignals({ messages, acceptLanguage: ctx.headerLanguage });
-  return conversationSignals({ messages, view: readConversation(messages), encoder: textEncoder(), acceptLanguage: ctx.headerLanguage });
+  try {
+    return conversationSignals({ messages, view: readConversation(messages), encoder: textEncoder(), acceptLanguage: ctx.headerLanguage });
+  } catch (err) {
+    // A fault here must not cost the auction its demand: the bid requests go out without our signals (logged, at most once a minute).
+    const now = Date.now();
+    if (now - lastFault > 60_000) {
+      lastFault = now;
+      console.error(`auction: conversation signals failed, bid requests go without them: ${(err as Error).message}`);
+    }
+    return conversationSignals({ messages: [], acceptLanguage: ctx.headerLanguage });
+  }
 }
+
+let lastFault = 0;
