@@ -43,6 +43,16 @@ export function createAuctionMetrics(index: { size(): number; loadedAt(): number
       buckets: [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1],
       registers: [registry],
     }),
+    signalLanguage: counter(
+      'auction_signal_language_total',
+      "Auctions by where device.language came from (docs/signals.md): host (the request's language), conversation (detected), header (Accept-Language), none",
+      ['source'],
+    ),
+    signalCategory: counter(
+      'auction_signal_category_total',
+      "Auctions by the conversation's first content category (IAB CT 3.0 tier-1 id, docs/signals.md), or none",
+      ['category'],
+    ),
     duration: histogram('auction_duration_ms', 'End-to-end auction time inside the service (ms)'),
     overhead: histogram('auction_overhead_ms', 'Auction time minus the slowest bidder call (ms): our own overhead'),
     dspLatency: histogram('auction_dsp_latency_ms', 'DSP bid call latency (ms), by DSP name; its _count is the calls made', ['dsp']),

@@ -51,6 +51,7 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
     return answer(ctx, null, noFill);
   }
   ctx.signals = signalsOf(ctx);
+  countSignals(ctx, deps.metrics);
   const screened = screenRequest(ctx, deps.inhouse.caps);
   if (screened.noFill) {
     // No auction: no bidder is called.
@@ -104,6 +105,14 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
     noFill,
   );
   return answer(ctx, ad, noFill);
+}
+
+/** Where device.language came from and the conversation's first category (tier 1: at most 36 values), per auction. */
+function countSignals(ctx: AuctionContext, m: AuctionMetrics): void {
+  const signals = ctx.signals;
+  const source = ctx.request.language ? 'host' : (signals?.languageSource ?? 'none');
+  m.signalLanguage.inc({ source });
+  m.signalCategory.inc({ category: signals?.categories[0] ?? 'none' });
 }
 
 /** DESIGN's response: `ad`, or null and why; a sandbox publisher's answers say `test`. */

@@ -225,6 +225,7 @@ describe('the BidRequest', () => {
       { role: 'user', content: 'Einen Labrador. Ab wann sollte er in die Hundeschule? Ruf mich an: 0171 2345678 oder max.mustermann@example.de' },
       { role: 'assistant', content: 'Welpengruppen beginnen meist ab der 9. Woche; früh anfangen hilft bei der Sozialisierung.' },
     ];
+    const before = await signalMetrics();
     const { res, got } = await sent(request({ country_code: 'DE', messages }), { 'accept-language': 'fr-CH,fr;q=0.9' });
     const { site, device } = got.body;
     // The latest question as asked, led by the earlier turn it follows up on (the puppy); the phone number's sentence left out.
@@ -249,7 +250,18 @@ describe('the BidRequest', () => {
     } finally {
       await ch.close();
     }
+    // Counted: the language from the conversation, the first category Pets.
+    const after = await signalMetrics();
+    expect(after.conversation - before.conversation).toBe(1);
+    expect(after.pets - before.pets).toBe(1);
   });
+
+  /** The auction's signal counters (docs/signals.md): auctions whose language was detected, and whose first category is Pets (422). */
+  async function signalMetrics() {
+    const text = await (await fetch(h.metricsUrl)).text();
+    const read = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { conversation: read('auction_signal_language_total{source="conversation"}'), pets: read('auction_signal_category_total{category="422"}') };
+  }
 
   test("the host's own language and search win over the conversation's; an opener carries only the header's language", async () => {
     const { got } = await sent(request({ language: 'it', site: { id: 'bot-1', search: 'host query' } }), { 'accept-language': 'fr' });
