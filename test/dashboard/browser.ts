@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(__dirname, '../../test-output/screenshots');
@@ -24,8 +24,8 @@ export interface Session {
 }
 
 /** A fresh browser profile (its own cookies) with the loopback-only guard. */
-export async function newSession(browser: Browser, viewport = DESKTOP): Promise<Session> {
-  const context = await browser.newContext({ viewport });
+export async function newSession(browser: Browser, viewport = DESKTOP, options: BrowserContextOptions = {}): Promise<Session> {
+  const context = await browser.newContext({ ...options, viewport });
   const outside: string[] = [];
   await context.route('**/*', (route) => {
     const url = new URL(route.request().url());

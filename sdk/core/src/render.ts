@@ -252,13 +252,30 @@ function pollBody(ad: PollAd, id: string, link: LinkFn, emit: Emit, fail: Fail):
   return [h('div', { role: 'group', 'aria-labelledby': 'q' }, h('h3', { id: 'q' }, ad.question), h('div', { class: 'opts' }, ...buttons), status), ctaLink];
 }
 
+/** A thumb drawn in SVG (no emoji font needed), pointing down for thumbs down. */
+function thumb(down: boolean): SVGSVGElement {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(SVG, 'path');
+  path.setAttribute('d', 'M2 10h4v11H2zM8 10l4-8c1.5 0 2.5 1 2.5 2.5L14 9h6a2 2 0 0 1 2 2.3l-1.5 7.7A2.5 2.5 0 0 1 18 21H8z');
+  if (down) path.setAttribute('transform', 'rotate(180 12 12)');
+  svg.append(path);
+  return svg;
+}
+const SVG = 'http://www.w3.org/2000/svg';
+
 function feedbackRow(ad: Ad, id: string, emit: Emit, fail: Fail): HTMLElement {
   const thanks = h('span', { role: 'status' });
   let sent = false;
-  const button = (feedback: 'thumbs_up' | 'thumbs_down', label: string, glyph: string) =>
-    h('button', { type: 'button', class: 'fb', 'aria-label': label, 'aria-pressed': 'false', onclick: () => void send(feedback) }, glyph);
-  const up = button('thumbs_up', 'Good ad', '👍');
-  const down = button('thumbs_down', 'Not for me', '👎');
+  const button = (feedback: 'thumbs_up' | 'thumbs_down', label: string) =>
+    h(
+      'button',
+      { type: 'button', class: 'fb', 'aria-label': label, 'aria-pressed': 'false', onclick: () => void send(feedback) },
+      thumb(feedback === 'thumbs_down'),
+    );
+  const up = button('thumbs_up', 'Good ad');
+  const down = button('thumbs_down', 'Not for me');
   async function send(feedback: 'thumbs_up' | 'thumbs_down') {
     if (sent) return;
     sent = true;

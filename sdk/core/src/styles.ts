@@ -21,7 +21,7 @@ export const CSS = `
 .lbl{font-weight:600;text-transform:uppercase;letter-spacing:.04em}
 .test{background:#b3261e;color:#fff;border-radius:4px;padding:0 6px;font-weight:700}
 .adv{color:var(--fg);font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.hero{display:block;width:100%;aspect-ratio:1.91/1;object-fit:cover;border-radius:8px;background:var(--bd)}
+.hero{display:block;width:100%;height:auto;aspect-ratio:1.91/1;object-fit:cover;border-radius:8px;background:var(--bd)}
 h3,h4{margin:8px 0 4px;font-size:15px;line-height:1.3}
 p{margin:0 0 8px;color:var(--mu)}
 a{color:inherit}
@@ -30,7 +30,7 @@ a:focus-visible,button:focus-visible,[tabindex]:focus-visible{outline:2px solid 
 .main{text-decoration:none;display:block}
 .tiles{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:8px;list-style:none;margin:0;padding:0}
 .tiles a{text-decoration:none;display:block}
-.tiles img{display:block;width:100%;aspect-ratio:1/1;object-fit:cover;border-radius:8px;background:var(--bd)}
+.tiles img{display:block;width:100%;height:auto;aspect-ratio:1/1;object-fit:cover;border-radius:8px;background:var(--bd)}
 .tiles h4{font-size:13px}
 .opts{display:grid;gap:6px;margin:8px 0}
 .opt{position:relative;display:block;width:100%;min-height:36px;text-align:left;font:inherit;color:var(--fg);background:transparent;border:1px solid var(--bd);border-radius:8px;padding:8px 10px;cursor:pointer;overflow:hidden}
@@ -40,7 +40,8 @@ a:focus-visible,button:focus-visible,[tabindex]:focus-visible{outline:2px solid 
 .pct{float:right;font-weight:600}
 .hide{visibility:hidden}
 .foot{display:flex;align-items:center;gap:6px;margin-top:8px;color:var(--mu);font-size:12px}
-.fb{font:inherit;background:transparent;color:var(--mu);border:1px solid var(--bd);border-radius:6px;padding:2px 8px;cursor:pointer}
+.fb{font:inherit;background:transparent;color:var(--mu);border:1px solid var(--bd);border-radius:6px;padding:3px 8px;cursor:pointer;line-height:0}
+.fb svg{width:14px;height:14px;fill:currentColor}
 .fb[aria-pressed=true]{background:var(--ac);color:var(--af);border-color:var(--ac)}
 .fb:disabled{cursor:default}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

@@ -37,7 +37,10 @@ export function watchViewability(element: Element, onViewable: () => void, log: 
   }
   const observer = new IntersectionObserver(
     (entries) => {
-      for (const entry of entries) inView = entry.isIntersecting && entry.intersectionRatio >= VIEWABLE_RATIO;
+      for (const entry of entries) {
+        inView = entry.isIntersecting && entry.intersectionRatio >= VIEWABLE_RATIO;
+        log(`${Math.round(entry.intersectionRatio * 100)}% in view`);
+      }
       update();
     },
     { threshold: [0, VIEWABLE_RATIO, 1] },

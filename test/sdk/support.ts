@@ -1,0 +1,65 @@
+/**
+ * A chat host for the SDK's browser tests: its page (the SDK's script-tag bundle, a slot
+ * below the fold) and its backend, which asks the real auction through @chat-ads/node with
+ * the secret publisher key and hands the answer to the page. On loopback, its own origin
+ * (the trackers are another: the SDK's calls cross origins as a real host's do).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { bundleCore } from '../../scripts/build-sdk';
+import { createAdClient, viewerOf, type AdRequest } from '../../sdk/node/src';
+
+/** Where the slot starts: below a desktop viewport (900 px), so an ad is out of view until scrolled to. */
+export const SLOT_TOP = 1500;
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>SDK test host</title>
+<style>body{margin:0;font-family:sans-serif}body.dark{background:#0d1117}#slot{width:420px;margin:0 16px}</style></head>
+<body>
+<div style="height:${SLOT_TOP}px"><button id="before">Before the ad</button></div>
+<div id="slot"></div>
+<div style="height:2000px"><button id="after">After the ad</button></div>
+<script src="/chat-ads.js"></script>
+<script>
+window.events = [];
+window.show = async (request, options) => {
+  const res = await fetch('/ad', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+  const answer = await res.json();
+  const slot = document.getElementById('slot');
+  slot.replaceChildren();
+  window.handle = ChatAds.render(slot, answer, Object.assign({ debug: true, onEvent: (e) => window.events.push(e) }, options || {}));
+  return answer;
+};
+</script>
+</body></html>`;
+
+export interface Host {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startHost(auctionUrl: string, publisherKey: string, defaults: Partial<AdRequest>): Promise<Host> {
+  const script = await bundleCore('iife');
+  const client = createAdClient({ auctionUrl, publisherKey });
+  const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    if (req.method === 'GET' && req.url === '/chat-ads.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+    if (req.method === 'POST' && req.url === '/ad') {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        client
+          .requestAd({ ...defaults, ...(JSON.parse(body) as Partial<AdRequest>) } as AdRequest, viewerOf(req))
+          .then((answer) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)))
+          .catch((err: Error) => res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: err.message })));
+      });
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
