@@ -21,6 +21,8 @@ const processes: Record<string, string> = {
 if (!process.env.STRIPE_SECRET_KEY) processes['stripe-emulator'] = 'dev/stripe-emulator/main.ts';
 // The reference DSP (dev only): registers itself with the auction when no DSP is configured.
 if (process.env.REFERENCE_DSP !== '0') processes['reference-dsp'] = 'dev/reference-dsp/main.ts';
+// A chat host's page and backend with the SDK (docs/sdk.md).
+processes['demo-chat'] = 'dev/demo-chat/main.ts';
 
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -78,6 +80,7 @@ console.log(`
   Auction      http://${config.api.host}:${config.auction.port}
   Metrics      http://${config.metrics.host}:${config.metrics.apiPort}/metrics (api), :${config.metrics.auctionPort}/metrics (auction)
   Temporal UI  ${temporalConfig.uiUrl}
+  Demo chat    http://${config.api.host}:${process.env.DEMO_CHAT_PORT ?? 3300}   (the SDK in a chat page: docs/sdk.md)
   Stripe       ${process.env.STRIPE_SECRET_KEY ? 'api.stripe.com (STRIPE_SECRET_KEY)' : `local emulator ${process.env.STRIPE_EMULATOR_URL ?? STRIPE_EMULATOR_DEFAULT_URL}`}
   Operator CLI bin/adctl
 Press Ctrl-C to stop.
