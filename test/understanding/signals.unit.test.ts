@@ -63,6 +63,13 @@ describe('personal data', () => {
     expect(scrubPii('meet @ noon, ping @sam or sam@localhost')).toBe('meet @ noon, ping @sam or sam@localhost');
   });
 
+  test('the sentence personal data was cut out of gives no keyword and no part of the query', () => {
+    const s = signalsOf(chat('Which laptop is best for video editing? My phone number is 0171 2345678.', 'A MacBook Pro or a laptop with an RTX 4060.'));
+    expect(s.keywords).not.toContain('phone number');
+    expect(s.keywords.join(' ')).not.toMatch(/number/);
+    expect(s.search).toBe('Which laptop is best for video editing?');
+  });
+
   test('a name given as "my name is" is cut', () => {
     const s = signalsOf(
       chat('My name is Tom Hardwick and I want to open a savings account. Which bank pays the best interest?', 'Online banks usually pay more.'),

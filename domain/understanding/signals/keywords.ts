@@ -41,8 +41,9 @@ export function candidatePhrases(texts: readonly WeightedText[], stop: ReadonlyS
     else phrases.set(key, { surface, key, words, score: weight });
   };
   for (const { text, weight } of texts) {
-    for (const clause of text.split(CLAUSE)) {
-      if (clause.includes(PII_MARK)) continue;
+    // A sentence personal data was cut out of gives no keyword ("my number is ...": "number").
+    const clean = text.includes(PII_MARK) ? (text.match(/[^.!?？\n]+[.!?？\n]*/gu) ?? []).filter((x) => !x.includes(PII_MARK)).join(' ') : text;
+    for (const clause of clean.split(CLAUSE)) {
       let run: { surface: string; key: string }[] = [];
       const flush = () => {
         for (let n = Math.min(MAX_PHRASE_WORDS, run.length); n >= 1; n -= 1) {
