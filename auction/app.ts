@@ -11,7 +11,7 @@ import { directRoutesFirst } from '../lib/http/direct-route';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
 import { AuctionLog, nowDateTime } from './log/writer';
 import { loadRelevanceIndex } from './inhouse/relevance';
-import { loadLanguageDetector } from './signals';
+import { loadSignals } from './signals';
 import { InhouseTallies } from './inhouse/tally';
 import { FrequencyCaps } from './inhouse/frequency-caps';
 import { PacingGate } from './inhouse/pacing-gate';
@@ -127,7 +127,7 @@ export function createAuction(input: AuctionDeps): Auction {
     deps,
     rateLimit,
     start: async () => {
-      await Promise.all([catalog.start(), controls.start(), loadLanguageDetector()]);
+      await Promise.all([catalog.start(), controls.start(), loadSignals()]);
       rateLimit.start();
     },
     flushInhouseStats: () => {

@@ -11,7 +11,7 @@ import { callBidders } from './stages/3-call-bidders';
 import { validateBids } from './stages/4-validate-bids';
 import { renderWinner } from './stages/6-render';
 import type { AuctionContext } from './types';
-import { loadLanguageDetector, signalsOf } from './signals';
+import { loadSignals, signalsOf } from './signals';
 import { buildBidRequest } from './dsp/openrtb';
 
 /**
@@ -118,7 +118,7 @@ export async function checkDsp(opts: { bidUrl: string; protocol: 'native' | 'ope
           { name: 'openrtb opener_image_v1', opener: true, imageEnabled: true, formats: ['sponsored_message'] },
           { name: 'openrtb opener_text_v1', opener: true, imageEnabled: false, formats: ['sponsored_message'] },
         ];
-  await loadLanguageDetector();
+  await loadSignals();
   const bidder = dspBidder(dsp, auctionSettings);
   const cache = new BidCache(auctionSettings.bidCacheTtlMs);
   const checks: CheckResult[] = [];

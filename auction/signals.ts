@@ -1,9 +1,13 @@
 import { textEncoder } from '../domain/understanding/encoder';
-import { conversationSignals, type ConversationSignals } from '../domain/understanding/signals';
+import { conversationSignals, loadLanguageDetector, warmSignals, type ConversationSignals } from '../domain/understanding/signals';
 import { readConversation } from './inhouse/relevance';
 import type { AuctionContext } from './types';
 
-export { loadLanguageDetector } from '../domain/understanding/signals';
+/** Before the auction serves: the language detector (WebAssembly) loaded, the category terms and vectors built. */
+export async function loadSignals(): Promise<void> {
+  await loadLanguageDetector();
+  warmSignals(textEncoder());
+}
 
 /**
  * What every bidder is told the conversation is about (docs/signals.md), made

@@ -1,7 +1,7 @@
 import type { ConversationView } from '../conversation';
 import type { TextEncoder } from '../encoder';
 import { wordBudget } from '../encoder';
-import { conversationCategories, type CategoryText } from './categories';
+import { categoryProfiles, conversationCategories, termScores, type CategoryText } from './categories';
 import { intentQuery, intentShape } from './intent';
 import { candidatePhrases, rankKeywords, type WeightedText } from './keywords';
 import { detectTextLanguage, headerLanguage } from './language';
@@ -9,6 +9,12 @@ import { scrubPii } from './pii';
 import { functionWords } from './words';
 
 export { loadLanguageDetector, languageDetectorLoaded } from './language';
+
+/** Builds what the first conversation would otherwise pay for (the terms' index; with an encoder, the categories' vectors: some 100 ms). */
+export function warmSignals(encoder?: TextEncoder): void {
+  termScores([{ text: 'warm', weight: 1 }]);
+  if (encoder) categoryProfiles(encoder);
+}
 export { scrubPii } from './pii';
 export { MAX_KEYWORDS } from './keywords';
 export { MAX_QUERY_CHARS } from './intent';
