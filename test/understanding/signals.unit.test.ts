@@ -124,6 +124,12 @@ describe('intent query', () => {
     expect(s.search.endsWith('Which car rental company allows pets?')).toBe(true);
     expect(s.search).toContain('trip');
   });
+
+  test('a query of one long run without spaces is cut at 200 characters, never inside a surrogate pair', () => {
+    const run = `${'a'.repeat(199)}𝐀${'b'.repeat(100)}?`; // 𝐀 (U+1D400) is a letter outside the BMP: one word with the rest
+    const s = signalsOf(chat(run, 'Sure.'));
+    expect(s.search).toBe('a'.repeat(199));
+  });
 });
 
 describe('keywords and categories', () => {

@@ -189,5 +189,8 @@ export function intentQuery(shape: IntentShape, context: readonly { surface: str
   if (query.length <= MAX_QUERY_CHARS) return query;
   const cut = query.slice(0, MAX_QUERY_CHARS + 1);
   const space = cut.lastIndexOf(' ');
-  return (space > 0 ? cut.slice(0, space) : cut.slice(0, MAX_QUERY_CHARS)).trim();
+  if (space > 0) return cut.slice(0, space).trim();
+  // One long run without a space: cut it, never between the two halves of a surrogate pair.
+  const end = /[\ud800-\udbff]/.test(query[MAX_QUERY_CHARS - 1]) ? MAX_QUERY_CHARS - 1 : MAX_QUERY_CHARS;
+  return query.slice(0, end);
 }
