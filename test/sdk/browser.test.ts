@@ -29,6 +29,7 @@ jest.setTimeout(120_000);
 // The functions given to page.evaluate run in the browser: its globals, untyped here (the project's tsconfig has no DOM library).
 declare const window: any;
 declare const document: any;
+declare const getComputedStyle: any;
 
 const { api, h, live } = useApiAndAuction();
 const COUNTRY = 'NR';
@@ -70,7 +71,7 @@ beforeAll(async () => {
   });
   live.push(message.campaign.id, poll.campaign.id);
   await until(() => [message.ad.id, poll.ad.id].every((id) => h.auction.deps.catalog.ads.some((a) => a.adId === id)), 'the ads in the index');
-  host = await startHost(h.url, h.publisherKey, { country_code: COUNTRY, device: 'desktop', timezone: 'Pacific/Nauru' });
+  host = await startHost(h.url, h.publisherKey, { country_code: COUNTRY, device: 'desktop', timezone: 'Pacific/Nauru' }, api.url);
 });
 
 afterAll(async () => {
@@ -101,7 +102,8 @@ function conversation(topic: string, extra: Record<string, unknown> = {}) {
  * never sent: images, the DSP's pixel, landing pages.
  */
 async function openHost(options: { clock?: boolean } = {}): Promise<{ page: Page; session: Session; pixels: string[] }> {
-  const session = await newSession(browser, DESKTOP, { userAgent: CHROME_UA });
+  // Playwright's clock is a script the page's CSP would block: the clock's pages bypass the CSP (the others keep it).
+  const session = await newSession(browser, DESKTOP, { userAgent: CHROME_UA, bypassCSP: options.clock === true });
   sessions.push(session);
   const { context, page } = session;
   await context.route(/^https:\/\/(cdn\.example|cdn\.reference-dsp\.example)\//, (route) =>
@@ -362,10 +364,13 @@ describe('with a reference DSP', () => {
         await expect(page.getByText('Sponsored', { exact: true }).isVisible()).resolves.toBe(true);
         await expect(page.getByText(advertiser, { exact: true }).isVisible()).resolves.toBe(true);
         expect(await page.getByRole('complementary', { name: `Sponsored: ${advertiser}` }).count()).toBe(1);
+        // Styled under the page's strict CSP (no inline styles allowed): the label's own rule applies.
+        expect(await page.getByText('Sponsored', { exact: true }).evaluate((el) => getComputedStyle(el).textTransform)).toBe('uppercase');
         await page.locator('#slot').screenshot({ path: path.join(SCREENSHOTS, `sdk-${kind}-${theme}.png`) });
       }
     }
     ref.dsp.set({ creative: 'image' });
     expect(await outside()).toBe(before);
+    expect(await page.evaluate(() => window.violations)).toEqual([]);
   });
 });

@@ -14,13 +14,15 @@ export const SLOT_TOP = 1500;
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>SDK test host</title>
-<style>body{margin:0;font-family:sans-serif}body.dark{background:#0d1117}#slot{width:420px;margin:0 16px}</style></head>
+<style nonce="t">body{margin:0;font-family:sans-serif}body.dark{background:#0d1117}#slot{width:420px;margin:0 16px}</style></head>
 <body>
 <div style="height:${SLOT_TOP}px"><button id="before">Before the ad</button></div>
 <div id="slot"></div>
 <div style="height:2000px"><button id="after">After the ad</button></div>
 <script src="/chat-ads.js"></script>
-<script>
+<script nonce="t">
+window.violations = [];
+document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));
 window.events = [];
 window.show = async (request, options) => {
   const res = await fetch('/ad', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
@@ -38,11 +40,16 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export async function startHost(auctionUrl: string, publisherKey: string, defaults: Partial<AdRequest>): Promise<Host> {
+/**
+ * The page is served under a strict content security policy (docs/sdk.md, what a host's CSP needs): no inline
+ * style or script but the page's own (nonce), images from the tracker and https, requests to itself and the tracker.
+ */
+export async function startHost(auctionUrl: string, publisherKey: string, defaults: Partial<AdRequest>, trackingOrigin: string): Promise<Host> {
   const script = await bundleCore('iife');
+  const csp = `default-src 'none'; script-src 'self' 'nonce-t'; style-src 'nonce-t'; img-src ${trackingOrigin} https:; connect-src 'self' ${trackingOrigin}`;
   const client = createAdClient({ auctionUrl, publisherKey });
   const server: Server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    if (req.method === 'GET' && req.url === '/') return res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': csp }).end(PAGE);
     if (req.method === 'GET' && req.url === '/chat-ads.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     if (req.method === 'POST' && req.url === '/ad') {
       let body = '';

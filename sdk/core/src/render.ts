@@ -111,8 +111,7 @@ export function render(container: HTMLElement, answer: AdAnswer | null | undefin
     foot,
   );
   const host = h('div', { 'data-chat-ads': id });
-  const shadow = host.attachShadow({ mode: 'open' });
-  shadow.append(h('style', {}, CSS), root);
+  styled(host.attachShadow({ mode: 'open' })).append(root);
   container.append(host);
 
   // Rendered: in the page with its images settled. Only then may the view be measured.
@@ -139,6 +138,16 @@ export function render(container: HTMLElement, answer: AdAnswer | null | undefin
       host.remove();
     },
   };
+}
+
+/** A constructed stylesheet and CSSOM styles only: a page whose CSP forbids inline styles still renders the ad. */
+function styled(shadow: ShadowRoot): ShadowRoot {
+  if ('adoptedStyleSheets' in shadow) {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(CSS);
+    shadow.adoptedStyleSheets = [sheet];
+  } else (shadow as ShadowRoot).append(h('style', {}, CSS));
+  return shadow;
 }
 
 /** The "Sponsored" label and the advertiser's name, always shown; a sandbox answer's test marking. */
@@ -217,7 +226,9 @@ function pollBody(ad: PollAd, id: string, link: LinkFn, emit: Emit, fail: Fail):
       const pct = Math.round(option?.percentage ?? 0);
       button.setAttribute('aria-disabled', 'true');
       if (mine) button.setAttribute('aria-pressed', String(button.dataset.option === mine));
-      button.replaceChildren(h('span', { class: 'bar', style: `width:${pct}%` }), h('span', {}, option?.text ?? ''), h('span', { class: 'pct' }, `${pct}%`));
+      const bar = h('span', { class: 'bar' });
+      bar.style.width = `${pct}%`;
+      button.replaceChildren(bar, h('span', {}, option?.text ?? ''), h('span', { class: 'pct' }, `${pct}%`));
     }
     status.textContent = `${results.total_votes} vote${results.total_votes === 1 ? '' : 's'}`;
     if (ctaLink) {
