@@ -101,7 +101,7 @@ function conversation(topic: string, extra: Record<string, unknown> = {}) {
  * one is a bot: no ad). The advertisers' and the reference DSP's hosts are answered here,
  * never sent: images, the DSP's pixel, landing pages.
  */
-async function openHost(options: { clock?: boolean } = {}): Promise<{ page: Page; session: Session; pixels: string[] }> {
+async function openHost(options: { clock?: boolean; path?: string } = {}): Promise<{ page: Page; session: Session; pixels: string[] }> {
   // Playwright's clock is a script the page's CSP would block: the clock's pages bypass the CSP (the others keep it).
   const session = await newSession(browser, DESKTOP, { userAgent: CHROME_UA, bypassCSP: options.clock === true });
   sessions.push(session);
@@ -118,7 +118,7 @@ async function openHost(options: { clock?: boolean } = {}): Promise<{ page: Page
     if (request.url().includes('/api/v1/tracking/view')) pixels.push(request.url());
   });
   if (options.clock) await page.clock.install();
-  await page.goto(host.url);
+  await page.goto(`${host.url}${options.path ?? '/'}`);
   return { page, session, pixels };
 }
 
@@ -372,5 +372,27 @@ describe('with a reference DSP', () => {
     ref.dsp.set({ creative: 'image' });
     expect(await outside()).toBe(before);
     expect(await page.evaluate(() => window.violations)).toEqual([]);
+  });
+
+  test('React: <ChatAd> renders the promised answer through the core, a new answer replaces it; unmounted before a second in view, no pixel', async () => {
+    const { page, pixels } = await openHost({ clock: true, path: '/react' });
+    let rendered = debugLine(page, /^\[chat-ads\] rendered/);
+    await page.evaluate((r) => window.mount(r), conversation(topics.message));
+    await rendered;
+    rendered = debugLine(page, /^\[chat-ads\] rendered/);
+    const answer = await page.evaluate((r) => window.mount(r), conversation(topics.message));
+    await rendered;
+    expect(await page.getByRole('complementary').count()).toBe(1);
+    expect(await page.locator('[data-chat-ads]').getAttribute('data-chat-ads')).toBe(answer.auction_id);
+    await expect(page.getByRole('complementary', { name: `Sponsored: ${answer.ad.advertiser}` }).isVisible()).resolves.toBe(true);
+    const counting = debugLine(page, /in view: counting/);
+    await scrollTo(page, SLOT_TOP - 100);
+    await counting;
+    await page.clock.runFor(500);
+    await page.evaluate(() => window.unmount());
+    expect(await page.locator('#slot').evaluate((slot) => slot.childNodes.length)).toBe(0);
+    await page.clock.runFor(5_000);
+    expect(pixels).toEqual([]);
+    expect(await typesOf(page)).toEqual(['fill', 'rendered', 'fill', 'rendered']);
   });
 });

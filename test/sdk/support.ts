@@ -6,6 +6,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { build } from 'esbuild';
 import { bundleCore } from '../../scripts/build-sdk';
 import { createAdClient, viewerOf, type AdRequest } from '../../sdk/node/src';
 
@@ -35,6 +37,37 @@ window.show = async (request, options) => {
 </script>
 </body></html>`;
 
+const root = path.resolve(__dirname, '../..');
+
+/** A React page: `<ChatAd>` (@chat-ads/react from source) mounted in #slot with the answer's promise; window.unmount() unmounts it. */
+const REACT_APP = `
+import { createElement } from 'react';
+import { createRoot } from 'react-dom/client';
+import { ChatAd } from '@chat-ads/react';
+window.events = [];
+const root = createRoot(document.getElementById('slot'));
+window.mount = (request) => {
+  const answer = fetch('/ad', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) }).then((r) => r.json());
+  root.render(createElement(ChatAd, { answer, debug: true, onEvent: (e) => window.events.push(e) }));
+  return answer;
+};
+window.unmount = () => root.render(null);
+`;
+
+async function bundleReactApp(): Promise<string> {
+  const out = await build({
+    stdin: { contents: REACT_APP, resolveDir: root, loader: 'js' },
+    bundle: true,
+    format: 'iife',
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    alias: { '@chat-ads/react': path.join(root, 'sdk/react/src/index.tsx'), '@chat-ads/sdk': path.join(root, 'sdk/core/src/index.ts') },
+    write: false,
+    logLevel: 'error',
+  });
+  return out.outputFiles[0].text;
+}
+
 export interface Host {
   url: string;
   close(): Promise<void>;
@@ -46,10 +79,14 @@ export interface Host {
  */
 export async function startHost(auctionUrl: string, publisherKey: string, defaults: Partial<AdRequest>, trackingOrigin: string): Promise<Host> {
   const script = await bundleCore('iife');
+  const reactApp = await bundleReactApp();
+  const reactPage = PAGE.replace(/<script src="\/chat-ads.js"><\/script>[\s\S]*<\/body>/, '<script src="/react.js"></script>\n</body>');
   const csp = `default-src 'none'; script-src 'self' 'nonce-t'; style-src 'nonce-t'; img-src ${trackingOrigin} https:; connect-src 'self' ${trackingOrigin}`;
   const client = createAdClient({ auctionUrl, publisherKey });
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/') return res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': csp }).end(PAGE);
+    if (req.method === 'GET' && req.url === '/react') return res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': csp }).end(reactPage);
+    if (req.method === 'GET' && req.url === '/react.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(reactApp);
     if (req.method === 'GET' && req.url === '/chat-ads.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     if (req.method === 'POST' && req.url === '/ad') {
       let body = '';
