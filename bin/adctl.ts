@@ -432,6 +432,11 @@ async function run(db: Db, argv: string[]): Promise<object> {
 }
 
 async function main() {
+  // Asking for help is not a usage error: the usage on stdout, exit 0 (an unknown command still exits 2).
+  if (process.argv.length === 3 && ['--help', '-h', 'help'].includes(process.argv[2])) {
+    await new Promise<void>((resolve) => process.stdout.write(`${USAGE}\n`, () => resolve()));
+    return 0;
+  }
   const db = createDb(undefined, 2);
   try {
     const result = await run(db, process.argv.slice(2));
