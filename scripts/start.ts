@@ -10,6 +10,7 @@ import { config } from '../lib/config';
 import { temporalConfig } from '../temporal.config';
 import { STRIPE_EMULATOR_DEFAULT_URL } from '../lib/stripe';
 import { OWN_SESSION, serviceNodeArgs } from '../dev/node-flags';
+import { whenAnswering } from '../dev/answering';
 
 const root = path.resolve(__dirname, '..');
 
@@ -75,13 +76,21 @@ process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 process.on('SIGHUP', () => stopAll(0));
 
-console.log(`
+const demoChatPort = process.env.DEMO_CHAT_PORT ?? 3300;
+const local = (port: number | string, pathname: string) => `http://${config.api.host}:${port}${pathname}`;
+console.log('Starting the services; their URLs follow once each answers.');
+// Printed only once the api, the auction and the demo chat answer: earlier, a first request was refused.
+void whenAnswering([local(config.api.port, '/healthz'), local(config.auction.port, '/healthz'), local(demoChatPort, '/')], () => stopping).then(
+  (up) =>
+    up &&
+    console.log(`
   API          http://${config.api.host}:${config.api.port}   (OpenAPI: /v1/openapi.json)
   Auction      http://${config.api.host}:${config.auction.port}
   Metrics      http://${config.metrics.host}:${config.metrics.apiPort}/metrics (api), :${config.metrics.auctionPort}/metrics (auction)
   Temporal UI  ${temporalConfig.uiUrl}
-  Demo chat    http://${config.api.host}:${process.env.DEMO_CHAT_PORT ?? 3300}   (the SDK in a chat page: docs/sdk.md)
+  Demo chat    http://${config.api.host}:${demoChatPort}   (the SDK in a chat page: docs/sdk.md)
   Stripe       ${process.env.STRIPE_SECRET_KEY ? 'api.stripe.com (STRIPE_SECRET_KEY)' : `local emulator ${process.env.STRIPE_EMULATOR_URL ?? STRIPE_EMULATOR_DEFAULT_URL}`}
   Operator CLI bin/adctl
 Press Ctrl-C to stop.
-`);
+`),
+);
