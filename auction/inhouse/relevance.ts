@@ -42,9 +42,11 @@ export function profileOf(adGroupId: string, source: ProfileSource, shared: Prof
 /**
  * How many ad groups, nearest to the conversation, are scored beyond those a
  * hint names outright. On the labelled set every group that passes the bar is
- * named or among the 8 nearest; 32 leaves room for a large catalog's near twins.
+ * named or among the 8 nearest; the rest of the room is for a large catalog's
+ * near twins and for groups that cannot serve now (a paused ad, a flight not
+ * started), which retrieval does not know of.
  */
-export const NEAREST_GROUPS = 32;
+export const NEAREST_GROUPS = 64;
 /**
  * At most this many of the groups hints name outright are scored (the nearest of
  * them). A hint that more groups share ("running shoes" in a large catalog) names

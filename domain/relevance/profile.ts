@@ -1,4 +1,4 @@
-import { dot, normalize, type TextEncoder } from '../understanding/encoder';
+import { dot, length, normalize, type TextEncoder } from '../understanding/encoder';
 import { normalizeWords } from '../understanding/conversation';
 
 /**
@@ -27,26 +27,44 @@ export interface ProfileSource {
  * A group's profile. `texts` (one per index load) shares the vectors of texts
  * that recur, a hint many groups have or a group's only hint: a catalog's
  * hints repeat, and each vector is 1.5 kB. Shared vectors are never written.
+ * The hints read together are the sum of each hint's (the words of
+ * "a, b" are those of "a" and of "b"), so no hint is encoded twice.
  */
 export function relevanceProfile(encoder: TextEncoder, source: ProfileSource, texts?: Map<string, Float32Array>): RelevanceProfile {
   const encode = (text: string): Float32Array => {
     let v = texts?.get(text);
     if (!v) {
-      v = encoder.encode(text);
+      const sum = encoder.sum(text);
+      sumLengths.set(sum, length(sum));
+      v = normalize(sum);
       texts?.set(text, v);
     }
     return v;
   };
-  const hints = encode(source.hints.join(', '));
+  const hintVectors = source.hints.map(encode);
+  const hints = hintVectors.length === 1 ? hintVectors[0] : sumOf(hintVectors, encoder.dims);
   const copy = encoder.encode(source.copy);
   const topic = new Float32Array(encoder.dims);
   for (let j = 0; j < topic.length; j++) topic[j] = hints[j] + copy[j];
   return {
     hints,
     topic: normalize(topic),
-    hintVectors: source.hints.map(encode),
+    hintVectors,
     phrases: source.hints.map(normalizeWords).filter(Boolean),
   };
+}
+
+/** Each encoded text's length before normalizing (a unit vector times it is the text's sum again). */
+const sumLengths = new WeakMap<Float32Array, number>();
+
+/** The unit vector of the texts' sums together. */
+function sumOf(vectors: readonly Float32Array[], dims: number): Float32Array {
+  const out = new Float32Array(dims);
+  for (const v of vectors) {
+    const scale = sumLengths.get(v) ?? 1;
+    for (let j = 0; j < dims; j++) out[j] += scale * v[j];
+  }
+  return normalize(out);
 }
 
 export const similarity = dot;

@@ -73,9 +73,14 @@ export class TextEncoder {
 
   /** The unit vector of a text (all zeros when it has no informative token). */
   encode(text: string): Float32Array {
+    return normalize(this.sum(text));
+  }
+
+  /** The text's weighted sum of token rows, before normalizing (texts' sums add up to their concatenation's). */
+  sum(text: string): Float32Array {
     const v = new Float32Array(this.dims);
     for (const word of normalizeWords(text).split(' ')) if (word) this.addWord(word, v);
-    return normalize(v);
+    return v;
   }
 }
 
@@ -109,6 +114,12 @@ export function normalizeWords(text: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
+}
+
+export function length(v: Float32Array): number {
+  let s = 0;
+  for (let j = 0; j < v.length; j++) s += v[j] * v[j];
+  return Math.sqrt(s);
 }
 
 export function normalize(v: Float32Array): Float32Array {

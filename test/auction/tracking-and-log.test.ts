@@ -8,7 +8,10 @@ import { trafficBinding } from '../../domain/delivery/invalid-traffic';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { adRequestSchema } from '../../auction/request-schema';
-import { addReferenceDsp, adRequest, BROWSER_UA, contextualRequest, removeDsp, startAuction, type AuctionHarness } from './support';
+import { randomBytes } from 'node:crypto';
+import { insertTree } from '../support/fixtures';
+import { newOrg } from '../support/harness';
+import { addReferenceDsp, adRequest, BROWSER_UA, contextualRequest, removeDsp, startAuction, until, type AuctionHarness } from './support';
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
 
 let h: AuctionHarness;
@@ -89,7 +92,19 @@ describe('the ClickHouse log and metrics', () => {
     const clickhouse = createClickhouse();
     try {
       const a = await adRequest(h, contextualRequest({ country_code: 'AQ' }));
-      const b = await adRequest(h, contextualRequest({ country_code: 'AQ', ad_formats: ['poll'] }));
+      // An ad of our own that request b names outright, so in-house demand gets as far as the budget gate whatever else the shared index holds.
+      const topic = `zt${randomBytes(4).toString('hex')}`;
+      const tree = await insertTree(h.db, await newOrg(h.db), {
+        campaign: { status: 'active', reviewStatus: 'approved', startTime: new Date(Date.now() - 3_600_000), targetCountries: ['AQ'] },
+        adGroup: { contextHints: [topic] },
+      });
+      await until(() => h.auction.deps.catalog.ads.some((x) => x.adId === tree.ad.id), 'our ad in the index');
+      const messages = [
+        { role: 'user', content: `Where can I buy ${topic}?` },
+        { role: 'assistant', content: `Several shops sell ${topic}.` },
+      ];
+      const b = await adRequest(h, contextualRequest({ country_code: 'AQ', ad_formats: ['poll'], messages }));
+      await h.db.campaign.update({ where: { id: tree.campaign.id }, data: { status: 'paused' } });
       await h.auction.deps.log.drain();
       expect(h.auction.deps.log.queued).toBe(0);
       const auctions = await (
