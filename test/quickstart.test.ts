@@ -67,7 +67,7 @@ test('the quickstart, as written: an organization, a campaign approved and activ
   services.push(auction);
 
   // What the session ends with, for the assertions below (one line each).
-  const report = 'printf "\\n%s=%s" API_KEY "$API_KEY" CAMPAIGN "$CAMPAIGN" AD "$AD" ROW "$ROW"';
+  const report = 'printf "\\n%s=%s" API_KEY "$API_KEY" CAMPAIGN "$CAMPAIGN" AD "$AD" ROW "$ROW" ORG "$ORG"';
   const script = ['set -euo pipefail', ...blocks, report].join('\n');
   const run = await bash(script, { ...process.env, NODE_ENV: 'test', API: api.url, AUCTION: auction.url }, 100_000);
   if (run.code !== 0) throw new Error(`the quickstart failed (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
@@ -75,7 +75,7 @@ test('the quickstart, as written: an organization, a campaign approved and activ
   const vars = Object.fromEntries(
     run.stdout
       .split('\n')
-      .map((line) => /^(API_KEY|CAMPAIGN|AD|ROW)=(.*)$/.exec(line))
+      .map((line) => /^(API_KEY|CAMPAIGN|AD|ROW|ORG)=(.*)$/.exec(line))
       .filter((m) => m !== null)
       .map(([, k, v]) => [k, v]),
   );
@@ -104,6 +104,8 @@ test('the quickstart, as written: an organization, a campaign approved and activ
   // And the api agrees when asked directly.
   const insights = await fetch(`${api.url}/v1/campaigns/${vars.CAMPAIGN}/insights`, { headers: { authorization: `Bearer ${vars.API_KEY}` } });
   expect(((await insights.json()) as { data: { impressions: number }[] }).data.map((r) => r.impressions)).toEqual([1]);
+  // The organization's answer is kept whole: the dashboard step reads its org_public_id.
+  expect(json('ORG')).toMatchObject({ org_public_id: expect.stringMatching(/^[0-9a-f-]{36}$/), api_key: vars.API_KEY });
   // Archived at the end: it no longer serves.
   expect(lines).toContain('archived');
 }, 150_000);
