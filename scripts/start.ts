@@ -77,6 +77,13 @@ process.on('SIGTERM', () => stopAll(0));
 process.on('SIGHUP', () => stopAll(0));
 
 const demoChatPort = process.env.DEMO_CHAT_PORT ?? 3300;
+/** The reference DSP bids on every conversation unless told otherwise: without this line no-fill never showing in development looked like a bug. */
+function referenceDspLine(): string {
+  if (!processes['reference-dsp']) return '  Ref. DSP     off (REFERENCE_DSP=0): only our own ads bid, so no-fill shows\n';
+  const rate = Number(process.env.REFERENCE_DSP_NO_BID_RATE ?? 0);
+  const bids = rate > 0 ? `bids on ${Math.round((1 - rate) * 100)}% of conversations` : 'bids on every conversation, so no ad request comes back empty';
+  return `  Ref. DSP     http://${config.api.host}:${process.env.REFERENCE_DSP_PORT ?? 3200}   ${bids} (REFERENCE_DSP=0 turns it off, REFERENCE_DSP_NO_BID_RATE=0.5 halves it)\n`;
+}
 const local = (port: number | string, pathname: string) => `http://${config.api.host}:${port}${pathname}`;
 console.log('Starting the services; their URLs follow once each answers.');
 // Printed only once the api, the auction and the demo chat answer: earlier, a first request was refused.
@@ -89,7 +96,7 @@ void whenAnswering([local(config.api.port, '/healthz'), local(config.auction.por
   Metrics      http://${config.metrics.host}:${config.metrics.apiPort}/metrics (api), :${config.metrics.auctionPort}/metrics (auction)
   Temporal UI  ${temporalConfig.uiUrl}
   Demo chat    http://${config.api.host}:${demoChatPort}   (the SDK in a chat page: docs/sdk.md)
-  Stripe       ${process.env.STRIPE_SECRET_KEY ? 'api.stripe.com (STRIPE_SECRET_KEY)' : `local emulator ${process.env.STRIPE_EMULATOR_URL ?? STRIPE_EMULATOR_DEFAULT_URL}`}
+${referenceDspLine()}  Stripe       ${process.env.STRIPE_SECRET_KEY ? 'api.stripe.com (STRIPE_SECRET_KEY)' : `local emulator ${process.env.STRIPE_EMULATOR_URL ?? STRIPE_EMULATOR_DEFAULT_URL}`}
   Operator CLI bin/adctl
 Press Ctrl-C to stop.
 `),

@@ -3,7 +3,9 @@
  *   npx tsx dev/reference-dsp/main.ts [--port P] [--latency MS] [--price USD] [--no-bid-rate R]
  *                                     [--fault F] [--creative K] [--key K] [--no-register]
  * Unless --no-register, when the database has no enabled DSP it registers itself twice
- * (native and OpenRTB) so that the auction has demand in dev.
+ * (native and OpenRTB) so that the auction has demand in dev. It bids on every conversation
+ * unless told otherwise (REFERENCE_DSP_NO_BID_RATE, or --no-bid-rate): no-fill then shows only
+ * with REFERENCE_DSP=0 or a no-bid rate (`npm start` says so).
  */
 import { parseArgs } from 'node:util';
 import { createDb } from '../../lib/db';
@@ -15,7 +17,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: process.env.REFERENCE_DSP_PORT ?? '3200' },
     latency: { type: 'string' },
     price: { type: 'string' },
-    'no-bid-rate': { type: 'string' },
+    'no-bid-rate': { type: 'string', default: process.env.REFERENCE_DSP_NO_BID_RATE },
     fault: { type: 'string' },
     creative: { type: 'string' },
     key: { type: 'string', default: 'dev-reference-dsp-key' },
