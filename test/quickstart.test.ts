@@ -104,6 +104,8 @@ test('the quickstart, as written: an organization, a campaign approved and activ
   // And the api agrees when asked directly.
   const insights = await fetch(`${api.url}/v1/campaigns/${vars.CAMPAIGN}/insights`, { headers: { authorization: `Bearer ${vars.API_KEY}` } });
   expect(((await insights.json()) as { data: { impressions: number }[] }).data.map((r) => r.impressions)).toEqual([1]);
+  // The delivery step says why it is limited (the account has no logo), not only that it is.
+  expect(lines[lines.indexOf('limited') + 1]).toMatch(/^Requests with images off need the account's logo/);
   // The organization's answer is kept whole: the dashboard step reads its org_public_id.
   expect(json('ORG')).toMatchObject({ org_public_id: expect.stringMatching(/^[0-9a-f-]{36}$/), api_key: vars.API_KEY });
   // Archived at the end: it no longer serves.

@@ -88,7 +88,7 @@ const TEXTS: Record<IssueCode, Text> = {
     severity: 'blocking',
     message: (d) =>
       d.when === 'images_off'
-        ? "Requests with images off need the account's logo for a text placement; this ad has an image but the account no logo."
+        ? "Requests with images off need the account's logo for a text placement: this ad has an image, but the account has no logo, so it serves only where images are on."
         : "A chat card needs an image, or the account's logo for a text placement; it has neither.",
     action: "Upload the account's logo (dashboard Account page, or adctl org update --logo-file) or give the ad an image.",
   },
