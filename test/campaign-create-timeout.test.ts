@@ -105,7 +105,11 @@ test('503 request_timeout while no worker runs; the retry with the same key answ
     () => db.campaign.findMany({ where: { organizationId, name: keyless.name } }),
     (rows) => rows.length > 0,
   );
-  const again = await post(keyless);
+  // A key-less request that meets the name fails inside its own saga; on a busy machine that can outlast the wait (503 request_timeout).
+  const again = await eventually(
+    () => post(keyless),
+    (res) => res.status !== 503,
+  );
   expect([again.status, again.body]).toEqual([409, errorBody('name_conflict', 'invalid_request_error', 'name')]);
   expect(await db.campaign.count({ where: { organizationId, name: keyless.name } })).toBe(1);
   expect(await intentsWhere((pi) => pi.metadata.organization_id === organizationId && pi.status === 'succeeded')).toHaveLength(2); // one deposit per campaign: the keyed one and the key-less one

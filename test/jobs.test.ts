@@ -46,13 +46,13 @@ test("each job runs as its own workflow, and its runs are counted on the worker'
   await until(
     async () => (await runs('delivery-export')) >= 2 && (await runs('dsp-callbacks')) >= 2 && (await runs('event-pipeline')) >= 1,
     'the jobs run',
-    30_000,
+    90_000,
   );
   expect(await runs('retention')).toBe(0);
   const text = await (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
   expect(text).toMatch(/^worker_job_last_success_seconds\{job="delivery-export"\} \d/m);
   expect(text).toContain('# TYPE worker_dead_letters gauge');
-});
+}, 150_000);
 
 test("the pipelines' backlogs and batch sizes on the worker's metrics port, after events went through", async () => {
   const db = createDb(undefined, 2);

@@ -47,7 +47,9 @@ describe('one native DSP', () => {
     ref.dsp.set({ latencyMs: 600 });
     for (let i = 0; i < MANY; i += 1) {
       const res = await adRequest(h, request({ tmax: 300 }));
-      expect((await loggedBids(h, res.body.auction_id)).find((r) => r.bidder_id === ref.dspId)).toMatchObject({ outcome: 'rejected', reason: 'timeout' });
+      // Cut by the deadline; on a busy machine the deadline can be too near to call the DSP at all (insufficient_time): neither backs it off.
+      const record = (await loggedBids(h, res.body.auction_id)).find((r) => r.bidder_id === ref.dspId);
+      expect(record).toMatchObject({ outcome: 'rejected', reason: expect.stringMatching(/^(timeout|insufficient_time)$/) });
     }
     expect(h.auction.deps.health.available(ref.dspId)).toBe(true);
     await expectServedToRealPublisher();
