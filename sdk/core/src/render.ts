@@ -155,7 +155,9 @@ function header(advertiser: string, logo: string | undefined, test: boolean): HT
   return h(
     'div',
     { class: 'top' },
-    logo && h('img', { class: 'logo', src: logo, alt: '', width: 24, height: 24 }),
+    // A logo that does not load leaves its box empty (no broken-image icon, no shift).
+    logo &&
+      h('img', { class: 'logo', src: logo, alt: '', width: 24, height: 24, onerror: (e: Event) => ((e.target as HTMLElement).style.visibility = 'hidden') }),
     h('span', { class: 'lbl' }, 'Sponsored'),
     test && h('span', { class: 'test', title: 'A sandbox test ad: never billed' }, 'Test ad'),
     h('span', { class: 'adv' }, advertiser),
