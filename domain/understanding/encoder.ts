@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { LRUCache } from 'lru-cache';
+import { dotAt } from '../../lib/vectors';
 import { decodeStaticTable, staticTablePath, textModelDir, verifyModelFile, type StaticTable } from './text-model';
 
 /**
@@ -131,23 +132,8 @@ export function normalize(v: Float32Array): Float32Array {
   return v;
 }
 
-/** Four running sums: independent additions the CPU overlaps (about twice as fast as one sum). */
-export function dot(a: Float32Array, b: Float32Array): number {
-  const n = a.length;
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let j = 0;
-  for (; j + 3 < n; j += 4) {
-    s0 += a[j] * b[j];
-    s1 += a[j + 1] * b[j + 1];
-    s2 += a[j + 2] * b[j + 2];
-    s3 += a[j + 3] * b[j + 3];
-  }
-  for (; j < n; j++) s0 += a[j] * b[j];
-  return s0 + s1 + s2 + s3;
-}
+/** The inner product of two vectors of the same length. */
+export const dot = (a: Float32Array, b: Float32Array): number => dotAt(a, b, 0, a.length);
 
 let shared: TextEncoder | undefined;
 
