@@ -119,6 +119,8 @@ async function openHost(options: { clock?: boolean; path?: string } = {}): Promi
   });
   if (options.clock) await page.clock.install();
   await page.goto(`${host.url}${options.path ?? '/'}`);
+  // Paused: an installed clock otherwise flows with real time, and a slow machine's wait for a debug line would count as time in view.
+  if (options.clock) await page.clock.pauseAt(Date.now() + 60_000);
   return { page, session, pixels };
 }
 
