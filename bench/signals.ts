@@ -30,6 +30,8 @@ interface Labelled {
   kind: string[];
   pii?: string[];
   m: string[];
+  /** Probes: the round they were written in (absent: 1); each round's first look is reported apart. */
+  round?: number;
 }
 
 const load = (file: string): Labelled[] => JSON.parse(readFileSync(path.join(__dirname, 'signals', file), 'utf8')) as Labelled[];
@@ -199,15 +201,21 @@ async function main() {
   const probe = measure(probes, signalsOf);
   if (process.env.BENCH_VERBOSE) for (const m of probe.misses) console.log(`  probe ${m}`);
   console.log(`probes (never tuned on): ${detail(probe)}`);
+  const rounds = [...new Set(probes.map((c) => c.round ?? 1))].sort((a, b) => a - b);
+  if (rounds.length > 1)
+    for (const round of rounds) {
+      const part = probes.filter((c) => (c.round ?? 1) === round);
+      console.log(`  probe round ${round} (${part.length}): ${detail(measure(part, signalsOf))}`);
+    }
 
   // Cost: the signals of each conversation, its relevance reading made before (the auction makes it for the in-house bidder).
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+  const cpuRounds = Number(process.env.BENCH_ROUNDS ?? 5);
   const micros: number[] = [];
   const prepared = labelled.map((c) => {
     const messages = messagesOf(c);
     return { messages, view: reader.read(messages) };
   });
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < cpuRounds; round++) {
     for (const p of prepared) {
       const started = process.cpuUsage();
       conversationSignals({ messages: p.messages, view: p.view, encoder });
@@ -217,7 +225,7 @@ async function main() {
   }
   micros.sort((a, b) => a - b);
   const at = (q: number) => Math.round(micros[Math.min(micros.length - 1, Math.floor(q * micros.length))]);
-  console.log(`cpu per conversation: p50 ${at(0.5)} us, p99 ${at(0.99)} us (${rounds} rounds)`);
+  console.log(`cpu per conversation: p50 ${at(0.5)} us, p99 ${at(0.99)} us (${cpuRounds} rounds)`);
   console.log(
     `signals conversations=${set.conversations} category_top1=${f3(set.categoryTop1)} category_recall=${f3(set.categoryRecall)} language_accuracy=${f3(set.languageAccuracy)} intent_recall=${f3(set.intentRecall)} pii_leaks=${set.piiLeaks} p50_us=${at(0.5)}`,
   );
