@@ -19,11 +19,24 @@ const MAX_BYTES = 512;
 /** Below this many letters no detection is trusted. */
 const MIN_LETTERS = 12;
 const MIN_PROBABILITY = 0.7;
+/**
+ * How long compiling the WebAssembly may take. The loader's own default (3 s) is
+ * too short on a busy machine (a test suite beside CPU-bound work failed on it),
+ * and nothing is served before the detector loads anyway.
+ */
+const LOAD_TIMEOUT_MS = 30_000;
 
 export function loadLanguageDetector(): Promise<void> {
-  loading ??= loadModule().then((factory) => {
-    identifier = factory.create(0, MAX_BYTES);
-  });
+  loading ??= loadModule({ timeout: LOAD_TIMEOUT_MS }).then(
+    (factory) => {
+      identifier = factory.create(0, MAX_BYTES);
+    },
+    (err: unknown) => {
+      // A load that failed is tried again by the next caller, not remembered as failed for good.
+      loading = undefined;
+      throw err;
+    },
+  );
   return loading;
 }
 
