@@ -33,8 +33,9 @@ export function rawTableRetention(): { table: string; days: number }[] {
     { table: COLLECTED_EVENTS_TABLE, days: r.eventsDays },
     { table: DELIVERY_TABLES.rows, days: r.deliveriesDays },
     { table: DELIVERY_TABLES.dspRows, days: r.deliveriesDays },
-    // Each fill's format, for the deliveries above by format (publisher reports): kept as long as they are.
+    // Each fill's format, category and language, for the deliveries above by them (publisher reports): kept as long as they are.
     { table: REPORT_TABLES.fillFormats, days: r.deliveriesDays },
+    { table: REPORT_TABLES.fillTopics, days: r.deliveriesDays },
     { table: REPORT_TABLES.deliveryEvents, days: r.deliveriesDays },
     { table: AUCTION_LOG_TABLES.auctions, days: r.auctionLogDays },
     { table: AUCTION_LOG_TABLES.bids, days: r.auctionLogDays },

@@ -71,8 +71,8 @@ describe('what the builders write per dialect', () => {
     expect(current).not.toContain('ANY INNER JOIN');
   });
 
-  test('publisher report by format: the joined subqueries are aliased on current releases only', () => {
-    const query: ReportQuery = { start_date: '2026-01-01', end_date: '2026-01-02', granularity: 'daily', group_by: 'format' };
+  test.each(['format', 'category', 'language'] as const)('publisher report by %s: the joined subqueries are aliased on current releases only', (group_by) => {
+    const query: ReportQuery = { start_date: '2026-01-01', end_date: '2026-01-02', granularity: 'daily', group_by };
     const legacy = reportSql('db', 'p', query, reportWindow(query));
     expect(reportSql('db', 'p', query, reportWindow(query), CLICKHOUSE_18_16)).toEqual(legacy);
     expect(legacy.delivery).toMatch(/\)\n\s+ANY LEFT JOIN \(/);

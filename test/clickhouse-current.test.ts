@@ -244,6 +244,9 @@ function recordAuctions(log: AuctionLog) {
       tmaxMs: 120,
       publisher: { publicId: PUBLISHER, test: false },
       request: { request_type: 'contextual', country_code: n % 2 ? 'US' : 'DE', device: 'mobile', ad_formats: ['sponsored_message'] },
+      // What the conversation was about: Travel (and its tier-2 Travel Accessories), or Food & Drink; the no fill's only the safety screen's.
+      signals: n === 7 ? { categories: [], language: 'de' } : { categories: n % 2 ? ['653', '654'] : ['210'], language: n % 2 ? 'en' : 'es' },
+      safety: n === 7 ? { siteCat: ['v9i3On'] } : undefined,
     }) as unknown as AuctionContext;
   const bid = (bidderId: string, outcome: BidRecord['outcome'], reason: BidRecord['reason'] = null): BidRecord => ({
     bidderId,
@@ -317,7 +320,7 @@ const INSIGHTS: [string, RawQuery, ('ad_account' | 'ad_group')?][] = [
 const scopeOf = (level?: 'ad_account' | 'ad_group') => (level === 'ad_group' ? GROUP_SCOPE : SCOPE);
 
 const REPORTS: ReportQuery[] = (['daily', 'hourly'] as const).flatMap((granularity) =>
-  [undefined, 'source', 'format', 'country'].map((group_by) => ({
+  [undefined, 'source', 'format', 'country', 'category', 'language'].map((group_by) => ({
     start_date: '2026-01-14',
     end_date: '2026-01-15',
     granularity,

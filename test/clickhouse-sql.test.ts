@@ -72,7 +72,7 @@ describe('sql tag on ClickHouse', () => {
 });
 
 describe("the publisher report's SQL (auction/reports/report.ts) on ClickHouse", () => {
-  const groupings = [undefined, 'source', 'format', 'country'] as const;
+  const groupings = [undefined, 'source', 'format', 'country', 'category', 'language'] as const;
   const cases = (['daily', 'hourly'] as const).flatMap((granularity) => groupings.map((group_by) => ({ granularity, group_by })));
   test.each(cases)('%j runs, and a hostile publisher id stays a value', async ({ granularity, group_by }) => {
     const query: ReportQuery = { start_date: '2026-01-01', end_date: '2026-01-31', granularity, group_by };

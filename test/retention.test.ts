@@ -70,6 +70,7 @@ test('the retention job covers every raw table, and deletes dead letters past th
     'inhouse_stats',
     'publisher_delivery_events',
     'publisher_fill_formats',
+    'publisher_fill_topics',
   ]);
   const key = randomUUID();
   await db.deadLetter.createMany({

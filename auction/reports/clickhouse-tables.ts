@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { createTable } from '../../lib/clickhouse/schema';
 import { identifier, sql } from '../../lib/clickhouse/sql';
 import { DELIVERY_TABLES } from '../../domain/delivery/clickhouse-tables';
+import { contentTaxonomy } from '../../domain/understanding/content-taxonomy';
 import { AUCTION_LOG_TABLES } from '../log/clickhouse-tables';
 
 /**
@@ -27,6 +28,19 @@ import { AUCTION_LOG_TABLES } from '../log/clickhouse-tables';
  *    auction id, format), so that deliveries, which carry no format, can be
  *    reported by the format of their auction (group_by=format). Dropped with
  *    the raw delivery rows by the retention job.
+ *  - `publisher_topics_hourly`: SummingMergeTree of the auction log per
+ *    (publisher, UTC hour, test, category, language, no-fill reason):
+ *    `requests` and `filled`. `category` is the auction's first tier-1 IAB
+ *    Content Taxonomy 3.0 id (its log's `categories` hold ours best first, then
+ *    the safety screen's), `language` the logged ISO 639-1 code; '' for none.
+ *    Both come from closed sets (the taxonomy's tier-1 ids, two letters), so
+ *    the rollup stays as small as the one above. A table of its own: the
+ *    other's sort key cannot grow, and crossing these keys with its five would
+ *    multiply its rows.
+ *  - `publisher_fill_topics`: one row per filled auction (publisher, UTC day,
+ *    auction id, category, language), for deliveries by category or language
+ *    as `publisher_fill_formats` is for format. Dropped with the raw delivery
+ *    rows by the retention job.
  *
  * Rollups are never dropped; rows of the same key are summed at merge time, so
  * every read sums (GROUP BY) again.
@@ -36,9 +50,19 @@ export const REPORT_TABLES = {
   delivery: 'publisher_delivery_hourly',
   fillFormats: 'publisher_fill_formats',
   deliveryEvents: 'publisher_delivery_events',
+  topics: 'publisher_topics_hourly',
+  fillTopics: 'publisher_fill_topics',
 } as const;
 
 const HOUR_OF = "toStartOfHour(toDateTime(event_time, 'UTC'))";
+
+/** The auction's first tier-1 Content Taxonomy id among its logged categories, '' when it has none. */
+function firstTier1Category(): string {
+  const tier1 = contentTaxonomy()
+    .filter((c) => c.tier === 1)
+    .map((c) => c.id);
+  return `arrayFirst(c -> has(${sql`${tier1}`}, c), categories)`;
+}
 
 /**
  * A SummingMergeTree per publisher and UTC hour: its `keys` (name -> type) sort
@@ -103,9 +127,40 @@ function fillFormats(db: string): string[] {
   ];
 }
 
+function topicsRollup(db: string): string[] {
+  const t = `${db}.${REPORT_TABLES.topics}`;
+  return [
+    publisherHourly(t, { test: 'UInt8', category: 'String', language: 'String', no_fill_reason: 'String' }, ['requests', 'filled'], 'UInt64'),
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_mv TO ${t} AS
+     SELECT publisher_id, ${HOUR_OF} AS hour, test, ${firstTier1Category()} AS category, language, no_fill_reason, count() AS requests, sum(filled) AS filled
+     FROM ${db}.${AUCTION_LOG_TABLES.auctions}
+     GROUP BY publisher_id, hour, test, category, language, no_fill_reason`,
+  ];
+}
+
+function fillTopics(db: string): string[] {
+  const t = `${db}.${REPORT_TABLES.fillTopics}`;
+  return [
+    createTable(
+      t,
+      `
+       publisher_id String,
+       day Date,
+       auction_id String,
+       category String,
+       language String`,
+      { engine: 'MergeTree()', partitionBy: 'toYYYYMM(day)', orderBy: 'publisher_id, day, auction_id' },
+    ),
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${t}_mv TO ${t} AS
+     SELECT publisher_id, toDate(toDateTime(event_time, 'UTC')) AS day, auction_id, ${firstTier1Category()} AS category, language
+     FROM ${db}.${AUCTION_LOG_TABLES.auctions}
+     WHERE filled = 1`,
+  ];
+}
+
 export function publisherReportTables(database: string): string[] {
   const db = identifier(database);
-  return [...auctionRollup(db), ...deliveryRollup(db), ...fillFormats(db)];
+  return [...auctionRollup(db), ...deliveryRollup(db), ...fillFormats(db), ...topicsRollup(db), ...fillTopics(db)];
 }
 
 /**

@@ -39,6 +39,21 @@ const groupShape = {
   source_name: z.string().nullable().optional().describe("group_by=source: `inhouse` or the DSP's name"),
   format: z.string().nullable().optional().describe('group_by=format: the served format; null for requests without a fill'),
   country: z.string().nullable().optional().describe("group_by=country: the request's country_code"),
+  category: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "group_by=category: the conversation's first IAB Content Taxonomy 3.0 tier-1 id (cattax 7); null when it had none, or for a delivery whose auction is unknown",
+    ),
+  category_name: z.string().nullable().optional().describe("group_by=category: the category's name in the taxonomy (`Automotive`)"),
+  language: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "group_by=language: the conversation's language (ISO 639-1) as sent to DSPs; null when none was told, or for a delivery whose auction is unknown",
+    ),
 };
 
 const rowSchema = z.object({

@@ -10,19 +10,35 @@ import { parseOrThrow } from '../../lib/validation';
 import { isUuid } from '../../domain/ids';
 import { notFound } from '../../domain/errors';
 import { analyticsBudget, analyticsTimeout, isBudgetExceeded } from '../../domain/insights/analytics-query';
+import { contentCategory } from '../../domain/understanding/content-taxonomy';
 import { DELIVERY_TABLES } from '../../domain/delivery/clickhouse-tables';
 import { REPORT_TABLES } from './clickhouse-tables';
 
 /**
  * A publisher's own report (GET /v1/reports with its key, `adctl publisher
- * report`): per UTC day or hour, and per source, format or country, its
- * requests, fills and no-fill reasons (the auction log's rollup, by auction
- * time) and its impressions, clicks and revenue (the delivery rollup, by event
- * time). Money is summed in integer micros in ClickHouse; USD only here.
+ * report`): per UTC day or hour, and per source, format, country, category
+ * or language, its requests, fills and no-fill reasons (the auction log's
+ * rollups, by auction time) and its impressions, clicks and revenue (the
+ * delivery rollup, by event time). Money is summed in integer micros in ClickHouse; USD only here.
  * docs/api-behaviour.md, "Publisher reports", says what each field means.
  */
 export const REPORT_GRANULARITIES = ['daily', 'hourly'] as const;
-export const REPORT_GROUPS = ['source', 'format', 'country'] as const;
+export const REPORT_GROUPS = ['source', 'format', 'country', 'category', 'language'] as const;
+type ReportGroup = (typeof REPORT_GROUPS)[number];
+
+/**
+ * Where each group's key is (auction/reports/clickhouse-tables.ts): the rollup
+ * of the auction log that has it, and, since deliveries carry neither format
+ * nor topic, the table of each fill's key a delivery takes from its auction
+ * (null: the delivery and invalid-traffic rollups have the key themselves).
+ */
+const GROUP_TABLES: Record<ReportGroup, { auctions: string; fills: string | null }> = {
+  source: { auctions: REPORT_TABLES.auctions, fills: null },
+  format: { auctions: REPORT_TABLES.auctions, fills: REPORT_TABLES.fillFormats },
+  country: { auctions: REPORT_TABLES.auctions, fills: null },
+  category: { auctions: REPORT_TABLES.topics, fills: REPORT_TABLES.fillTopics },
+  language: { auctions: REPORT_TABLES.topics, fills: REPORT_TABLES.fillTopics },
+};
 /** The widest report: a year (and a leap day) of days, or a month of hours. */
 export const MAX_REPORT_DAYS = { daily: 366, hourly: 31 } as const;
 
@@ -37,7 +53,12 @@ export const reportQuerySchema = z.object({
       `Last day of the report (YYYY-MM-DD, UTC), inclusive; not before start_date, and at most ${MAX_REPORT_DAYS.daily} days after it counted inclusively (${MAX_REPORT_DAYS.hourly} for hourly)`,
     ),
   granularity: z.enum(REPORT_GRANULARITIES).default('daily').describe('One row per UTC day (`daily`) or UTC hour (`hourly`)'),
-  group_by: z.enum(REPORT_GROUPS).optional().describe('Also one row per source (`inhouse` or a DSP id), served format or request country; absent: no grouping'),
+  group_by: z
+    .enum(REPORT_GROUPS)
+    .optional()
+    .describe(
+      "Also one row per source (`inhouse` or a DSP id), served format, request country, the conversation's category (its first IAB Content Taxonomy 3.0 tier-1 id) or its language (ISO 639-1); absent: no grouping",
+    ),
 });
 export type ReportQuery = z.output<typeof reportQuerySchema>;
 
@@ -115,36 +136,46 @@ export function reportSql(
   // Bucket start as Unix seconds: the UTC hour, or the UTC day it is in.
   const bucket = (hour: string) => (query.granularity === 'hourly' ? `toUnixTimestamp(${hour})` : `toUnixTimestamp(toStartOfDay(${hour}))`);
   const group = query.group_by ?? null;
+  const tables = group ? GROUP_TABLES[group] : { auctions: REPORT_TABLES.auctions, fills: null };
   const auctions = `SELECT ${bucket('hour')} AS bucket, ${group ?? "''"} AS grp, no_fill_reason AS reason, sum(requests) AS requests, sum(filled) AS filled
-    FROM ${db}.${REPORT_TABLES.auctions}
+    FROM ${db}.${tables.auctions}
     WHERE ${sql`publisher_id = ${publisherId} AND hour >= ${from} AND hour < ${to}`}
     GROUP BY bucket, grp, reason`;
-  // By format, invalid traffic is in the row of no format (its rollup has none).
-  const invalid = `SELECT ${bucket('hour')} AS bucket, ${group && group !== 'format' ? group : "''"} AS grp, event_type, reason, sum(events) AS events
+  // By a key deliveries take from their auction (format, category, language), invalid traffic is in the row of none (its rollup has none).
+  const invalid = `SELECT ${bucket('hour')} AS bucket, ${group && !tables.fills ? group : "''"} AS grp, event_type, reason, sum(events) AS events
     FROM ${db}.${DELIVERY_TABLES.invalid}
     WHERE ${sql`publisher_id = ${publisherId} AND hour >= ${from} AND hour < ${to}`}
     GROUP BY bucket, grp, event_type, reason`;
-  if (group !== 'format') {
+  if (!group || !tables.fills) {
     const delivery = `SELECT ${bucket('hour')} AS bucket, ${group ?? "''"} AS grp, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(revenue_micros) AS revenue_micros
     FROM ${db}.${REPORT_TABLES.delivery}
     WHERE ${sql`publisher_id = ${publisherId} AND hour >= ${from} AND hour < ${to}`}
     GROUP BY bucket, grp`;
     return { auctions, delivery, invalid };
   }
-  return { auctions, delivery: deliveryByFormatSql(db, publisherId, bucket, from, to, dialect), invalid };
+  return { auctions, delivery: deliveryByAuctionSql(db, publisherId, bucket, from, to, dialect, { group, fills: tables.fills }), invalid };
 }
 
 /**
- * Deliveries carry no format: by format, the publisher's delivery rows
- * (publisher_delivery_events, sorted by publisher: only its rows are read; each
- * event once, however many copies are not merged yet) take their auction's
- * format from publisher_fill_formats. An auction is at most a
- * click token's lifetime (and a day of margin) older than its deliveries.
+ * Deliveries carry no format, category or language: by one of them, the
+ * publisher's delivery rows (publisher_delivery_events, sorted by publisher:
+ * only its rows are read; each event once, however many copies are not merged
+ * yet) take their auction's key from its fill's row (publisher_fill_formats,
+ * publisher_fill_topics; the group is the column's name). An auction is at
+ * most a click token's lifetime (and a day of margin) older than its deliveries.
  */
-function deliveryByFormatSql(db: string, publisherId: string, bucket: (hour: string) => string, from: Date, to: Date, dialect: ClickhouseDialect): string {
+function deliveryByAuctionSql(
+  db: string,
+  publisherId: string,
+  bucket: (hour: string) => string,
+  from: Date,
+  to: Date,
+  dialect: ClickhouseDialect,
+  by: { group: ReportGroup; fills: string },
+): string {
   const auctionsFrom = clamp(new Date(from.getTime() - config.delivery.clickTokenTtlSeconds * 1000 - DAY_MS));
   const inWindow = sql`publisher_id = ${publisherId} AND event_time >= ${from} AND event_time < ${to}`;
-  return `SELECT ${bucket('hour')} AS bucket, format AS grp,
+  return `SELECT ${bucket('hour')} AS bucket, ${by.group} AS grp,
            sum(impressions) AS impressions, sum(clicks) AS clicks, sum(revenue) AS revenue_micros
     FROM (
       SELECT auction_id, toStartOfHour(any(event_time)) AS hour, any(impressions) AS impressions, any(clicks) AS clicks, any(revenue_micros) AS revenue
@@ -152,7 +183,7 @@ function deliveryByFormatSql(db: string, publisherId: string, bucket: (hour: str
       GROUP BY source, event_id, auction_id
     )${dialect.joinAlias('delivery')}
     ANY LEFT JOIN (
-      SELECT auction_id, any(format) AS format FROM ${db}.${REPORT_TABLES.fillFormats}
+      SELECT auction_id, any(${by.group}) AS ${by.group} FROM ${db}.${by.fills}
       WHERE ${sql`publisher_id = ${publisherId} AND day >= toDate(${auctionsFrom}) AND day < toDate(${to})`}
       GROUP BY auction_id
     )${dialect.joinAlias('fill')} USING auction_id
@@ -249,10 +280,14 @@ function addInto(total: Counts, c: Counts): void {
 const bucketLabel = (ms: number, granularity: ReportQuery['granularity']) =>
   granularity === 'hourly' ? { hour: new Date(ms).toISOString().replace('.000Z', 'Z') } : { date: new Date(ms).toISOString().slice(0, 10) };
 
-/** The group's key as presented: null where there is none (no fill has no source or format; a delivery whose auction is unknown, no format). */
+/**
+ * The group's key as presented: null where there is none (no fill has no source or format; a delivery whose auction is unknown,
+ * no format, category or language; a conversation without a category or language, none).
+ */
 function groupLabel(group: ReportQuery['group_by'], key: string, dspNames: Map<string, string>) {
   if (!group) return {};
   const value = key === '' ? null : key;
+  if (group === 'category') return { category: value, category_name: value === null ? null : (contentCategory(value)?.name ?? null) };
   if (group !== 'source') return { [group]: value };
   return { source: value, source_name: value === null ? null : value === 'inhouse' ? 'inhouse' : (dspNames.get(value) ?? null) };
 }

@@ -3,8 +3,9 @@
  * wins, a DSP win, a no fill), its impression and click pixels fired through
  * the real trackers, the ledger exported to ClickHouse; the report's rows,
  * groups and hours; in-house revenue equal to the campaign's spend to the
- * micro; another (test) publisher's traffic only in its own report; the
- * query's errors; and `adctl publisher report` printing the same JSON.
+ * micro; another (test) publisher's traffic only in its own report; rows by
+ * the conversation's category and language; the query's errors; and `adctl
+ * publisher report` printing the same JSON.
  */
 import { randomBytes } from 'node:crypto';
 import { createPublisher } from '../../domain/publishers';
@@ -193,6 +194,102 @@ describe('a fresh publisher', () => {
     const run = await adctl('publisher', 'report', h.publisherId, '--start-date', today(), '--end-date', today(), '--group-by', 'source');
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(run.stdout)).toEqual((await report({ start_date: today(), end_date: today(), group_by: 'source' })).body);
+  });
+});
+
+/**
+ * Issue 46: by what the conversation was about. Another fresh publisher whose DSP bids on every conversation: two about travel
+ * in English, one in Spanish, two about cooking in Spanish, each ad viewed once; the rows by category (the first tier-1 IAB
+ * Content Taxonomy 3.0 id, with its name) and by language count the auctions, fills and impressions of each.
+ */
+describe('grouped by category and language', () => {
+  const TRAVEL = '653';
+  const FOOD = '210';
+  const conversations = [
+    [
+      'We are flying to Lisbon for a week in May. Which neighbourhood should we book a hotel in, and how far is the airport from the old town?',
+      'Alfama and Baixa are central, and the metro runs from the airport to the centre in about twenty minutes.',
+    ],
+    [
+      'I am planning a weekend trip to Rome by train. Which sights should we visit first, and where should we stay near the station?',
+      'The Colosseum and the Forum first; hotels around Termini are convenient for the train.',
+    ],
+    [
+      'Vamos a viajar a Lisboa en mayo con los niños. ¿En qué barrio nos conviene reservar el hotel y cómo llegamos desde el aeropuerto?',
+      'Baixa y Chiado son céntricos, y el metro llega desde el aeropuerto en unos veinte minutos.',
+    ],
+    [
+      'Quiero cocinar una paella de mariscos para seis personas este domingo. ¿Qué arroz compro y cuánto caldo de pescado necesito?',
+      'Un arroz bomba va muy bien; calcula unas tres partes de caldo por cada parte de arroz.',
+    ],
+    [
+      'Quiero cocinar una tortilla de patatas jugosa para la cena. ¿Cuántos huevos necesito para cuatro personas?',
+      'Para cuatro personas, unos seis huevos y un kilo de patatas; cuájala poco para que quede jugosa.',
+    ],
+  ];
+  let t: AuctionHarness;
+  let tdsp: ReferenceDsp;
+  beforeAll(async () => {
+    t = await startAuction();
+    ({ dsp: tdsp } = await addReferenceDsp(t, 'native'));
+    const ads = [];
+    for (const [user, assistant] of conversations) {
+      const r = await adRequest(
+        t,
+        contextualRequest({
+          country_code: 'US',
+          messages: [
+            { role: 'user', content: user },
+            { role: 'assistant', content: assistant },
+          ],
+        }),
+      );
+      expect(r.body.ad).toMatchObject({ price: 1.5 });
+      ads.push(r.body.ad);
+    }
+    // Each DSP impression is verified against the auction log: the log first.
+    await t.auction.deps.log.flush();
+    for (const ad of ads) expect(await fire(ad.view_url)).toBeLessThan(400);
+    await until(async () => {
+      await api.runJob(deliveryExportJob);
+      const body = (await report({ start_date: today(), end_date: today() }, t.publisherKey, t.url)).body;
+      return body.totals?.impressions === 5 && body.totals.requests === 5;
+    }, 'the report complete');
+  }, 90_000);
+  afterAll(async () => {
+    await tdsp?.close();
+    await t?.close();
+  });
+
+  const rowsBy = async (group_by: string) => {
+    const res = await report({ start_date: today(), end_date: today(), group_by }, t.publisherKey, t.url);
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+
+  test('by category: each tier-1 category its requests, fills and impressions, with its name', async () => {
+    const body = await rowsBy('category');
+    expect(body.group_by).toBe('category');
+    expect(body.data.map((r: any) => [r.category, r.category_name, r.requests, r.filled, r.impressions, r.revenue_micros])).toEqual([
+      [FOOD, 'Food & Drink', 2, 2, 2, 3_000],
+      [TRAVEL, 'Travel', 3, 3, 3, 4_500],
+    ]);
+    expect(body.totals).toEqual((await report({ start_date: today(), end_date: today() }, t.publisherKey, t.url)).body.totals);
+  });
+
+  test('by language: each ISO 639-1 code its requests, fills and impressions', async () => {
+    const body = await rowsBy('language');
+    expect(body.data.map((r: any) => [r.language, r.requests, r.filled, r.impressions])).toEqual([
+      ['en', 2, 2, 2],
+      ['es', 3, 3, 3],
+    ]);
+    expect(body.data[0]).not.toHaveProperty('category');
+  });
+
+  test('adctl publisher report --group-by category prints the same JSON', async () => {
+    const run = await adctl('publisher', 'report', t.publisherId, '--start-date', today(), '--end-date', today(), '--group-by', 'category');
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toEqual(await rowsBy('category'));
   });
 });
 
