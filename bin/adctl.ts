@@ -32,7 +32,7 @@ const USAGE = `usage:
         [--min-turns-between-ads N|none] [--block-categories ID,...] [--allow-categories CAT,...] [--block-advertisers DOMAIN,...]
         [--rate-limit PER_SECOND|default]
         [--min-relevance 0..1|default]
-  adctl publisher report PUBLISHER_ID --start-date YYYY-MM-DD --end-date YYYY-MM-DD [--granularity daily|hourly] [--group-by source|format|country]
+  adctl publisher report PUBLISHER_ID --start-date YYYY-MM-DD --end-date YYYY-MM-DD [--granularity daily|hourly] [--group-by source|format|country|category|language]
   adctl dsp add --name N --protocol native|openrtb --bid-url U [--render-url U] [--key K] [--auth bearer|url] [--site-id ID] [--publisher-id ID]
   adctl dsp list
   adctl dsp disable DSP_ID
