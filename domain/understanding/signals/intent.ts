@@ -6,7 +6,7 @@ import { PII_MARK } from './pii';
  * a short standalone query, extractive. The user's latest message, its
  * greetings and thanks cut off; a long one (over KEEP_WHOLE_CHARS) reduced to
  * its content words in order; a follow-up ("how long do those last?", "and
- * for kids?") prefixed with what the earlier turns were about. Empty when the
+ * for kids?") prefixed with what it points back at (followUpContext). Empty when the
  * latest message asks for nothing: greetings, thanks, small talk, questions
  * about the assistant itself.
  */
@@ -174,16 +174,80 @@ function contentWords(text: string, stop: ReadonlySet<string>, max: number, skip
   return kept;
 }
 
+/** Words a follow-up's context holds at most: what it points back at, not the whole conversation. */
+const MAX_CONTEXT_WORDS = 8;
+/** Fewer words than this from the latest exchange: older turns are read too. */
+const MIN_CONTEXT_WORDS = 3;
+
+export interface ContextTurn {
+  role: string;
+  /** PII cut out. */
+  text: string;
+}
+
+/**
+ * What a follow-up points back at, from the turns before the user's latest
+ * message (oldest first), nearest first, as anaphora resolve: the user's
+ * previous message (the request it follows up), the assistant's question it
+ * answers ("Have you planned the honeymoon?" -> "Is the Maldives good in
+ * June?": the question names what the reply is about), the topical words of
+ * what the assistant said last (a category's terms: "Which one has the better
+ * camera?" after two phones named); older turns only when those give fewer
+ * than MIN_CONTEXT_WORDS, and never past a message that changed the subject.
+ * Content words, each once, none the latest message has, chatter left out; a
+ * turn with more than fit gives its topical ones first. At most
+ * MAX_CONTEXT_WORDS, in conversation order.
+ */
+export function followUpContext(
+  earlier: readonly ContextTurn[],
+  opts: { answersQuestion: boolean; stop: ReadonlySet<string>; own: readonly string[]; topical: ReadonlySet<string> },
+): string {
+  const { stop, topical } = opts;
+  const seen = new Set(opts.own);
+  const picked: { turn: number; at: number; surface: string }[] = [];
+  const take = (turn: number, text: string, topicalOnly: boolean, offset = 0) => {
+    const room = MAX_CONTEXT_WORDS - picked.length;
+    if (room <= 0) return;
+    const words = new Map<string, { at: number; surface: string; topical: boolean }>();
+    tokens(text).forEach((t, i) => {
+      if (!isContentWord(t.key, stop) || CHATTER.has(t.key) || seen.has(t.key) || words.has(t.key)) return;
+      if (topicalOnly && !topical.has(t.key)) return;
+      words.set(t.key, { at: offset + i, surface: t.surface, topical: topical.has(t.key) });
+    });
+    let chosen = [...words.entries()];
+    if (chosen.length > room) chosen = [...chosen.filter(([, w]) => w.topical), ...chosen.filter(([, w]) => !w.topical)].slice(0, room);
+    for (const [key, w] of chosen) {
+      seen.add(key);
+      picked.push({ turn, at: w.at, surface: w.surface });
+    }
+  };
+  const last = earlier.length - 1;
+  let previousUser = last;
+  while (previousUser >= 0 && earlier[previousUser].role !== 'user') previousUser -= 1;
+  if (previousUser >= 0) take(previousUser, earlier[previousUser].text, false);
+  const assistant = last >= 0 && earlier[last].role !== 'user' ? earlier[last].text : '';
+  if (assistant) {
+    // The question sentences come after the rest in the message (positions from its length on): the two readings never tie.
+    if (opts.answersQuestion) take(last, questionsOf(assistant), false, assistant.length);
+    take(last, assistant, true);
+  }
+  for (let i = Math.min(previousUser, last) - 1; i >= 0 && picked.length < MIN_CONTEXT_WORDS; i -= 1) {
+    if (earlier[i + 1].role === 'user' && TOPIC_SHIFT.test(earlier[i + 1].text.toLowerCase())) break;
+    take(i, earlier[i].text, earlier[i].role !== 'user');
+  }
+  picked.sort((a, b) => a.turn - b.turn || a.at - b.at);
+  return picked.map((p) => p.surface).join(' ');
+}
+
+/** A message's questions (its sentences with a question mark). */
+function questionsOf(text: string): string {
+  return (text.match(/[^.!?？]+[?？]/gu) ?? []).join(' ');
+}
+
 /** The query: the context a follow-up needs, then the message's own part, at most MAX_QUERY_CHARS (cut at a word). */
-export function intentQuery(shape: IntentShape, context: readonly { surface: string; key: string }[]): string {
+export function intentQuery(shape: IntentShape, context: string): string {
   if (!shape.hasIntent) return '';
-  const own = ` ${shape.content.join(' ')} `;
-  const prefix = shape.followUp
-    ? context
-        .filter((phrase) => !phrase.key.split(' ').every((w) => own.includes(` ${w} `)))
-        .map((p) => p.surface)
-        .slice(0, 2)
-    : [];
+  const prefix = shape.followUp && context ? [context] : [];
   if (shape.lead) prefix.push(shape.lead);
   const query = prefix.length ? `${prefix.join(' ')}: ${shape.text}` : shape.text;
   if (query.length <= MAX_QUERY_CHARS) return query;

@@ -124,14 +124,19 @@ export function functionWords(language: string | undefined): ReadonlySet<string>
 /** The languages with their own lists (others read as English). */
 export const LISTED_LANGUAGES = Object.keys(STOPWORD_LISTS);
 
-const WORD = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
+/** A word may carry combining marks (text typed or pasted decomposed: "e" + U+0301). */
+const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’-][\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu;
 /** French and Italian elisions: "l'autonomie" is "autonomie". */
 const ELISION = /^(?:[ldjmnstc]|qu|dell|dall|nell|sull|all)['’]/u;
 
 /** A text's words in order. */
 export function tokens(text: string): Token[] {
   const out: Token[] = [];
-  for (const match of text.toLowerCase().matchAll(WORD)) {
+  // Turkish's dotted capital İ lower-cases to "i" and a combining dot: "İstanbul" is "istanbul", not "i" and "stanbul".
+  for (const match of text
+    .toLowerCase()
+    .replace(/i\u0307/g, 'i')
+    .matchAll(WORD)) {
     const surface = match[0].replace(ELISION, '');
     const key = fold(surface);
     if (key) out.push({ surface, key });
