@@ -2,7 +2,7 @@ import type { ConversationView } from '../conversation';
 import type { TextEncoder } from '../encoder';
 import { wordBudget } from '../encoder';
 import { categoryProfiles, conversationCategories, termScores, type CategoryText } from './categories';
-import { intentQuery, intentShape } from './intent';
+import { followUpContext, intentQuery, intentShape } from './intent';
 import { candidatePhrases, rankKeywords, type WeightedText } from './keywords';
 import { detectTextLanguage, headerLanguage } from './language';
 import { scrubPii } from './pii';
@@ -92,11 +92,11 @@ export function conversationSignals({ messages, view, encoder, acceptLanguage }:
 
   let search = '';
   if (latestUser >= 0) {
-    const earlier = weighted.slice(0, latestUser).map((t, i) => ({ text: t.text, weight: texts[i].role === 'user' ? 1 : 0.5 }));
+    const earlier = texts.slice(0, latestUser);
     const before = latestUser > 0 ? texts[latestUser - 1] : undefined;
     const answersQuestion = before?.role === 'assistant' && /[?？]/.test(before.text);
     const shape = intentShape({ latest: texts[latestUser].text, hasEarlier: earlier.length > 0, answersQuestion, stop, language });
-    const context = shape.followUp ? rankKeywords(candidatePhrases(earlier, stop), { max: 3, topical }) : [];
+    const context = shape.followUp ? followUpContext(earlier, { answersQuestion, stop, own: shape.content, topical }) : '';
     search = intentQuery(shape, context);
   }
   return {
