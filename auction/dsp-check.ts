@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conversationWindow } from './conversation-window';
 import type { DspConfig } from '../domain/dsps';
 import { newAuctionId } from '../domain/ids';
+import { privacyDecision } from '../domain/privacy';
 import { BidCache } from './bid-cache';
 import { dspAgent } from './dsp/http';
 import { adRequestSchema } from './request-schema';
@@ -80,9 +81,12 @@ function baseContext(variant: { opener: boolean; imageEnabled: boolean; formats:
       blockedAdvertisers: new Set(),
       safetyOverrides: {},
       minRelevance: null,
+      teenContextualAds: false,
       test: false,
       rateLimitPerSecond: null,
     },
+    // A US request without privacy signals: the personalized request.
+    privacy: privacyDecision(request, request.country_code, { teenContextualAds: false }),
     userIp: '203.0.113.7',
     userAgent: 'Mozilla/5.0 (adctl dsp check)',
     floorMicros: 0,
@@ -102,6 +106,8 @@ export async function checkDsp(opts: { bidUrl: string; protocol: 'native' | 'ope
     authStyle: opts.key || opts.protocol === 'native' ? 'bearer' : 'url',
     siteIdOverride: null,
     publisherIdOverride: null,
+    tcfVendorId: null,
+    bidsWithoutConsent: true,
   };
   const variants =
     opts.protocol === 'native'

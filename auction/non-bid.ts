@@ -40,6 +40,11 @@ export const NON_BID_REASONS = {
   dsp_backed_off: 203,
   /** Not sent: the ad request's input could not be put into the call (a header value HTTP refuses); never the DSP's failure. */
   invalid_request: 200,
+  /**
+   * Not called: the user gave no consent this DSP can bid with (contextual only, or no consent for its
+   * TCF vendor id where GDPR applies) and it declared it cannot bid without consent (domain/privacy).
+   */
+  no_consent: 200,
   /** Price below the floor (the higher of the platform's and the publisher's). */
   below_floor: 301,
   /**

@@ -4,6 +4,7 @@ import { buildOpenApiDocument } from '../lib/http/openapi';
 import { adRequestSchema, type AdRequest } from './request-schema';
 import { NO_FILL_REASONS } from './publisher/no-fill';
 import { SENSITIVE_CATEGORIES } from '../domain/safety/categories';
+import { MAX_WHY_THIS_AD_CHARS } from '../domain/privacy/why-this-ad';
 
 /**
  * The auction's one HTTP operation, declared once with the shared mechanism
@@ -17,6 +18,12 @@ const adSchema = z.looseObject({
   feedback_url: z.string(),
   advertiser: z.string().optional(),
   price: z.number().min(0),
+  why_this_ad: z
+    .string()
+    .max(MAX_WHY_THIS_AD_CHARS)
+    .describe(
+      "Our extension: a short text for the host to show on why this ad appears, built only from the conversation's topic (its content categories) and whether the request could be personalized, never from personal data (English)",
+    ),
 });
 
 export const adResponseSchema = z.object({

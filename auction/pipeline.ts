@@ -25,7 +25,7 @@ import { signalsOf } from './signals';
 /**
  * One auction, stage by stage (as Prebid Server's exchange does), over every
  * bidder alike (auction/bidders/: in-house, native, OpenRTB):
- *   1 intake (route)  1a what the conversation is about (auction/signals.ts)
+ *   1 intake (route; the privacy decision: no auction for a minor)  1a what the conversation is about (auction/signals.ts)
  *   1b the publisher's screen: sensitive conversation, density
  *   2 plan bidder calls  3 call bidders with a deadline
  *   4 validate bids   5 rank (first price) 6 render (with fallback)  7 response
@@ -47,6 +47,12 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
   // General invalid traffic: no bidder is asked to pay for a bot's view (the body's user_agent, else the caller's); a sandbox bills nothing.
   if (!ctx.publisher.test && isBotUserAgent(ctx.userAgent)) {
     const noFill: NoFill = { reason: 'invalid_traffic' };
+    observe(ctx, deps, [], [], performance.now() - ctx.startedAt, 0, null, null, noFill);
+    return answer(ctx, null, noFill);
+  }
+  // A child (under 13, COPPA), or a teen where the publisher allows no contextual ads: no auction (domain/privacy).
+  if (ctx.privacy.noAd) {
+    const noFill: NoFill = { reason: 'minor' };
     observe(ctx, deps, [], [], performance.now() - ctx.startedAt, 0, null, null, noFill);
     return answer(ctx, null, noFill);
   }

@@ -8,8 +8,8 @@ import { AD_FORMATS, adRequestSchema, HEADER_VALUE, type AdFormat, type AdReques
  * The ad request body as the schema parses it (request-schema.ts), on the hot
  * route: the common request (a contextual one of the fields chat hosts send,
  * every one of them valid) is checked and built here, in the schema's key
- * order with its defaults; anything else (an opener, site or app, message
- * timestamps as text, any invalid or unknown field, a NUL character) goes to
+ * order with its defaults; anything else (an opener, site or app, the privacy
+ * signals `regs` and `user`, message timestamps as text, any invalid or unknown field, a NUL character) goes to
  * the schema itself, which answers it and words its errors. Either way the
  * result is the schema's: test/auction/request-fast-path.unit.test.ts compares them.
  */

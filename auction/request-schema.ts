@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { COUNTRY_CODES } from '../domain/countries';
+import { AGE_GROUPS } from '../domain/privacy';
+import { US_PRIVACY } from '../domain/privacy/signals';
 import { isTimeZone, MAX_TIME_ZONE_LENGTH } from '../lib/time-zones';
 
 /**
@@ -74,6 +76,51 @@ const app = z.strictObject({
   domain: nonEmpty(253).optional(),
 });
 
+/**
+ * The chat host's privacy signals, named after OpenRTB 2.6's (docs/api-behaviour.md, "Privacy:
+ * consent signals and minors"). Their syntax is checked here; the strings are decoded once, at
+ * intake, by IAB Tech Lab's libraries (domain/privacy), and one that does not decode is 400
+ * `invalid_value` on its field too.
+ */
+const flag = () => z.int().min(0).max(1);
+const regs = z.strictObject({
+  gdpr: flag().optional().describe("1 when GDPR applies to the user, 0 when not (OpenRTB regs.gdpr); absent: the GPP string's applicability, else the country"),
+  gpp: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .regex(/^[A-Za-z0-9_.~-]+$/, 'must be a GPP string')
+    .optional()
+    .describe('The IAB Global Privacy Platform string (OpenRTB regs.gpp); it must decode'),
+  gpp_sid: z
+    .array(z.int().min(1).max(255))
+    .min(1)
+    .max(30)
+    .refine((list) => new Set(list).size === list.length, 'must not repeat a section')
+    .optional()
+    .describe('The GPP sections that apply (OpenRTB regs.gpp_sid); each one regs.gpp holds; absent: all of them'),
+  us_privacy: z
+    .string()
+    .regex(US_PRIVACY, 'must be a US Privacy string such as 1YNN')
+    .optional()
+    .describe('The IAB US Privacy (CCPA) string, e.g. `1YNN` (OpenRTB regs.us_privacy)'),
+  coppa: flag().optional().describe('1 when the user is a child under COPPA: no ad at all (OpenRTB regs.coppa)'),
+});
+
+const user = z.strictObject({
+  consent: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be a TCF v2.2 TC string')
+    .optional()
+    .describe('The TCF v2.2 TC string (OpenRTB user.consent); it must decode'),
+  age_group: z
+    .enum(AGE_GROUPS)
+    .optional()
+    .describe('`under_13`: no ad; `13_17`: no ad unless the publisher allows contextual-only ads; `adult` or `unknown`: no restriction'),
+});
+
 export const adRequestSchema = z
   .strictObject({
     userId: nonEmpty(200).refine((s) => !s.includes('@'), 'must be an anonymous identifier, not an e-mail address'),
@@ -120,6 +167,8 @@ export const adRequestSchema = z
     tmax: z.int().min(50).max(2000).optional(),
     bcat: z.array(nonEmpty(20)).max(100).optional(),
     badv: z.array(nonEmpty(253)).max(1000).optional(),
+    regs: regs.optional().describe('Regulations and consent for this user (OpenRTB 2.6 regs): GDPR, GPP, US Privacy, COPPA'),
+    user: user.optional().describe("The user's TCF consent string and age group (OpenRTB 2.6 user.consent, and our age_group)"),
   })
   .superRefine((req, ctx) => {
     const issue = (path: (string | number)[], message: string, code: 'required' | 'invalid_value') =>

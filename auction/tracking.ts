@@ -30,7 +30,8 @@ export function baseClaims(
     country: ctx.request.country_code,
     device: ctx.request.device,
     // The showing's keys: its impression counts toward the caps (ours) and the conversation's density (any).
-    user_key: audience?.user,
+    // None for a contextual-only request (domain/privacy): no delivery row names the user.
+    user_key: audience?.user || undefined,
     chat_key: audience?.chat || undefined,
     test: ctx.publisher.test ? true : undefined,
     source: ad ? 'inhouse' : 'dsp',

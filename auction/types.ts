@@ -1,3 +1,4 @@
+import type { PrivacyDecision } from '../domain/privacy';
 import type { PublisherRecord } from '../domain/publishers';
 import type { SensitiveCategory } from '../domain/safety/categories';
 import type { NonBidReason } from './non-bid';
@@ -61,6 +62,8 @@ export interface AuctionContext {
   /** The conversation every stage reads and forwards (auction/conversation-window.ts): the newest messages, bounded; empty for openers. */
   window: readonly WindowMessage[];
   publisher: PublisherRecord;
+  /** The request's privacy decision (domain/privacy): minors, personalized or contextual only, GDPR; made once at intake. */
+  privacy: Readonly<PrivacyDecision>;
   /** The user's IP: body `ip`, else the caller's address. */
   userIp: string;
   userAgent: string;

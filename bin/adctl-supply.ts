@@ -5,7 +5,7 @@
 import type { Db } from '../lib/db';
 import { createPublisher, listPublishers } from '../domain/publishers';
 import { showPublisher, updatePublisherSettings, type PublisherSettingsInput } from '../domain/publishers/settings';
-import { addDsp, disableDsp, listDsps } from '../domain/dsps';
+import { addDsp, disableDsp, listDsps, updateDspPrivacy } from '../domain/dsps';
 import { decimalFlag } from './adctl-numbers';
 
 type Options = (
@@ -22,6 +22,24 @@ function oneArgument(options: Options, usage: (m: string) => Error) {
   };
 }
 
+/** A yes|no flag's value; undefined when not given. */
+function yesNo(values: Record<string, string | boolean | undefined>, name: string, usage: (m: string) => Error): boolean | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (v !== 'yes' && v !== 'no') throw usage(`--${name} must be yes or no`);
+  return v === 'yes';
+}
+
+/** `--tcf-vendor-id N|none`: an IAB TCF Global Vendor List id (range checked by the domain), or none; undefined when not given. */
+function vendorIdFlag(values: Record<string, string | boolean | undefined>, usage: (m: string) => Error): number | null | undefined {
+  const v = values['tcf-vendor-id'];
+  if (v === undefined) return undefined;
+  if (v === 'none') return null;
+  return decimalFlag(String(v), 'tcf-vendor-id', usage, 'integer');
+}
+
+const DSP_PRIVACY_OPTIONS = { 'tcf-vendor-id': { type: 'string' }, 'bids-without-consent': { type: 'string' } } as const;
+
 const PUBLISHER_SETTING_OPTIONS = {
   'floor-cpm': { type: 'string' },
   tmax: { type: 'string' },
@@ -32,6 +50,7 @@ const PUBLISHER_SETTING_OPTIONS = {
   'block-advertisers': { type: 'string' },
   'rate-limit': { type: 'string' },
   'min-relevance': { type: 'string' },
+  'teen-contextual-ads': { type: 'string' },
 } as const;
 
 /** `adctl publisher update`'s flags as settings: decimal numbers (their ranges checked by the domain), `none` clears a limit, lists comma-separated (empty clears). */
@@ -53,6 +72,7 @@ function publisherSettingsOf(values: Record<string, string | boolean | undefined
     blockAdvertisers: list('block-advertisers'),
     rateLimitPerSecond: text('rate-limit') === 'default' ? null : number('rate-limit'),
     minRelevance: text('min-relevance') === 'default' ? null : number('min-relevance'),
+    teenContextualAds: yesNo(values, 'teen-contextual-ads', usage),
   };
   if (Object.values(settings).every((v) => v === undefined))
     throw usage(
@@ -108,16 +128,11 @@ async function runPublisherCommand(db: Db, command: string, rest: string[], opti
   }
 }
 
-export async function runSupplyCommand(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
+/** adctl's DSP onboarding: add one, and update what it declared about consent (domain/privacy). */
+async function runDspOnboarding(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
   const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
   const withArgument = oneArgument(options, usage);
   switch (command) {
-    case 'publisher create':
-    case 'publisher list':
-    case 'publisher show':
-    case 'publisher update':
-    case 'publisher report':
-      return runPublisherCommand(db, command, rest, options, usage);
     case 'dsp add': {
       const { values } = options(rest, {
         name: { type: 'string' },
@@ -128,6 +143,7 @@ export async function runSupplyCommand(db: Db, command: string, rest: string[], 
         auth: { type: 'string' },
         'site-id': { type: 'string' },
         'publisher-id': { type: 'string' },
+        ...DSP_PRIVACY_OPTIONS,
       });
       if (!values.name) throw usage('--name is required');
       if (!values.protocol) throw usage('--protocol is required');
@@ -141,8 +157,35 @@ export async function runSupplyCommand(db: Db, command: string, rest: string[], 
         authStyle: str(values.auth),
         siteIdOverride: str(values['site-id']),
         publisherIdOverride: str(values['publisher-id']),
+        tcfVendorId: vendorIdFlag(values, usage) ?? undefined,
+        bidsWithoutConsent: yesNo(values, 'bids-without-consent', usage),
       });
     }
+    case 'dsp update': {
+      const { values, argument } = withArgument(rest, 'DSP_ID', DSP_PRIVACY_OPTIONS);
+      const privacy = { tcfVendorId: vendorIdFlag(values, usage), bidsWithoutConsent: yesNo(values, 'bids-without-consent', usage) };
+      if (privacy.tcfVendorId === undefined && privacy.bidsWithoutConsent === undefined)
+        throw usage('give at least one of --tcf-vendor-id --bids-without-consent');
+      return updateDspPrivacy(db, argument, privacy);
+    }
+    default:
+      throw usage(`unknown command: ${command}`);
+  }
+}
+
+export async function runSupplyCommand(db: Db, command: string, rest: string[], options: Options, usage: (m: string) => Error): Promise<object> {
+  const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+  const withArgument = oneArgument(options, usage);
+  switch (command) {
+    case 'publisher create':
+    case 'publisher list':
+    case 'publisher show':
+    case 'publisher update':
+    case 'publisher report':
+      return runPublisherCommand(db, command, rest, options, usage);
+    case 'dsp add':
+    case 'dsp update':
+      return runDspOnboarding(db, command, rest, options, usage);
     case 'dsp list':
       options(rest, {});
       return { dsps: await listDsps(db) };

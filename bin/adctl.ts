@@ -31,9 +31,11 @@ const USAGE = `usage:
   adctl publisher update PUBLISHER_ID [--floor-cpm USD] [--tmax MS] [--max-ads-per-conversation N|none]
         [--min-turns-between-ads N|none] [--block-categories ID,...] [--allow-categories CAT,...] [--block-advertisers DOMAIN,...]
         [--rate-limit PER_SECOND|default]
-        [--min-relevance 0..1|default]
+        [--min-relevance 0..1|default] [--teen-contextual-ads yes|no]
   adctl publisher report PUBLISHER_ID --start-date YYYY-MM-DD --end-date YYYY-MM-DD [--granularity daily|hourly] [--group-by source|format|country|category|language]
   adctl dsp add --name N --protocol native|openrtb --bid-url U [--render-url U] [--key K] [--auth bearer|url] [--site-id ID] [--publisher-id ID]
+        [--tcf-vendor-id N] [--bids-without-consent yes|no]
+  adctl dsp update DSP_ID [--tcf-vendor-id N|none] [--bids-without-consent yes|no]
   adctl dsp list
   adctl dsp disable DSP_ID
   adctl dsp check URL --protocol native|openrtb [--key K] [--render-url U]
@@ -299,6 +301,7 @@ const supplyCommands: Record<string, Command> = Object.fromEntries(
     'publisher update',
     'publisher report',
     'dsp add',
+    'dsp update',
     'dsp list',
     'dsp disable',
     'dsp check',

@@ -1,4 +1,5 @@
 import type { DspConfig } from '../../domain/dsps';
+import { dspAccess } from '../../domain/privacy';
 import { CallFailure, parseJson, postJson, type Deadline } from '../dsp/http';
 import { dspFormats, nativeBidBody, nativeBidHeaders, parseNativeBid, renderBody, type ParsedNativeBid } from '../dsp/native';
 import { bidPriceMicros, validateNativeCreative } from '../dsp/native-creative';
@@ -10,11 +11,13 @@ import { namedPriceMicros, planDspCall } from './dsp-planning';
 
 type NativeBid = Extract<ParsedNativeBid, { kind: 'bid' }>;
 
-/** The native bid body is the same for every native DSP of an auction: serialized once. */
+/** The native bid body is the same for every native DSP of an auction told as much of the user (domain/privacy): serialized once each. */
 const bodies = new WeakMap<AuctionContext, string>();
-function bodyOf(ctx: AuctionContext): string {
-  let body = bodies.get(ctx);
-  if (body === undefined) bodies.set(ctx, (body = JSON.stringify(nativeBidBody(ctx))));
+const contextualBodies = new WeakMap<AuctionContext, string>();
+function bodyOf(ctx: AuctionContext, personalized: boolean): string {
+  const cache = personalized ? bodies : contextualBodies;
+  let body = cache.get(ctx);
+  if (body === undefined) cache.set(ctx, (body = JSON.stringify(nativeBidBody(ctx, personalized))));
   return body;
 }
 
@@ -37,7 +40,8 @@ export function nativeBidder(dsp: DspConfig, renderReserveMs: number): Bidder<Na
     plan: (ctx, limits) => planDspCall(ctx, dsp, limits, dspFormats(ctx).length > 0, renderReserveMs),
 
     async call(ctx: AuctionContext, deadline: Deadline | null): Promise<BidderAnswer<NativeBid>> {
-      const answer = await postJson(dsp.bidUrl, nativeBidHeaders(ctx, dsp), bodyOf(ctx), deadline!);
+      const personalized = dspAccess(ctx.privacy, dsp) === 'personalized';
+      const answer = await postJson(dsp.bidUrl, nativeBidHeaders(ctx, dsp, personalized), bodyOf(ctx, personalized), deadline!);
       if (answer.status === 204) return { status: 'no_bid', detail: 'HTTP 204' };
       if (answer.status !== 200) return { status: 'failed', reason: 'dsp_http_error', detail: `HTTP ${answer.status}` };
       const parsed = parseNativeBid(parseJson(answer));

@@ -1,4 +1,5 @@
 import type { DspConfig } from '../../domain/dsps';
+import { contextualIp, conversationScopedUserId } from '../../domain/privacy';
 import { bidIdOf } from './dsp-content';
 import { BidRejection } from '../non-bid';
 import { headlineLimit } from '../request-schema';
@@ -18,11 +19,15 @@ const compact = <T extends object>(o: T): T => {
 /** The formats a DSP can be offered (poll is our in-house format only). */
 export const dspFormats = (ctx: AuctionContext) => ctx.request.ad_formats.filter((f): f is 'sponsored_message' | 'sponsored_carousel' => f !== 'poll');
 
-export function nativeBidBody(ctx: AuctionContext) {
+/**
+ * The spec's body. `personalized` false (the user's consent: domain/privacy): the spec requires a
+ * `userId`, so a contextual-only request carries one scoped to the conversation, never the host's.
+ */
+export function nativeBidBody(ctx: AuctionContext, personalized = true) {
   const req = ctx.request;
   const opener = req.request_type === 'opener';
   return compact({
-    userId: req.userId,
+    userId: personalized ? req.userId : conversationScopedUserId(ctx.publisher.publicId, req.chatId, ctx.auctionId),
     request_type: req.request_type,
     chatId: opener ? undefined : req.chatId,
     nAdsBefore: opener ? undefined : req.nAdsBefore,
@@ -40,12 +45,12 @@ export function nativeBidBody(ctx: AuctionContext) {
   });
 }
 
-/** Exactly the spec's headers: bearer key, JSON, X-Forwarded-For with the user's IP first, the user's User-Agent. */
-export function nativeBidHeaders(ctx: AuctionContext, dsp: Pick<DspConfig, 'apiKey'>): Record<string, string> {
+/** Exactly the spec's headers: bearer key, JSON, X-Forwarded-For with the user's IP first (contextual only: cut to its /24 or /48), the user's User-Agent. */
+export function nativeBidHeaders(ctx: AuctionContext, dsp: Pick<DspConfig, 'apiKey'>, personalized = true): Record<string, string> {
   return {
     authorization: `Bearer ${dsp.apiKey ?? ''}`,
     'content-type': 'application/json',
-    'x-forwarded-for': ctx.userIp,
+    'x-forwarded-for': personalized ? ctx.userIp : contextualIp(ctx.userIp),
     'user-agent': ctx.userAgent,
   };
 }

@@ -1,7 +1,8 @@
 import { CONTENT_TAXONOMY_CATTAX } from '../../domain/safety/iab-content-taxonomy';
 import { isIP } from 'node:net';
 import type { DspConfig } from '../../domain/dsps';
-import { ALPHA3, GDPR_COUNTRIES } from '../../domain/countries-iso3';
+import { ALPHA3 } from '../../domain/countries-iso3';
+import { contextualIp, dspAccess } from '../../domain/privacy';
 import { auctionSettings } from '../settings';
 import { headlineLimit } from '../request-schema';
 import type { AuctionContext } from '../types';
@@ -61,8 +62,11 @@ function language(ctx: AuctionContext): string | undefined {
   return ctx.signals?.language ?? headerLanguage(ctx.headerLanguage);
 }
 
-export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteIdOverride' | 'publisherIdOverride'>) {
+export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteIdOverride' | 'publisherIdOverride' | 'tcfVendorId' | 'bidsWithoutConsent'>) {
   const req = ctx.request;
+  // What this DSP may be told of the user (domain/privacy): contextual only is no user id and the IP cut to what geolocation needs.
+  const personalized = dspAccess(ctx.privacy, dsp) === 'personalized';
+  const ip = personalized ? ctx.userIp : contextualIp(ctx.userIp);
   const tagid = tagIdFor(ctx);
   const inventory = req.app ?? req.site;
   const publisher = compact({
@@ -84,7 +88,7 @@ export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteI
   const placement = req.app
     ? { app: compact({ ...shared, bundle: req.app.bundle, storeurl: req.app.storeurl, domain: req.app.domain }) }
     : { site: compact({ ...shared, domain: req.site?.domain, page: req.site?.page }) };
-  const ipv6 = isIP(ctx.userIp) === 6;
+  const ipv6 = isIP(ip) === 6;
   return compact({
     id: ctx.auctionId,
     at: 1,
@@ -112,15 +116,15 @@ export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteI
     ...placement,
     device: compact({
       ua: ctx.userAgent,
-      ip: ipv6 ? undefined : ctx.userIp,
-      ipv6: ipv6 ? ctx.userIp : undefined,
+      ip: ipv6 ? undefined : ip,
+      ipv6: ipv6 ? ip : undefined,
       devicetype: DEVICE_TYPE[req.device] ?? 0,
       js: 1,
       language: language(ctx),
       geo: compact({ country: ALPHA3.get(req.country_code), region: req.region, city: req.city, type: 2 }),
     }),
-    user: { id: req.userId },
-    regs: { gdpr: GDPR_COUNTRIES.has(req.country_code) ? 1 : 0 },
+    user: userOf(req, personalized),
+    regs: regsOf(ctx),
     source: {
       fd: 0,
       tid: ctx.auctionId,
@@ -129,6 +133,24 @@ export function buildBidRequest(ctx: AuctionContext, dsp: Pick<DspConfig, 'siteI
     bcat: union(ctx.blocks.categories, []),
     badv: union([...ctx.blocks.advertisers], []),
   });
+}
+
+/**
+ * OpenRTB 2.6 user: the id only in a personalized request; the host's TC string as `consent`
+ * (and as `ext.consent`, spec 3's table, for 2.5 readers). Absent when there is neither.
+ */
+function userOf(req: AuctionContext['request'], personalized: boolean) {
+  const consent = req.user?.consent;
+  if (!personalized && consent === undefined) return undefined;
+  return compact({ id: personalized ? req.userId : undefined, consent, ext: consent === undefined ? undefined : { consent } });
+}
+
+/** OpenRTB 2.6 regs: `gdpr` as decided (domain/privacy), and the host's GPP, US Privacy and COPPA signals as it sent them. */
+function regsOf(ctx: AuctionContext) {
+  const regs = ctx.request.regs;
+  const gdpr = ctx.privacy.gdpr;
+  if (!regs) return { gdpr };
+  return compact({ gdpr, gpp: regs.gpp, gpp_sid: regs.gpp_sid, us_privacy: regs.us_privacy, coppa: regs.coppa });
 }
 
 /** Both lists without repeats, or undefined when both are empty (the spec: only when set). */

@@ -32,6 +32,7 @@ export interface FrequencySettings {
 /** The request's keys (computed once per request, when an ad first reaches the cap check). */
 export interface AudienceKeys {
   publisherId: string;
+  /** '' for a contextual-only request (domain/privacy): nothing is kept per user, capping is the conversation's. */
   user: string;
   chat: string;
 }
@@ -41,7 +42,8 @@ export function audienceKeysOf(ctx: AuctionContext): AudienceKeys {
   if (ctx.audience) return ctx.audience;
   const publisherId = ctx.publisher.publicId;
   const { userId, chatId } = ctx.request;
-  return (ctx.audience = { publisherId, user: audienceKey('user', publisherId, userId), chat: chatId ? audienceKey('chat', publisherId, chatId) : '' });
+  const user = ctx.privacy.personalized ? audienceKey('user', publisherId, userId) : '';
+  return (ctx.audience = { publisherId, user, chat: chatId ? audienceKey('chat', publisherId, chatId) : '' });
 }
 
 /** Per key, per campaign: when each auction's count expires (an auction counts once, win and impression alike). */
@@ -101,7 +103,7 @@ export class FrequencyCaps {
    */
   checkFor(keys: AudienceKeys, now: number): ((campaignId: string) => boolean) | null {
     const { perUserDay, perConversation } = this.settings;
-    const user = perUserDay > 0 ? this.users.get(`${keys.publisherId}\u0000${keys.user}`) : undefined;
+    const user = perUserDay > 0 && keys.user !== '' ? this.users.get(`${keys.publisherId}\u0000${keys.user}`) : undefined;
     const chat = perConversation > 0 && keys.chat !== '' ? this.chats.get(`${keys.publisherId}\u0000${keys.chat}`) : undefined;
     if (!user && !chat) return null;
     return (campaignId) => countOf(user, campaignId, now) >= perUserDay || (chat !== undefined && countOf(chat, campaignId, now) >= perConversation);
@@ -151,13 +153,13 @@ export class FrequencyCaps {
    */
   hold(keys: AudienceKeys, campaignId: string, auctionId: string, now = Date.now()): void {
     const expires = now + this.settings.provisionalMs;
-    add(this.users, `${keys.publisherId}\u0000${keys.user}`, campaignId, auctionId, expires);
+    if (keys.user) add(this.users, `${keys.publisherId}\u0000${keys.user}`, campaignId, auctionId, expires);
     if (keys.chat) add(this.chats, `${keys.publisherId}\u0000${keys.chat}`, campaignId, auctionId, expires);
   }
 
   /** A held bid that did not win: it no longer counts. */
   release(keys: AudienceKeys, campaignId: string, auctionId: string): void {
-    remove(this.users, `${keys.publisherId}\u0000${keys.user}`, campaignId, auctionId);
+    if (keys.user) remove(this.users, `${keys.publisherId}\u0000${keys.user}`, campaignId, auctionId);
     if (keys.chat) remove(this.chats, `${keys.publisherId}\u0000${keys.chat}`, campaignId, auctionId);
   }
 
@@ -194,7 +196,7 @@ export class FrequencyCaps {
   private apply(e: FrequencyEvent): void {
     const expires = e.atMs + (e.kind === 'impression' ? this.windowMs : this.settings.provisionalMs);
     if (e.campaignId !== null) {
-      add(this.users, `${e.publisherId}\u0000${e.userKey}`, e.campaignId, e.auctionId, expires);
+      if (e.userKey) add(this.users, `${e.publisherId}\u0000${e.userKey}`, e.campaignId, e.auctionId, expires);
       if (e.chatKey) add(this.chats, `${e.publisherId}\u0000${e.chatKey}`, e.campaignId, e.auctionId, expires);
     }
     if (e.chatKey) addShowing(this.conversations, `${e.publisherId}\u0000${e.chatKey}`, e, expires);

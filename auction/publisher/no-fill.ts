@@ -3,7 +3,7 @@ import type { BidRecord } from '../types';
 
 /**
  * Why the chat host got no ad (`no_fill_reason`, DESIGN's response shape):
- * decided before the auction (sensitive_conversation, conversation_limit:
+ * decided before the auction (invalid_traffic, minor, sensitive_conversation, conversation_limit:
  * auction/publisher/screen.ts) or from its bids, the most telling first:
  * bids refused by the publisher's blocks, bids under the floor, bidders cut
  * by the deadline, else no bids at all.
@@ -18,6 +18,8 @@ export const NO_FILL_REASONS = [
   'blocked_category',
   // The request's user agent is a known bot or crawler (domain/delivery/invalid-traffic.ts): no auction.
   'invalid_traffic',
+  // The user is a minor (domain/privacy): under 13 or COPPA, or 13-17 where the publisher allows no contextual ads. No auction.
+  'minor',
 ] as const;
 export type NoFillReason = (typeof NO_FILL_REASONS)[number];
 

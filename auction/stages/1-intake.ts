@@ -8,6 +8,7 @@ import type { AdRequest } from '../request-schema';
 import type { AuctionContext } from '../types';
 import { blocksOf } from '../publisher/blocks';
 import { conversationWindow } from '../conversation-window';
+import { privacyDecision } from '../../domain/privacy';
 
 /**
  * Stage 1, intake: authenticate the publisher (its key's SHA-256 looked up in
@@ -15,7 +16,8 @@ import { conversationWindow } from '../conversation-window';
  * no timing side channel worth a DB query); the body arrives validated (the
  * operation's schema, lib/http/operations.ts); fix the auction's deadline: min(publisher's tmax, body tmax), 2000 ms at most;
  * its floor (the higher of the platform's and the publisher's) and its blocks (the publisher's and the request's bcat / badv);
- * the conversation's window, the only part of `messages` later stages read (auction/conversation-window.ts).
+ * the conversation's window, the only part of `messages` later stages read (auction/conversation-window.ts);
+ * the privacy decision (domain/privacy: its consent strings decoded once, here; one that does not decode is a 400).
  */
 export function authenticatePublisher(authorization: string | undefined, publishers: ReadonlyMap<string, PublisherRecord>): PublisherRecord {
   if (!authorization) throw new DomainError('auth_required', 'Authorization header with a publisher key is required');
@@ -37,6 +39,7 @@ export function intake(req: IncomingMessage, request: AdRequest, publisher: Publ
     request,
     window: conversationWindow(request.messages),
     publisher,
+    privacy: privacyDecision(request, request.country_code, publisher),
     userIp: request.ip ?? (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
     userAgent: request.user_agent ?? req.headers['user-agent'] ?? '',
     headerLanguage: req.headers['accept-language'] ?? undefined,

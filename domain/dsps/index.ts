@@ -18,6 +18,10 @@ export interface NewDsp {
   authStyle?: string;
   siteIdOverride?: string;
   publisherIdOverride?: string;
+  /** Its IAB TCF Global Vendor List id (1..65535); absent: not a TCF vendor. */
+  tcfVendorId?: number;
+  /** It accepts contextual-only requests (default true); false: not called without the user's consent. */
+  bidsWithoutConsent?: boolean;
 }
 
 function httpUrl(value: string, param: string): string {
@@ -53,6 +57,7 @@ export async function addDsp(db: Db, input: NewDsp) {
       authStyle,
       siteIdOverride: input.siteIdOverride ?? null,
       publisherIdOverride: input.publisherIdOverride ?? null,
+      ...dspPrivacyData({ tcfVendorId: input.tcfVendorId, bidsWithoutConsent: input.bidsWithoutConsent }),
     },
   });
   return { dsp_id: dsp.id };
@@ -71,6 +76,8 @@ export const presentDsp = (d: DspRow) => ({
   enabled: d.enabled,
   site_id_override: d.siteIdOverride,
   publisher_id_override: d.publisherIdOverride,
+  tcf_vendor_id: d.tcfVendorId,
+  bids_without_consent: d.bidsWithoutConsent,
   created_at: d.createdAt.toISOString(),
 });
 
@@ -98,6 +105,9 @@ export interface DspConfig {
   authStyle: DspAuthStyle;
   siteIdOverride: string | null;
   publisherIdOverride: string | null;
+  /** What it declared at onboarding (domain/privacy's dspAccess): its TCF vendor id, and whether it bids without consent. */
+  tcfVendorId: number | null;
+  bidsWithoutConsent: boolean;
 }
 
 export async function loadEnabledDsps(db: Db): Promise<DspConfig[]> {
@@ -112,7 +122,35 @@ export async function loadEnabledDsps(db: Db): Promise<DspConfig[]> {
     authStyle: d.authStyle as DspAuthStyle,
     siteIdOverride: d.siteIdOverride,
     publisherIdOverride: d.publisherIdOverride,
+    tcfVendorId: d.tcfVendorId,
+    bidsWithoutConsent: d.bidsWithoutConsent,
   }));
+}
+
+/** What a DSP declares about consent (domain/privacy): its TCF vendor id (null: none) and whether it bids without consent. */
+export interface DspPrivacyInput {
+  tcfVendorId?: number | null;
+  bidsWithoutConsent?: boolean;
+}
+
+/** Checks the declaration; the result holds only what was given (Prisma's data). */
+function dspPrivacyData(input: DspPrivacyInput): { tcfVendorId?: number | null; bidsWithoutConsent?: boolean } {
+  const id = input.tcfVendorId;
+  if (id !== undefined && id !== null && (!Number.isInteger(id) || id < 1 || id > 65_535))
+    throw invalidValue('tcf_vendor_id', 'tcf_vendor_id must be an IAB TCF Global Vendor List id (an integer from 1 to 65535)');
+  return {
+    ...(id !== undefined ? { tcfVendorId: id } : {}),
+    ...(input.bidsWithoutConsent !== undefined ? { bidsWithoutConsent: input.bidsWithoutConsent } : {}),
+  };
+}
+
+/** `adctl dsp update`: its consent declaration; the auctions pick it up within a second (the `auction_index` notification). */
+export async function updateDspPrivacy(db: Db, dspId: string, input: DspPrivacyInput) {
+  if (!UUID.test(dspId)) throw notFound('DSP', 'dsp_id');
+  const data = dspPrivacyData(input);
+  const { count } = await db.dsp.updateMany({ where: { id: dspId.toLowerCase() }, data });
+  if (count === 0) throw notFound('DSP', 'dsp_id');
+  return presentDsp(await db.dsp.findUniqueOrThrow({ where: { id: dspId.toLowerCase() } }));
 }
 
 export { DomainError };

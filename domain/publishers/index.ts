@@ -53,6 +53,7 @@ export const presentPublisher = (p: PublisherRow) => ({
   block_advertisers: p.blockedAdvertisers,
   rate_limit: p.rateLimitPerSecond,
   min_relevance: p.minRelevance,
+  teen_contextual_ads: p.teenContextualAds,
   test: p.test,
   enabled: p.enabled,
   created_at: p.createdAt.toISOString(),
@@ -78,6 +79,8 @@ export interface PublisherRecord {
   rateLimitPerSecond: number | null;
   /** The relevance our ads must reach beside this publisher's conversations; null: the platform's default. */
   minRelevance: number | null;
+  /** 13-17 year olds may get contextual-only ads (domain/privacy); false: no ad. */
+  teenContextualAds: boolean;
   test: boolean;
 }
 
@@ -95,6 +98,7 @@ export const publisherRecord = (p: PublisherRow): PublisherRecord => ({
   safetyOverrides: Object.fromEntries(p.allowedCategories.map((c) => [c, 'allow'])),
   rateLimitPerSecond: p.rateLimitPerSecond,
   minRelevance: p.minRelevance,
+  teenContextualAds: p.teenContextualAds,
   test: p.test,
 });
 

@@ -9,7 +9,8 @@ import { MAX_TMAX_MS, presentPublisher } from './index';
  * A publisher's own settings (`adctl publisher update`): a CPM floor, a
  * deadline, conversation density, blocked ad categories and advertiser
  * domains (OpenRTB bcat / badv, enforced on answers), and the sensitive
- * conversation categories it allows. The auctions pick a change up within
+ * conversation categories it allows, and whether 13-17 year olds may get
+ * contextual-only ads (domain/privacy). The auctions pick a change up within
  * seconds (the `auction_index` notification on publishers).
  */
 export interface PublisherSettingsInput {
@@ -25,6 +26,8 @@ export interface PublisherSettingsInput {
   rateLimitPerSecond?: number | null;
   /** 0..1; null: the platform's default (domain/relevance/score.ts). */
   minRelevance?: number | null;
+  /** 13-17 year olds may get contextual-only ads (domain/privacy); false: no ad. */
+  teenContextualAds?: boolean;
 }
 
 /** At most this many entries in each list (OpenRTB bcat/badv stay small). */
@@ -86,6 +89,7 @@ export function publisherSettingsData(input: PublisherSettingsInput) {
     ),
     blockedAdvertisers: listOf('block_advertisers', input.blockAdvertisers?.map(normalizeDomain), (v) => DOMAIN.test(v), 'an advertiser domain'),
     minRelevance: relevanceIn(input.minRelevance),
+    teenContextualAds: input.teenContextualAds,
   };
   return Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined)) as Partial<typeof data>;
 }

@@ -37,3 +37,11 @@ export function contentTaxonomy(): readonly ContentCategory[] {
   }
   return loaded;
 }
+
+let byId: Map<string, ContentCategory> | undefined;
+
+/** One category by its id (undefined for an id the taxonomy does not have). */
+export function contentCategory(id: string): ContentCategory | undefined {
+  byId ??= new Map(contentTaxonomy().map((c) => [c.id, c]));
+  return byId.get(id);
+}

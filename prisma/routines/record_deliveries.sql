@@ -176,10 +176,11 @@ BEGIN
     ), shown AS (
         -- An impression counts toward its user's and conversation's frequency caps (our ads) and the
         -- conversation's density (any ad: a DSP's has no campaign), charged or not: the user saw it
-        -- (auction/inhouse/frequency-caps.ts).
+        -- (auction/inhouse/frequency-caps.ts). A contextual-only request's has no user key (domain/privacy):
+        -- it counts for its conversation only.
         INSERT INTO frequency_events (kind, publisher_id, user_key, chat_key, campaign_id, auction_id, at)
-        SELECT 'impression', publisher_id, user_key, coalesce(chat_key, ''), nullif(campaign_id, '')::uuid, auction_id, event_time
-          FROM done WHERE event_type = 'impression' AND coalesce(user_key, '') <> ''
+        SELECT 'impression', publisher_id, coalesce(user_key, ''), coalesce(chat_key, ''), nullif(campaign_id, '')::uuid, auction_id, event_time
+          FROM done WHERE event_type = 'impression' AND (coalesce(user_key, '') <> '' OR coalesce(chat_key, '') <> '')
     )
     SELECT array_agg(d.ord IS NOT NULL ORDER BY i.ord), array_agg(coalesce(d.charge, 0) ORDER BY i.ord),
            (SELECT array_agg(campaign_id::text ORDER BY campaign_id) FROM spent WHERE exhausted_now),

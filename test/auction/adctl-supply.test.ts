@@ -53,6 +53,7 @@ describe('publishers', () => {
       block_advertisers: [],
       rate_limit: null,
       min_relevance: null,
+      teen_contextual_ads: false,
       test: false,
       enabled: true,
       created_at: expect.any(String),

@@ -110,6 +110,8 @@ describe('one native DSP', () => {
       view_url: expect.stringMatching(/\/api\/v1\/tracking\/view\?token=/),
       feedback_url: expect.stringMatching(/\/api\/v1\/tracking\/feedback\?token=/),
       price: 2.34,
+      // From the conversation's categories only (domain/privacy/why-this-ad.ts).
+      why_this_ad: 'Shown because this conversation is about Fitness and Exercise (Healthy Living).',
     });
     expect(record).toMatchObject({ outcome: 'won', reason: '', bid_id: 'b-1', price_micros: 2_340_000 });
     expect(ref.dsp.received.some((r) => r.path === '/native/render')).toBe(false);

@@ -103,15 +103,15 @@ describe('the BidRequest', () => {
         search: 'best marathon shoes',
         keywords: expect.stringMatching(/^running,shoes,marathon training,/),
       },
+      // GDPR applies (DE) and no TC string came: the contextual-only request, no user id and the IP cut to its /24 (test/auction/privacy.test.ts).
       device: {
         ua: BROWSER_UA,
-        ip: '203.0.113.9',
+        ip: '203.0.113.0',
         devicetype: 2,
         js: 1,
         language: 'de',
         geo: { country: 'DEU', region: 'BE', city: 'Berlin', type: 2 },
       },
-      user: { id: 'user-anon-1' },
       regs: { gdpr: 1 },
       source: {
         fd: 0,
@@ -327,6 +327,8 @@ describe('BidResponse handling', () => {
       view_url: expect.stringContaining('/api/v1/tracking/view?token='),
       feedback_url: expect.stringContaining('/api/v1/tracking/feedback?token='),
       price: 1.56,
+      // From the conversation's categories only (domain/privacy/why-this-ad.ts).
+      why_this_ad: 'Shown because this conversation is about Fitness and Exercise (Healthy Living).',
     });
     expect(await record(res)).toMatchObject({ outcome: 'won', bid_id: 'bid-1', price_micros: 1_560_000 });
   });

@@ -100,6 +100,9 @@ const VARIANTS: Record<string, unknown[]> = {
   badv: [undefined, ['a.example'], [5]],
   site: [undefined, { domain: 'a.example' }, { page: 'ftp://x' }],
   app: [undefined, { bundle: 'com.a' }],
+  // The privacy signals (the schema's alone: the fast path hands any request carrying them over).
+  regs: [undefined, { gdpr: 1, us_privacy: '1YNN' }, { coppa: 0, gpp: 'DBABLA~CFQZAAAAAACA.QA', gpp_sid: [7] }, { us_privacy: '1YNNN' }],
+  user: [undefined, { age_group: 'adult' }, { consent: 'CQuZP8AQuZP8AAKABBENBkFgALAAAAAAAAAAF5wAQF5gAAAA' }, { consent: 'not a tc string' }],
   unknown_field: [undefined, 1],
 };
 

@@ -74,7 +74,7 @@ export async function addReferenceDsp(
   h: AuctionHarness,
   protocol: 'native' | 'openrtb',
   options: Partial<ReferenceDspOptions> = {},
-  extra: { authStyle?: 'bearer' | 'url'; siteIdOverride?: string; publisherIdOverride?: string } = {},
+  extra: { authStyle?: 'bearer' | 'url'; siteIdOverride?: string; publisherIdOverride?: string; tcfVendorId?: number; bidsWithoutConsent?: boolean } = {},
 ) {
   const key = `dspkey_${randomBytes(8).toString('hex')}`;
   const dsp: ReferenceDsp = await startReferenceDsp({ key, ...options });
@@ -88,6 +88,8 @@ export async function addReferenceDsp(
     authStyle: extra.authStyle,
     siteIdOverride: extra.siteIdOverride,
     publisherIdOverride: extra.publisherIdOverride,
+    tcfVendorId: extra.tcfVendorId,
+    bidsWithoutConsent: extra.bidsWithoutConsent,
   });
   h.dspIds.add(dsp_id);
   await until(() => h.auction.deps.catalog.dsps.some((d) => d.id === dsp_id), 'the DSP in the catalog');
