@@ -1,8 +1,12 @@
+import { maskMessages } from './pii';
+
 /**
  * The part of a conversation the auction reads and passes on: the safety
  * screen, the in-house relevance and the native bid request all take this
  * window, never the request's own `messages` (which the schema accepts up to
- * 200 messages of 20,000 characters each). Computed once per request, at intake.
+ * 200 messages of 20,000 characters each). Computed once per request, at intake,
+ * with personal data masked (./pii.ts: `[email]`, `[phone]`, ...), so nothing
+ * downstream, a DSP above all, ever holds the raw text.
  * An advertiser's relevance test reads the conversation it posts through the
  * same window (domain/relevance/hint-test.ts), so both score the same text.
  *
@@ -31,8 +35,16 @@ export interface Windowed {
 
 const EMPTY: readonly never[] = Object.freeze([]);
 
-/** The window of `messages` (the very array when it is within every limit; otherwise a new one, long contents cut). */
+/**
+ * The window of `messages`, personal data masked: the very array when it is
+ * within every limit and holds none; otherwise a new one. A masked message may
+ * be a few characters longer than its cut (a placeholder can be longer than what it stands for).
+ */
 export function conversationWindow<M extends Windowed>(messages: readonly M[] | undefined): readonly M[] {
+  return maskMessages(windowOf(messages));
+}
+
+function windowOf<M extends Windowed>(messages: readonly M[] | undefined): readonly M[] {
   if (!messages || messages.length === 0) return EMPTY;
   const { messages: maxMessages, messageChars, totalChars } = CONVERSATION_WINDOW;
   const first = Math.max(0, messages.length - maxMessages);

@@ -7,7 +7,7 @@
 import { ConversationReader } from '../../domain/understanding/conversation';
 import { textEncoder } from '../../domain/understanding/encoder';
 import { conversationSignals, loadLanguageDetector, MAX_KEYWORDS, MAX_QUERY_CHARS, scrubPii } from '../../domain/understanding/signals';
-import { luhnValid, PII_MARK } from '../../domain/understanding/signals/pii';
+import { luhnValid, PII_MARK } from '../../domain/understanding/pii';
 
 const encoder = textEncoder();
 const reader = new ConversationReader(encoder);

@@ -5,7 +5,7 @@ import { categoryProfiles, conversationCategories, termScores, type CategoryText
 import { followUpContext, intentQuery, intentShape } from './intent';
 import { candidatePhrases, rankKeywords, type WeightedText } from './keywords';
 import { detectTextLanguage, headerLanguage } from './language';
-import { scrubPii } from './pii';
+import { scrubPii } from '../pii';
 import { functionWords } from './words';
 
 export { loadLanguageDetector, languageDetectorLoaded } from './language';
@@ -15,7 +15,7 @@ export function warmSignals(encoder?: TextEncoder): void {
   termScores([{ text: 'warm', weight: 1 }]);
   if (encoder) categoryProfiles(encoder);
 }
-export { scrubPii } from './pii';
+export { scrubPii } from '../pii';
 export { MAX_KEYWORDS } from './keywords';
 export { MAX_QUERY_CHARS } from './intent';
 
