@@ -30,6 +30,7 @@ import type { PublisherRecord } from '../domain/publishers';
 import { config } from '../lib/config';
 import { createClickhouse } from '../lib/clickhouse/client';
 import { reportsOperation } from './reports/operation';
+import { userErasureOperations } from './publisher/user-erasures';
 import { PublisherRateLimit } from './publisher/rate-limit';
 
 /**
@@ -187,6 +188,7 @@ function auctionApp(deps: PipelineDeps, rateLimit: PublisherRateLimit, stores: {
   };
   const adRequest = adRequestOperation(async ({ body }, req) => run(req, body, publisherOf(req)));
   const reports = reportsOperation({ authenticate, report: stores });
+  const erasures = userErasureOperations({ authenticate, db: stores.db });
   // The hot route first, before Express handles the request at all: the ordinary
   // ad request never walks the generic chain below. What it hands over (anything
   // else, or its error) is handled by Express as usual, the error first.
@@ -197,14 +199,14 @@ function auctionApp(deps: PipelineDeps, rateLimit: PublisherRateLimit, stores: {
   });
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => {
-    res.json((openApi ??= auctionOpenApi([adRequest, reports])));
+    res.json((openApi ??= auctionOpenApi([adRequest, reports, ...erasures])));
   });
   // The publisher key is checked before the body is read: an unknown caller costs no parsing.
   app.use('/v1/ad_requests', (req, _res, next) => {
     (req as AuthedRequest).publisher = admit(req);
     next();
   });
-  app.use(mountOperations([adRequest, reports]));
+  app.use(mountOperations([adRequest, reports, ...erasures]));
   app.use(unknownRoute);
   app.use(errorHandler);
   return app;

@@ -2,9 +2,11 @@
  * adctl's supply-side commands: publishers (chat hosts) and DSPs. Kept apart
  * from bin/adctl.ts so that file stays a dispatcher.
  */
-import type { Db } from '../lib/db';
+import { plainPoolOf, type Db } from '../lib/db';
 import { createPublisher, listPublishers } from '../domain/publishers';
-import { showPublisher, updatePublisherSettings, type PublisherSettingsInput } from '../domain/publishers/settings';
+import { findPublisher, showPublisher, updatePublisherSettings, type PublisherSettingsInput } from '../domain/publishers/settings';
+import { DomainError } from '../domain/errors';
+import { parseOrThrow } from '../lib/validation';
 import { addDsp, disableDsp, listDsps, updateDspPrivacy } from '../domain/dsps';
 import { decimalFlag } from './adctl-numbers';
 
@@ -107,6 +109,24 @@ async function runPublisherCommand(db: Db, command: string, rest: string[], opti
       const { values, argument } = withArgument(rest, 'PUBLISHER_ID', PUBLISHER_SETTING_OPTIONS);
       return updatePublisherSettings(db, argument, publisherSettingsOf(values, usage));
     }
+    case 'publisher forget-user': {
+      // A chat host's erasure of one of its users, as POST /v1/publisher/user_erasures records it (domain/privacy/erasure.ts).
+      const { values, argument } = withArgument(rest, 'PUBLISHER_ID', { 'user-id': { type: 'string' } });
+      if (typeof values['user-id'] !== 'string') throw usage('--user-id is required');
+      const { requestUserErasure, userErasureBodySchema } = await import('../domain/privacy/erasure');
+      const { user_id } = parseOrThrow(userErasureBodySchema, { user_id: values['user-id'] });
+      const publisher = await findPublisher(db, argument);
+      return requestUserErasure(plainPoolOf(db), publisher.publicId, user_id);
+    }
+    case 'publisher erasure': {
+      const { positionals } = options(rest, {});
+      if (positionals.length !== 2) throw usage('PUBLISHER_ID and ERASURE_ID are required');
+      const { findUserErasure } = await import('../domain/privacy/erasure');
+      const publisher = await findPublisher(db, positionals[0]);
+      const erasure = await findUserErasure(plainPoolOf(db), publisher.publicId, positionals[1]);
+      if (!erasure) throw new DomainError('not_found', 'No such user erasure for this publisher', 'erasure_id');
+      return erasure;
+    }
     case 'publisher report': {
       const { values, argument } = withArgument(rest, 'PUBLISHER_ID', {
         'start-date': { type: 'string' },
@@ -182,6 +202,8 @@ export async function runSupplyCommand(db: Db, command: string, rest: string[], 
     case 'publisher show':
     case 'publisher update':
     case 'publisher report':
+    case 'publisher forget-user':
+    case 'publisher erasure':
       return runPublisherCommand(db, command, rest, options, usage);
     case 'dsp add':
     case 'dsp update':

@@ -33,6 +33,8 @@ const USAGE = `usage:
         [--rate-limit PER_SECOND|default]
         [--min-relevance 0..1|default] [--teen-contextual-ads yes|no]
   adctl publisher report PUBLISHER_ID --start-date YYYY-MM-DD --end-date YYYY-MM-DD [--granularity daily|hourly] [--group-by source|format|country|category|language]
+  adctl publisher forget-user PUBLISHER_ID --user-id ID
+  adctl publisher erasure PUBLISHER_ID ERASURE_ID
   adctl dsp add --name N --protocol native|openrtb --bid-url U [--render-url U] [--key K] [--auth bearer|url] [--site-id ID] [--publisher-id ID]
         [--tcf-vendor-id N] [--bids-without-consent yes|no]
   adctl dsp update DSP_ID [--tcf-vendor-id N|none] [--bids-without-consent yes|no]
@@ -300,6 +302,8 @@ const supplyCommands: Record<string, Command> = Object.fromEntries(
     'publisher show',
     'publisher update',
     'publisher report',
+    'publisher forget-user',
+    'publisher erasure',
     'dsp add',
     'dsp update',
     'dsp list',

@@ -4,9 +4,10 @@ import { eventPipelineJob } from './event-pipeline';
 import type { Job } from './job';
 import { pacingJob } from './pacing';
 import { retentionJob } from './retention';
+import { userErasuresJob } from './user-erasures';
 
 /** Every background job the worker hosts (jobs/job.ts says how). */
-export const JOBS: readonly Job[] = [eventPipelineJob, deliveryExportJob, dspCallbacksJob, pacingJob, retentionJob];
+export const JOBS: readonly Job[] = [eventPipelineJob, deliveryExportJob, dspCallbacksJob, pacingJob, retentionJob, userErasuresJob];
 
 export function jobNamed(name: string): Job {
   const job = JOBS.find((j) => j.name === name);

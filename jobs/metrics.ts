@@ -7,6 +7,7 @@ import { registerDeadLetterGauge } from '../domain/dead-letters/metrics';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { config } from '../lib/config';
 import { registerPublisherSpendGauges } from './publisher-spend';
+import { pendingUserErasures } from '../domain/privacy/erasure';
 import type { Job, JobDeps, JobRun } from './job';
 
 /**
@@ -63,7 +64,8 @@ export type JobMetrics = ReturnType<typeof createJobMetrics>;
  * agrees, whichever one moves the rows): `worker_event_inbox_depth` and
  * `worker_event_pipeline_lag_seconds` (accepted events waiting, the oldest's
  * age), `worker_delivery_export_lag_seconds` (the oldest ledger row ClickHouse
- * does not have yet). Alerts: docs/grafana/alerts.yml.
+ * does not have yet), `worker_user_erasures_pending` and `worker_user_erasure_oldest_seconds`
+ * (hosts' erasures of their users not done yet). Alerts: docs/grafana/alerts.yml.
  */
 export function registerBacklogGauges(registry: Registry, deps: { db: Db; pool: Pool }): void {
   const inbox = () => eventInboxBacklog(deps.db);
@@ -87,6 +89,17 @@ export function registerBacklogGauges(registry: Registry, deps: { db: Db; pool: 
     'worker_delivery_export_lag_seconds',
     'Age of the oldest delivery ledger row not exported to ClickHouse yet (0 when caught up): how far insights are behind',
     () => deliveryExportLagSeconds(deps.pool),
+  );
+  const erasures = () => pendingUserErasures(deps.pool);
+  gauge(
+    'worker_user_erasures_pending',
+    "Chat hosts' user erasures accepted and not done yet (domain/privacy/erasure.ts)",
+    async () => (await erasures()).pending,
+  );
+  gauge(
+    'worker_user_erasure_oldest_seconds',
+    'Age of the oldest user erasure not done yet (0 when none): hosts are promised done within 86,400',
+    async () => (await erasures()).oldestSeconds,
   );
 }
 
