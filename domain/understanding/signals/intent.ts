@@ -1,5 +1,5 @@
 import { isContentWord, tokens } from './words';
-import { PII_MARK } from './pii';
+import { PII_MARK } from '../pii';
 
 /**
  * The intent query (site.search / app.search): the user's current request as

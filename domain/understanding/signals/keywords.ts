@@ -1,6 +1,6 @@
 import { dot, normalize, type TextEncoder, type WordBudget } from '../encoder';
 import { CLAUSE, isContentWord, tokens } from './words';
-import { PII_MARK } from './pii';
+import { PII_MARK } from '../pii';
 
 /**
  * Keywords: at most MAX_KEYWORDS phrases (one to three words) that say what
