@@ -18,10 +18,13 @@ import { defineOperation, type Operation } from '../../lib/http/operations';
  */
 export const ERASURES_PER_HOUR = 10_000;
 
-const count = z.int().min(0);
+const STORE_DESCRIPTIONS: Record<(typeof USER_KEYED_STORES)[number], string> = {
+  frequency_events: "Rows of the user's frequency history deleted: the ads shown to the user and in the user's conversations",
+  traffic_bursts: 'Rows of the invalid-traffic burst counters keyed to the user deleted',
+};
 export const userErasureSchema = z.object({
   id: z.uuid().describe('The erasure'),
-  object: z.literal('user_erasure'),
+  object: z.literal('user_erasure').describe('Always `user_erasure`'),
   status: z
     .enum(USER_ERASURE_STATUSES)
     .describe('`pending` until every store has been swept twice (the second once links minted before the request expired), then `done`'),
@@ -29,10 +32,13 @@ export const userErasureSchema = z.object({
   due_by: z.iso.datetime().describe('requested_at + 24 hours: done by then at the latest'),
   completed_at: z.iso.datetime().nullable().describe('When it was done; null while pending'),
   deleted: z
-    .object(Object.fromEntries(USER_KEYED_STORES.map((s) => [s, count])) as Record<(typeof USER_KEYED_STORES)[number], typeof count>)
-    .describe(
-      "Rows deleted so far, per store keyed to the user: frequency_events (the user's and their conversations' ads shown), traffic_bursts (invalid-traffic counters)",
-    ),
+    .object(
+      Object.fromEntries(USER_KEYED_STORES.map((s) => [s, z.int().min(0).describe(STORE_DESCRIPTIONS[s])])) as Record<
+        (typeof USER_KEYED_STORES)[number],
+        z.ZodInt
+      >,
+    )
+    .describe('Rows deleted so far, per store keyed to the user (every one there is)'),
 });
 
 type PublisherRequest = Request & { erasurePublisher?: PublisherRecord };
