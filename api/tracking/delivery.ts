@@ -7,7 +7,7 @@ import { defineOperation, mountOperations, type Operation } from '../../lib/http
 import type { DirectRoute } from '../../lib/http/direct-route';
 import { nextId } from '../../lib/http/request-id';
 import type { HttpMetrics } from '../../lib/http-metrics';
-import type { DeliveryLedgerWriter, DeliveryEventType } from '../../domain/delivery/ledger';
+import { FEEDBACK_REASONS, type DeliveryLedgerWriter, type DeliveryEventType } from '../../domain/delivery/ledger';
 import type { TokenObserver } from '../../domain/delivery/metrics';
 import { judgeTrackedRequest, type InvalidTrafficReason } from '../../domain/delivery/invalid-traffic';
 import { clientIp } from '../../domain/events/client-ip';
@@ -33,7 +33,10 @@ import {
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 const tokenQuery = z.object({ token: z.string().describe('The signed token of the delivered URL') });
-const feedbackBody = z.object({ feedback: z.enum(['thumbs_up', 'thumbs_down']).describe("The user's verdict on the ad") });
+const feedbackBody = z.object({
+  feedback: z.enum(['thumbs_up', 'thumbs_down']).describe("The user's verdict on the ad"),
+  reason: z.enum(FEEDBACK_REASONS).optional().describe('Why, if the user said (a fixed list: no free text); stored with the verdict and forwarded to the DSP'),
+});
 const linkNotFound = () => new DomainError('not_found', 'Link expired or not found', 'token');
 
 const isHttpUrl = (value: string | undefined): value is string => {
@@ -196,7 +199,7 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter, tokens:
       async handle({ query, body }, _req, res) {
         const token = readToken(query.token, 'feedback');
         if (!token || token.expired) throw linkNotFound();
-        await record(body.feedback, token.claims);
+        await ledger.record({ type: body.feedback, claims: token.claims, time: new Date(), reason: body.reason });
         noStore(res);
         res.status(204).end();
       },

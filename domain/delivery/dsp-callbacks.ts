@@ -14,7 +14,7 @@ import type { FeedbackCallback, TrackedDelivery } from './ledger';
  * and our server must not be steered by it into other networks (SSRF).
  *
  * The call (docs/api-behaviour.md, "Delivery tracking and money"): `POST <feedback_url>` with
- * `{ "feedback": "thumbs_up" | "thumbs_down", "auction_id", "bid_id", "timestamp" }`.
+ * `{ "feedback": "thumbs_up" | "thumbs_down", "auction_id", "bid_id", "timestamp" }`, and `reason` when the user gave one.
  */
 export function feedbackCallbackOf(delivery: TrackedDelivery): FeedbackCallback | null {
   const c = delivery.claims;
@@ -27,6 +27,7 @@ export function feedbackCallbackOf(delivery: TrackedDelivery): FeedbackCallback 
       auction_id: c.auction_id,
       bid_id: c.bid_id ?? null,
       timestamp: Math.floor(delivery.time.getTime() / 1000),
+      ...(delivery.reason ? { reason: delivery.reason } : {}),
     }),
   };
 }

@@ -28,12 +28,18 @@ import { DEFAULT_BURST_THRESHOLDS, type BurstThresholds, type InvalidTrafficReas
  */
 export type DeliveryEventType = 'impression' | 'click' | 'thumbs_up' | 'thumbs_down';
 
+/** Why a user gave feedback (optional, a fixed list: no free text, so nothing personal can be stored or forwarded). */
+export const FEEDBACK_REASONS = ['not_relevant', 'offensive', 'misleading', 'repetitive', 'other'] as const;
+export type FeedbackReason = (typeof FEEDBACK_REASONS)[number];
+
 export interface TrackedDelivery {
   type: DeliveryEventType;
   claims: DeliveryClaims;
   time: Date;
   /** Why the tracker found the request invalid (invalid-traffic.ts judgeTrackedRequest), if it did. */
   invalid?: InvalidTrafficReason | null;
+  /** Feedback only: the reason the user picked, if any. */
+  reason?: FeedbackReason;
 }
 
 export interface DeliveryOutcome {
@@ -68,6 +74,13 @@ export interface LedgerOptions {
 /** Feedback of either direction shares one dedupe key: the first thumbs per auction counts. */
 const dedupeType = (type: DeliveryEventType) => (type === 'thumbs_up' || type === 'thumbs_down' ? 'feedback' : type);
 export const deliveryEventId = (auctionId: string, type: DeliveryEventType) => `${auctionId}:${dedupeType(type)}`;
+
+/** The ledger's `detail`: a click's carousel tile, a feedback's reason; '' otherwise. */
+function detailOf({ type, claims, reason }: TrackedDelivery): string {
+  if (type === 'click' && claims.tile !== undefined) return `tile:${claims.tile}`;
+  if ((type === 'thumbs_up' || type === 'thumbs_down') && reason) return `reason:${reason}`;
+  return '';
+}
 
 /**
  * What the token says one delivery costs: CPM impressions price/1000, CPC clicks
@@ -124,7 +137,7 @@ export async function recordDeliveries(pool: Pool | PoolClient, batch: TrackedDe
       c.publisher_id,
       c.country ?? '',
       c.device ?? '',
-      c.tile !== undefined && type === 'click' ? `tile:${c.tile}` : '',
+      detailOf(delivery),
       String(deliveryPriceMicros(type, c)),
       callback?.dspId ?? null,
       callback?.url ?? null,

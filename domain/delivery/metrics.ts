@@ -37,6 +37,12 @@ export function createLedgerMetrics(registry: Registry, prefix: string): LedgerO
     labelNames: ['type', 'reason'],
     registers: [registry],
   });
+  const feedback = new Counter({
+    name: `${prefix}_delivery_feedback_total`,
+    help: "Users' feedback committed to the ledger, by verdict (thumbs_up, thumbs_down) and the reason they picked (none when they gave none)",
+    labelNames: ['feedback', 'reason'],
+    registers: [registry],
+  });
   const flushes = new Histogram({
     name: `${prefix}_ledger_flush_duration_ms`,
     help: 'Delivery ledger flush latency (ms): one transaction for a batch of tracker requests, by outcome (ok, error)',
@@ -58,6 +64,7 @@ export function createLedgerMetrics(registry: Registry, prefix: string): LedgerO
         const outcome = outcomes[i];
         if (!outcome?.recorded) return;
         events.inc({ type: delivery.type, source: delivery.claims.source });
+        if (delivery.type === 'thumbs_up' || delivery.type === 'thumbs_down') feedback.inc({ feedback: delivery.type, reason: delivery.reason ?? 'none' });
         if (outcome.invalid) invalid.inc({ type: delivery.type, reason: outcome.invalid });
         if (outcome.chargedMicros > 0) spend.inc({ type: delivery.type }, outcome.chargedMicros);
       });

@@ -335,12 +335,26 @@ describe('with a reference DSP', () => {
       });
       await until(async () => (await api.db.deliveryLedger.count({ where: { auctionId: answer.auction_id, eventType: 'click' } })) === 1, 'the click');
 
+      // Thumbs down asks why first; the reason is reached by keyboard and sent with the verdict.
       await page.getByRole('button', { name: 'Not for me' }).focus();
+      await page.keyboard.press('Enter');
+      // Focus moved to the first reason (inside the ad's shadow root).
+      const first = page.getByRole('button', { name: 'Not relevant' });
+      expect(await first.evaluate((el) => (el.getRootNode() as unknown as { activeElement: unknown }).activeElement === el)).toBe(true);
       const sent = debugLine(page, /^\[chat-ads\] feedback/);
       await page.keyboard.press('Enter');
       await sent;
       expect(await page.getByRole('button', { name: 'Not for me' }).getAttribute('aria-pressed')).toBe('true');
+      expect((await eventsOf(page)).find((e) => e.type === 'feedback')).toEqual({
+        type: 'feedback',
+        auction_id: answer.auction_id,
+        feedback: 'thumbs_down',
+        reason: 'not_relevant',
+      });
       await until(async () => (await api.db.deliveryLedger.count({ where: { auctionId: answer.auction_id, eventType: 'thumbs_down' } })) === 1, 'the feedback');
+      expect(await api.db.deliveryLedger.findFirst({ where: { auctionId: answer.auction_id, eventType: 'thumbs_down' } })).toEqual(
+        expect.objectContaining({ detail: 'reason:not_relevant' }),
+      );
     } finally {
       ref.dsp.set({ creative: 'image' });
     }

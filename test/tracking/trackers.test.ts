@@ -320,6 +320,18 @@ describe('feedback', () => {
     await until(async () => (await h.db.dspCallback.count({ where: { dspId: claims.dsp_id } })) === 0, 'the delivered callback removed');
   });
 
+  test("the user's reason is stored with the verdict and forwarded with it", async () => {
+    received = [];
+    failuresLeft = 0;
+    const claims = await dspWin(`${dspBase}/feedback`);
+    expect((await sendFeedback(claims, { feedback: 'thumbs_down', reason: 'not_relevant' })).status).toBe(204);
+    expect(await ledgerRows(h.db, [claims.auction_id])).toEqual([expect.objectContaining({ eventType: 'thumbs_down', detail: 'reason:not_relevant' })]);
+    await until(() => received.some((r) => (r.body as { auction_id?: string }).auction_id === claims.auction_id), 'the forwarded feedback');
+    expect(received.map((r) => r.body).filter((b) => (b as { auction_id?: string }).auction_id === claims.auction_id)).toEqual([
+      { feedback: 'thumbs_down', reason: 'not_relevant', auction_id: claims.auction_id, bid_id: 'bid-7', timestamp: expect.any(Number) },
+    ]);
+  });
+
   test('a feedback_url on a host not configured for the DSP is never called', async () => {
     received = [];
     const claims = await dspWin('http://127.0.0.2:9/steal');
@@ -377,6 +389,9 @@ describe('feedback', () => {
     const missing = await sendFeedback(claims, {});
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual(errorBody('required', 'invalid_request_error', 'feedback'));
+    const freeText = await sendFeedback(claims, { feedback: 'thumbs_down', reason: 'my email is a@b.example' });
+    expect(freeText.status).toBe(400);
+    expect(freeText.body).toEqual(errorBody('invalid_value', 'invalid_request_error', 'reason'));
     const forgedUrl = new URL(tampered(trackerUrl(h.url, 'feedback', claims)));
     const forged = await call(h.url, 'POST', forgedUrl.pathname + forgedUrl.search, { body: { feedback: 'thumbs_up' } });
     expect(forged.status).toBe(404);

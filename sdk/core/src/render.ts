@@ -1,6 +1,6 @@
 import { h, safeUrl, settled, type Child } from './dom';
 import { CSS } from './styles';
-import type { Ad, AdAnswer, AdEvent, AdHandle, CarouselAd, MessageAd, PollAd, PollResults, RenderOptions } from './types';
+import type { Ad, AdAnswer, AdEvent, AdHandle, CarouselAd, Feedback, FeedbackReason, MessageAd, PollAd, PollResults, RenderOptions } from './types';
 import { watchViewability } from './viewability';
 
 const NOOP: AdHandle = { destroy() {} };
@@ -278,29 +278,46 @@ function thumb(down: boolean): SVGSVGElement {
 }
 const SVG = 'http://www.w3.org/2000/svg';
 
+/** The reasons a thumbs down may give (the feedback tracker's fixed list), as the user reads them. */
+const REASONS: [FeedbackReason, string][] = [
+  ['not_relevant', 'Not relevant'],
+  ['repetitive', 'Seen too often'],
+  ['misleading', 'Misleading'],
+  ['offensive', 'Offensive'],
+  ['other', 'Other'],
+];
+
+/** Thumbs up is sent at once; thumbs down first asks why (one tap on a reason, or Skip), so the verdict and its reason go as one. */
 function feedbackRow(ad: Ad, id: string, emit: Emit, fail: Fail): HTMLElement {
   const thanks = h('span', { role: 'status' });
   let sent = false;
-  const button = (feedback: 'thumbs_up' | 'thumbs_down', label: string) =>
-    h(
-      'button',
-      { type: 'button', class: 'fb', 'aria-label': label, 'aria-pressed': 'false', onclick: () => void send(feedback) },
-      thumb(feedback === 'thumbs_down'),
-    );
-  const up = button('thumbs_up', 'Good ad');
-  const down = button('thumbs_down', 'Not for me');
-  async function send(feedback: 'thumbs_up' | 'thumbs_down') {
+  const button = (feedback: Feedback, label: string, onclick: () => void) =>
+    h('button', { type: 'button', class: 'fb', 'aria-label': label, 'aria-pressed': 'false', onclick }, thumb(feedback === 'thumbs_down'));
+  const up = button('thumbs_up', 'Good ad', () => void send('thumbs_up'));
+  const down = button('thumbs_down', 'Not for me', ask);
+  const why = h('div', { class: 'why', role: 'group', 'aria-label': 'Why not for you?', hidden: true });
+  for (const [reason, label] of [...REASONS, [undefined, 'Skip'] as const])
+    why.append(h('button', { type: 'button', class: 'fb', onclick: () => void send('thumbs_down', reason) }, label));
+  function ask() {
+    if (sent) return;
+    down.setAttribute('aria-expanded', 'true');
+    why.hidden = false;
+    (why.firstChild as HTMLElement).focus();
+  }
+  async function send(feedback: Feedback, reason?: FeedbackReason) {
     if (sent) return;
     sent = true;
+    why.hidden = true;
     (feedback === 'thumbs_up' ? up : down).setAttribute('aria-pressed', 'true');
     for (const b of [up, down]) b.setAttribute('aria-disabled', 'true');
     try {
-      await postJson(ad.feedback_url, { feedback });
+      await postJson(ad.feedback_url, reason ? { feedback, reason } : { feedback });
       thanks.textContent = 'Thanks for the feedback';
-      emit({ type: 'feedback', auction_id: id, feedback });
+      emit({ type: 'feedback', auction_id: id, feedback, ...(reason ? { reason } : {}) });
+      (feedback === 'thumbs_up' ? up : down).focus();
     } catch (err) {
       fail('feedback', err);
     }
   }
-  return h('div', { class: 'foot' }, h('span', {}, 'Rate this ad'), up, down, thanks);
+  return h('div', { class: 'foot' }, h('span', {}, 'Rate this ad'), up, down, thanks, why);
 }

@@ -39,10 +39,13 @@ a:focus-visible,button:focus-visible,[tabindex]:focus-visible{outline:2px solid 
 .opt span{position:relative}
 .pct{float:right;font-weight:600}
 .hide{visibility:hidden}
-.foot{display:flex;align-items:center;gap:6px;margin-top:8px;color:var(--mu);font-size:12px}
+.foot{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin-top:8px;color:var(--mu);font-size:12px}
 .fb{font:inherit;background:transparent;color:var(--mu);border:1px solid var(--bd);border-radius:6px;padding:3px 8px;cursor:pointer;line-height:0}
 .fb svg{width:14px;height:14px;fill:currentColor}
 .fb[aria-pressed=true]{background:var(--ac);color:var(--af);border-color:var(--ac)}
 .fb:disabled{cursor:default}
+.why{display:flex;flex-wrap:wrap;gap:6px;flex-basis:100%}
+.why .fb{line-height:normal}
+.why[hidden]{display:none}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

@@ -69,13 +69,17 @@ export interface PollResults {
   data: { sponsored_poll_id: number; question: string; total_votes: number; options: { id: string; text: string; votes: number; percentage: number }[] };
 }
 
+export type Feedback = 'thumbs_up' | 'thumbs_down';
+/** Why a thumbs down (the feedback tracker's fixed list). */
+export type FeedbackReason = 'not_relevant' | 'offensive' | 'misleading' | 'repetitive' | 'other';
+
 export type AdEvent =
   | { type: 'fill'; auction_id: string; format: Ad['format']; test: boolean }
   | { type: 'no_fill'; auction_id?: string; no_fill_reason: string }
   | { type: 'rendered'; auction_id: string; format: Ad['format'] }
   | { type: 'viewable'; auction_id: string }
   | { type: 'click'; auction_id: string; url: string; tile?: number }
-  | { type: 'feedback'; auction_id: string; feedback: 'thumbs_up' | 'thumbs_down' }
+  | { type: 'feedback'; auction_id: string; feedback: Feedback; reason?: FeedbackReason }
   | { type: 'vote'; auction_id: string; option_id: string; results: PollResults['data'] }
   | { type: 'error'; auction_id?: string; stage: string; message: string };
 
