@@ -20,6 +20,7 @@ import { createPgPool } from '../../lib/db';
 import { newOrg } from '../support/harness';
 import { allExported, clickhouseTotals, deliverableCampaign, spendOf } from '../tracking/support';
 import { startAuction, type AuctionHarness } from '../auction/support';
+import { adctl } from '../support/cli';
 
 let h: AuctionHarness;
 let other: AuctionHarness;
@@ -205,3 +206,20 @@ test('a later request for the same user is a new erasure once the first is done'
   expect(second.status).toBe(202);
   expect(second.body.id).not.toBe(first.body.id);
 });
+
+test('adctl publisher forget-user records the same erasure the API does; adctl publisher erasure reads it', async () => {
+  const user = `cli-${randomBytes(6).toString('hex')}`;
+  const forgot = await adctl('publisher', 'forget-user', h.publisherId, '--user-id', user);
+  expect(forgot).toMatchObject({ code: 0 });
+  const erasure = JSON.parse(forgot.stdout);
+  expect(erasure).toMatchObject({ object: 'user_erasure', status: 'pending', completed_at: null });
+  // The host asking again while it is pending gets the same erasure, and sees it with its key.
+  expect((await erasures(h, 'POST', '', { user_id: user })).body.id).toBe(erasure.id);
+  const shown = await adctl('publisher', 'erasure', h.publisherId, erasure.id);
+  expect(JSON.parse(shown.stdout)).toEqual(erasure);
+  expect(await adctl('publisher', 'forget-user', h.publisherId)).toMatchObject({ code: 2, stderr: expect.stringContaining('--user-id is required') });
+  expect(await adctl('publisher', 'erasure', other.publisherId, erasure.id)).toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining('No such user erasure for this publisher'),
+  });
+}, 240_000);
