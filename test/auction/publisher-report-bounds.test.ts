@@ -11,7 +11,7 @@ import { createClickhouse } from '../../lib/clickhouse/client';
 import { reportSql, reportWindow, reportQuerySchema } from '../../auction/reports/report';
 import { REPORT_TABLES } from '../../auction/reports/clickhouse-tables';
 import { DELIVERY_TABLES } from '../../domain/delivery/clickhouse-tables';
-import { startAuction, type AuctionHarness } from './support';
+import { startAuction, until, type AuctionHarness } from './support';
 
 const db = config.clickhouse.database;
 const ch = createClickhouse();
@@ -43,7 +43,7 @@ async function anotherPublishersTraffic(): Promise<void> {
   });
 }
 
-test("by format: the publisher's own deliveries only, with their auctions' formats; ClickHouse reads none of another publisher's many rows", async () => {
+test("by format and by category: the publisher's own deliveries only, with their auctions' keys; ClickHouse reads none of another publisher's many rows", async () => {
   await anotherPublishersTraffic();
   const publisher = h.publisherId;
   const [a1, a2, a3] = [randomUUID(), randomUUID(), randomUUID()];
@@ -110,23 +110,46 @@ test("by format: the publisher's own deliveries only, with their auctions' forma
   );
   expect(byFormat).toEqual({ sponsored_message: [2, 1, 4_000], carousel: [1, 0, 1_500_000] });
 
-  // The report's very query, measured by ClickHouse itself (system.query_log).
-  const query = reportQuerySchema.parse({ start_date: today(), end_date: today(), group_by: 'format' });
-  const queryId = randomUUID();
-  await (
-    await ch.query({
-      query: reportSql(db, publisher, query, reportWindow(query)).delivery,
-      format: 'JSONEachRow',
-      query_id: queryId,
-      clickhouse_settings: { log_queries: 1 },
-    })
-  ).json();
-  await ch.command({ query: 'SYSTEM FLUSH LOGS' });
-  const [logged] = await (
-    await ch.query({ query: `SELECT read_rows FROM system.query_log WHERE query_id = '${queryId}' AND type = 2`, format: 'JSONEachRow' })
-  ).json<{ read_rows: number | string }>();
-  // Before: every delivery row of the month was scanned (at least the other publisher's 100,000).
-  expect(Number(logged.read_rows)).toBeLessThan(OTHER_ROWS / 2);
+  // By category (and language: the same table) the deliveries take their auction's from publisher_fill_topics.
+  await ch.insert({
+    table: `${db}.${REPORT_TABLES.fillTopics}`,
+    format: 'JSONEachRow',
+    values: [
+      { publisher_id: publisher, day, auction_id: a1, category: '210', language: 'en' },
+      { publisher_id: publisher, day, auction_id: a2, category: '653', language: 'en' },
+      { publisher_id: publisher, day, auction_id: a3, category: '653', language: 'es' },
+    ],
+  });
+
+  // The report's very delivery query, measured by ClickHouse itself (system.query_log).
+  for (const group_by of ['format', 'category'] as const) {
+    const query = reportQuerySchema.parse({ start_date: today(), end_date: today(), group_by });
+    const queryId = randomUUID();
+    const rows = await (
+      await ch.query({
+        query: reportSql(db, publisher, query, reportWindow(query)).delivery,
+        format: 'JSONEachRow',
+        query_id: queryId,
+        clickhouse_settings: { log_queries: 1 },
+      })
+    ).json<{ grp: string; impressions: number | string; clicks: number | string; revenue_micros: number | string }>();
+    if (group_by === 'category')
+      expect(Object.fromEntries(rows.map((r) => [r.grp, [Number(r.impressions), Number(r.clicks), Number(r.revenue_micros)]]))).toEqual({
+        '210': [1, 1, 2_000],
+        '653': [2, 0, 1_502_000],
+      });
+    // The log is written in the background: flushed, and read until the query's row is there.
+    let logged: { read_rows: number | string } | undefined;
+    await until(async () => {
+      await ch.command({ query: 'SYSTEM FLUSH LOGS' });
+      [logged] = await (
+        await ch.query({ query: `SELECT read_rows FROM system.query_log WHERE query_id = '${queryId}' AND type = 2`, format: 'JSONEachRow' })
+      ).json<{ read_rows: number | string }>();
+      return logged !== undefined;
+    }, 'the query in system.query_log');
+    // Before: every delivery row of the month was scanned (at least the other publisher's 100,000).
+    expect(Number(logged!.read_rows)).toBeLessThan(OTHER_ROWS / 2);
+  }
 }, 120_000);
 
 test('past RATE_LIMIT_PUBLISHER_REPORTS_PER_HOUR a publisher key gets 429 rate_limit_exceeded with Retry-After', async () => {
