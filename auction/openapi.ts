@@ -11,30 +11,32 @@ import { MAX_WHY_THIS_AD_CHARS } from '../domain/privacy/why-this-ad';
  * (lib/http/operations.ts): the route is mounted from it and GET
  * /v1/openapi.json is derived from it, request schema included.
  */
-const adSchema = z.looseObject({
-  format: z.enum(['sponsored_message', 'sponsored_carousel', 'poll']),
-  view_url: z.string(),
-  url: z.string(),
-  feedback_url: z.string(),
-  advertiser: z.string().optional(),
-  price: z.number().min(0),
-  why_this_ad: z
-    .string()
-    .max(MAX_WHY_THIS_AD_CHARS)
-    .describe(
-      "Our extension: a short text for the host to show on why this ad appears, built only from the conversation's topic (its content categories) and whether the request could be personalized, never from personal data (English)",
-    ),
-});
+const adSchema = z
+  .looseObject({
+    format: z.enum(['sponsored_message', 'sponsored_carousel', 'poll']).describe('Which creative kind to render (its own fields follow it)'),
+    view_url: z.string().describe('The view pixel: fire it once when the ad is viewable (the SDK does, by the MRC rule)'),
+    url: z.string().describe('Where a click goes (the tracker, then the destination)'),
+    feedback_url: z.string().describe('Where thumbs up/down are posted'),
+    advertiser: z.string().optional().describe("The advertiser's name, to show with the Sponsored label"),
+    price: z.number().min(0).describe('The winning price (CPM, USD)'),
+    why_this_ad: z
+      .string()
+      .max(MAX_WHY_THIS_AD_CHARS)
+      .describe(
+        "Our extension: a short text for the host to show on why this ad appears, built only from the conversation's topic (its content categories) and whether the request could be personalized, never from personal data (English)",
+      ),
+  })
+  .describe('The ad to show, with its trackers');
 
 export const adResponseSchema = z.object({
-  auction_id: z.uuid(),
+  auction_id: z.uuid().describe("This auction's id (in the trackers and reports)"),
   ad: adSchema.nullable(),
-  /** Present exactly when `ad` is null (auction/publisher/no-fill.ts). */
-  no_fill_reason: z.enum(NO_FILL_REASONS).optional(),
-  /** With sensitive_conversation: the categories (domain/safety) that ruled the ad out. */
-  sensitive_categories: z.array(z.enum(SENSITIVE_CATEGORIES)).optional(),
-  /** A sandbox publisher's answer (`adctl publisher create --test`): nothing is billed or counted. */
-  test: z.literal(true).optional(),
+  no_fill_reason: z.enum(NO_FILL_REASONS).optional().describe('Why no ad: present exactly when `ad` is null (docs/api-behaviour.md, no-fill reasons)'),
+  sensitive_categories: z
+    .array(z.enum(SENSITIVE_CATEGORIES))
+    .optional()
+    .describe('With `sensitive_conversation`: the sensitive categories that ruled the ad out'),
+  test: z.literal(true).optional().describe("A sandbox publisher's answer: nothing is billed or counted"),
 });
 
 export function adRequestOperation(handle: Operation<undefined, AdRequest>['handle']): Operation {

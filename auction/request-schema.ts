@@ -25,8 +25,8 @@ export const AD_FORMATS = ['sponsored_message', 'sponsored_carousel', 'poll'] as
 export type AdFormat = (typeof AD_FORMATS)[number];
 
 const message = z.strictObject({
-  role: z.enum(['user', 'assistant']),
-  content: z.string().max(20_000),
+  role: z.enum(['user', 'assistant']).describe('Who wrote the message'),
+  content: z.string().max(20_000).describe("The message's text"),
   timestamp: z
     .union([
       z
@@ -37,43 +37,47 @@ const message = z.strictObject({
         ),
       z.number().nonnegative(),
     ])
-    .optional(),
+    .optional()
+    .describe('When it was written: ISO 8601 date-time or Unix time'),
 });
 
 const publisherInfo = z.strictObject({
-  name: nonEmpty(200).optional(),
-  domain: nonEmpty(253).optional(),
+  name: nonEmpty(200).optional().describe("The chatbot's publisher's name (OpenRTB publisher.name)"),
+  domain: nonEmpty(253).optional().describe("The publisher's domain (OpenRTB publisher.domain)"),
 });
 
 const inventoryShared = {
   /** The chatbot's public id (OpenRTB site.id/app.id when no per-DSP override). */
-  id: nonEmpty(200).optional(),
-  publisher: publisherInfo.optional(),
+  id: nonEmpty(200).optional().describe("The chatbot's public id (OpenRTB site.id or app.id)"),
+  publisher: publisherInfo.optional().describe('Who publishes the chatbot, when not the publisher key\'s organization'),
   cat: z
     .array(z.string().regex(/^([0-9]+|[A-Za-z0-9]{6})$/, 'must be an IAB content taxonomy id'))
     .max(50)
-    .optional(),
-  search: z.string().max(1000).optional(),
-  keywords: z.string().max(1000).optional(),
+    .optional()
+    .describe("The chatbot's own IAB Content Taxonomy categories (kept ahead of the ones the auction detects)"),
+  search: z.string().max(1000).optional().describe("What the user searched for, if the host knows it (OpenRTB site.search); else the auction's summary"),
+  keywords: z.string().max(1000).optional().describe('Comma-separated keywords (OpenRTB keywords); the auction adds the conversation\'s after them'),
 };
 
 const site = z.strictObject({
   ...inventoryShared,
-  domain: nonEmpty(253).optional(),
+  domain: nonEmpty(253).optional().describe("The chat's site domain"),
   page: z
     .url({ protocol: /^https?$/ })
     .max(2000)
-    .optional(),
+    .optional()
+    .describe('The URL of the page the chat is on'),
 });
 
 const app = z.strictObject({
   ...inventoryShared,
-  bundle: nonEmpty(200).optional(),
+  bundle: nonEmpty(200).optional().describe("The app's store id (OpenRTB app.bundle)"),
   storeurl: z
     .url({ protocol: /^https?$/ })
     .max(2000)
-    .optional(),
-  domain: nonEmpty(253).optional(),
+    .optional()
+    .describe("The app's store page"),
+  domain: nonEmpty(253).optional().describe("The app's domain"),
 });
 
 /**
@@ -123,50 +127,69 @@ const user = z.strictObject({
 
 export const adRequestSchema = z
   .strictObject({
-    userId: nonEmpty(200).refine((s) => !s.includes('@'), 'must be an anonymous identifier, not an e-mail address'),
-    request_type: z.enum(['contextual', 'opener']).default('contextual'),
-    chatId: nonEmpty(200).optional(),
-    nAdsBefore: z.int().min(0).max(10_000).optional(),
-    messages: z.array(message).max(200).optional(),
+    userId: nonEmpty(200)
+      .refine((s) => !s.includes('@'), 'must be an anonymous identifier, not an e-mail address')
+      .describe('An anonymous id of the user (no e-mail or name): frequency caps count per user'),
+    request_type: z.enum(['contextual', 'opener']).default('contextual').describe('`contextual`: an ad beside a conversation; `opener`: one before it starts'),
+    chatId: nonEmpty(200).optional().describe('One id per conversation; required for `contextual`, not sent for openers'),
+    nAdsBefore: z.int().min(0).max(10_000).optional().describe('Ads already shown earlier in the conversation (contextual only)'),
+    messages: z
+      .array(message)
+      .max(200)
+      .optional()
+      .describe('The conversation, oldest first: at least 2 messages alternating roles, ending with the user\'s message and the assistant\'s answer'),
     ad_formats: z
       .array(z.enum(AD_FORMATS))
       .min(1)
       .max(3)
       .refine((list) => new Set(list).size === list.length, 'must not repeat a format')
-      .default(['sponsored_message']),
-    prefetched: z.boolean().default(false),
-    request_id: nonEmpty(200).optional(),
+      .default(['sponsored_message'])
+      .describe('The formats the host can render'),
+    prefetched: z.boolean().default(false).describe("True when asked before the assistant's reply is shown (preloading while it streams)"),
+    request_id: nonEmpty(200).optional().describe("The host's tracing id"),
     country_code: z
       .string()
       .transform((s) => s.toUpperCase())
-      .refine((s) => COUNTRY_CODES.has(s), 'must be an ISO 3166-1 alpha-2 country code'),
-    region: nonEmpty(200).optional(),
-    city: nonEmpty(200).optional(),
-    device: z.enum(['mobile', 'desktop', 'tablet']),
-    timezone: z.string().min(1).max(MAX_TIME_ZONE_LENGTH).refine(isTimeZone, 'must be an IANA time zone name'),
+      .refine((s) => COUNTRY_CODES.has(s), 'must be an ISO 3166-1 alpha-2 country code')
+      .describe("The user's country from IP geolocation (ISO 3166-1 alpha-2; any case)"),
+    region: nonEmpty(200).optional().describe("The user's region"),
+    city: nonEmpty(200).optional().describe("The user's city"),
+    device: z.enum(['mobile', 'desktop', 'tablet']).describe("The user's device type"),
+    timezone: z
+      .string()
+      .min(1)
+      .max(MAX_TIME_ZONE_LENGTH)
+      .refine(isTimeZone, 'must be an IANA time zone name')
+      .describe("The user's IANA time zone (schedules and dayparting)"),
     // Defaults are resolved per protocol (headlines: native 100, OpenRTB title 90): see headlineLimit().
     config: z
       .strictObject({
-        max_headline_chars: z.int().min(30).max(1000).optional(),
-        image_enabled: z.boolean().default(true),
+        max_headline_chars: z.int().min(30).max(1000).optional().describe('The longest headline the host shows (default: native 100, OpenRTB title 90)'),
+        image_enabled: z.boolean().default(true).describe('False when the host shows no hero image: text placements (logo and copy) only'),
       })
-      .default({ image_enabled: true }),
+      .default({ image_enabled: true })
+      .describe('How the host renders ads'),
     // DESIGN's chat-host extras.
     ip: z
       .string()
       .refine((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address')
-      .optional(),
-    user_agent: nonEmpty(1000).regex(HEADER_VALUE, 'must be printable ASCII: it is sent to DSPs as the User-Agent header').optional(),
+      .optional()
+      .describe("The user's IP address (invalid-traffic checks and the DSPs' geolocation); the caller's when absent"),
+    user_agent: nonEmpty(1000)
+      .regex(HEADER_VALUE, 'must be printable ASCII: it is sent to DSPs as the User-Agent header')
+      .optional()
+      .describe("The user's browser User-Agent; the caller's when absent"),
     language: z
       .string()
       .regex(/^[A-Za-z]{2}$/, 'must be an ISO 639-1 code')
       .transform((s) => s.toLowerCase())
-      .optional(),
-    site: site.optional(),
-    app: app.optional(),
-    tmax: z.int().min(50).max(2000).optional(),
-    bcat: z.array(nonEmpty(20)).max(100).optional(),
-    badv: z.array(nonEmpty(253)).max(1000).optional(),
+      .optional()
+      .describe("The conversation's language (ISO 639-1); detected from the messages when absent"),
+    site: site.optional().describe('The web chat the ad shows in (not with app)'),
+    app: app.optional().describe('The mobile app the ad shows in (not with site)'),
+    tmax: z.int().min(50).max(2000).optional().describe('How long the host waits for the answer (ms): the auction answers within it'),
+    bcat: z.array(nonEmpty(20)).max(100).optional().describe('Categories this request must not get ads of (IAB Content Taxonomy ids), on top of the publisher\'s'),
+    badv: z.array(nonEmpty(253)).max(1000).optional().describe('Advertiser domains this request must not get ads of, on top of the publisher\'s'),
     regs: regs.optional().describe('Regulations and consent for this user (OpenRTB 2.6 regs): GDPR, GPP, US Privacy, COPPA'),
     user: user.optional().describe("The user's TCF consent string and age group (OpenRTB 2.6 user.consent, and our age_group)"),
   })

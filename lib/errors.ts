@@ -21,6 +21,21 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * A request that breaks several rules at once: the first is the error (the
+ * spec's object), every one is listed too, so a client fixes them in one round
+ * (lib/http/errors.ts answers them as `errors`).
+ */
+export class InvalidRequestError extends DomainError {
+  constructor(readonly all: readonly DomainError[]) {
+    super(all[0].code, all[0].message, all[0].param);
+  }
+
+  override withParam(param: string | null): DomainError {
+    return new DomainError(this.code, this.message, param);
+  }
+}
+
 /** A rate budget as clients see it (the `X-RateLimit-*` headers). */
 export interface RateBudget {
   limit: number;

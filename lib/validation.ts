@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DomainError } from './errors';
+import { DomainError, InvalidRequestError } from './errors';
 
 /**
  * Turns zod validation into the spec's error object. Schemas stay declarative;
@@ -103,13 +103,29 @@ function hasNulCharacter(input: unknown): boolean {
   return false;
 }
 
+/** At most this many of a body's errors are listed: enough to fix a form in one round, bounded whatever the body. */
+const MAX_LISTED_ERRORS = 20;
+
+/** Every issue as the spec's error, one per field (a field's first issue), at most MAX_LISTED_ERRORS. */
+function issuesToError(issues: readonly z.core.$ZodIssue[], input: unknown): DomainError {
+  const byParam = new Map<string | null, DomainError>();
+  for (const issue of issues) {
+    if (byParam.size === MAX_LISTED_ERRORS) break;
+    const error = issueToError(issue, input);
+    if (!byParam.has(error.param)) byParam.set(error.param, error);
+  }
+  const all = [...byParam.values()];
+  return all.length === 1 ? all[0] : new InvalidRequestError(all);
+}
+
 /**
- * Parses `input` with `schema` or throws the DomainError of the first issue.
+ * Parses `input` with `schema` or throws the DomainError of the first issue
+ * (with every field's issue listed when there are several: InvalidRequestError).
  * A NUL character in any string the schema accepted is `invalid_value` on its field.
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw issueToError(result.error.issues[0], input);
+  if (!result.success) throw issuesToError(result.error.issues, input);
   // What the schema kept (unknown query parameters are dropped, so they may hold anything).
   const nul = nulCharacterPath(result.data);
   if (nul) {

@@ -433,6 +433,31 @@ describe('review', () => {
   });
 });
 
+describe('a body that breaks several rules', () => {
+  test('400 names the first as `error` and lists every field in `errors`; nothing is created or charged', async () => {
+    const org = await newOrg(h.db);
+    const body = campaignBody({ name: '', budget: { lifetime_spend_limit_micros: 5 } });
+    (body.ad_groups[0].bidding_config as { max_bid_micros: number }).max_bid_micros = 0.5;
+    const res = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual(errorBody('required', 'invalid_request_error', 'name').error);
+    expect(res.body.errors.map((e: { code: string; param: string }) => [e.code, e.param])).toEqual([
+      ['required', 'name'],
+      ['invalid_value', 'budget.lifetime_spend_limit_micros'],
+      ['invalid_value', 'ad_groups[0].bidding_config.max_bid_micros'],
+    ]);
+    expect(res.body.errors.every((e: { type: string; message: string }) => e.type === 'invalid_request_error' && e.message.length > 0)).toBe(true);
+    expect((await treeCounts(org.org_public_id)).campaigns).toBe(0);
+  });
+
+  test('one broken rule answers the error object alone', async () => {
+    const org = await newOrg(h.db);
+    const res = await call(h.url, 'POST', '/v1/campaigns', { token: org.api_key, body: campaignBody({ name: '' }) });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(errorBody('required', 'invalid_request_error', 'name'));
+  });
+});
+
 describe('rate limit on POST /v1/campaigns', () => {
   test('60 per hour per key, on top of the 1000 bucket', async () => {
     const org = await newOrg(h.db);

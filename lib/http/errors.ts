@@ -1,12 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { DomainError, RateLimitError, rateBudgetHeaders } from '../errors';
+import { DomainError, InvalidRequestError, RateLimitError, rateBudgetHeaders } from '../errors';
 import { ERROR_CODES, errorTypeOf, isKnownCode, type ErrorType } from './error-codes';
 
 /** The spec's error object, `{ error: { message, type, param, code } }`. */
 export interface ErrorBody {
-  error: { message: string; type: ErrorType; param: string | null; code: string };
+  error: ErrorObject;
+  /** Extension: every field's error when a body breaks several rules (the first is `error`). */
+  errors?: ErrorObject[];
 }
+type ErrorObject = { message: string; type: ErrorType; param: string | null; code: string };
 
 export interface ErrorResponse {
   status: number;
@@ -50,9 +53,18 @@ export function toDomainError(err: unknown): DomainError {
 
 /** The HTTP answer to an error: its status from the one table, the spec's error object. */
 export function toErrorResponse(err: unknown): ErrorResponse {
-  const { code, message, param } = toDomainError(err);
+  const domain = toDomainError(err);
+  const { code, message, param } = domain;
   const status = ERROR_CODES[code as keyof typeof ERROR_CODES].status;
-  return { status, code, message, param, body: { error: { message, type: errorTypeOf(status), param, code } } };
+  const object = (e: DomainError): ErrorObject => ({
+    message: e.message,
+    type: errorTypeOf(ERROR_CODES[e.code as keyof typeof ERROR_CODES].status),
+    param: e.param,
+    code: e.code,
+  });
+  const body: ErrorBody = { error: object(domain) };
+  if (domain instanceof InvalidRequestError) body.errors = domain.all.filter((e) => isKnownCode(e.code)).map(object);
+  return { status, code, message, param, body };
 }
 
 /** Headers an error answer carries besides its body: on a throttled request, `Retry-After` and the budget's. */

@@ -8,13 +8,20 @@ import type { Auth, Operation } from './operations';
  * the handlers validate with (zod's own JSON Schema converter, 2020-12). Error
  * responses list their codes from the one status table (lib/http/error-codes.ts).
  */
+const errorObjectSchema = z.object({
+  message: z.string(),
+  type: z.enum(['invalid_request_error', 'authentication_error', 'rate_limit_error', 'server_error']),
+  param: z.string().nullable(),
+  code: z.string(),
+});
 export const errorBodySchema = z.object({
-  error: z.object({
-    message: z.string(),
-    type: z.enum(['invalid_request_error', 'authentication_error', 'rate_limit_error', 'server_error']),
-    param: z.string().nullable(),
-    code: z.string(),
-  }),
+  error: errorObjectSchema,
+  errors: z
+    .array(errorObjectSchema)
+    .min(2)
+    .max(20)
+    .optional()
+    .describe("Extension: when a body breaks several rules, every field's error (one per field, the first is `error`), so all can be fixed in one round"),
 });
 
 /** Errors of the platform surface: the same codes inside the envelope. */
