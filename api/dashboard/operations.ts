@@ -32,6 +32,7 @@ import type { UseCaseDeps } from '../../use-cases/deps';
 import { apiKeyRecordSchema, createApiKeySchema } from '../api-keys/routes';
 import { campaignDeliverySchema } from '../campaigns/delivery';
 import { accountOperations } from './account';
+import { relevanceTestDashboardOperation } from './relevance';
 import { DASHBOARD_API, dashboardOperation } from './operation';
 import { dashboardAuthOf, loadDashboardSession, memberOf, requireCsrf, requireSessionBeforeBody, securityHeaders, staffOf } from './session-cookie';
 
@@ -49,7 +50,14 @@ const owners = ['owner', 'admin'] as const;
 
 /** `ch`: the api's ClickHouse client for reports (shared with /v1 insights); `assets`: where logos are stored. */
 export function dashboardOperations(deps: UseCaseDeps & { assets: AssetStore }, ch: ClickHouseClient): Operation[] {
-  return [...campaignOperations(deps, ch), ...apiKeyOperations(deps), ...accountOperations(deps), ...reviewOperations(deps), ...creativeReviewOperations(deps)];
+  return [
+    ...campaignOperations(deps, ch),
+    ...apiKeyOperations(deps),
+    ...accountOperations(deps),
+    relevanceTestDashboardOperation(deps),
+    ...reviewOperations(deps),
+    ...creativeReviewOperations(deps),
+  ];
 }
 
 /** Who is signed in, and the member's campaigns: list, detail, status actions, insights. */

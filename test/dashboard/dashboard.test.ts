@@ -10,7 +10,7 @@ import { hashSecret } from '../../lib/secrets';
 import { createAssetStore } from '../../lib/asset-store';
 import { adctl } from '../support/cli';
 import { insertTree, insertUpload, organizationIdOf, uniquePng } from '../support/fixtures';
-import { call, newOrg, useHarness } from '../support/harness';
+import { call, errorBody, newOrg, useHarness } from '../support/harness';
 import { imageLoaded } from '../support/image-loaded';
 import { clickhouse, insertRows, queryString, row } from '../insights/support';
 import { csrfOf, launchBrowser, linkOn, newSession, PHONE, screenshot, signIn, waitReady, type Session } from './browser';
@@ -376,6 +376,54 @@ describe('advertiser', () => {
     await page.waitForSelector('.badge-archived');
     await page.getByRole('button', { name: 'Pause' }).click();
     await expect(page.locator('.action-status [role="alert"]').textContent()).resolves.toContain('(campaign_not_running)');
+  });
+
+  test('Test your hints: an ad group scored against a typed conversation, other hints tried without saving them', async () => {
+    const org = await newOrg(h.db);
+    const { campaign, adGroup } = await insertTree(h.db, org, {
+      campaign: { reviewStatus: 'approved', status: 'paused' },
+      adGroup: { contextHints: ['sourdough bread', 'sourdough starter'] },
+      ad: { title: 'Sourdough starter kit', body: 'Bake crusty loaves at home' },
+    });
+    const page = await memberPage(org);
+    await page.goto(`${h.url}/dashboard/campaigns/${campaign.id}`);
+    await page.waitForSelector('.chart[data-loaded="true"]');
+    const result = page.locator('.relevance-result');
+    const score = async () => {
+      await page.getByRole('button', { name: 'Score' }).click();
+      await result.locator('p').first().waitFor();
+      return result.textContent();
+    };
+    // The api's own answer is what the page shows.
+    const conversation = { messages: [{ role: 'user', content: 'My sourdough starter smells of acetone and my bread comes out flat. What do I do?' }] };
+    const expected = await call(h.url, 'POST', `/v1/ad_groups/${adGroup.id}/test_relevance`, { token: org.api_key, body: conversation });
+    expect(expected.status).toBe(200);
+    expect(expected.body.relevant).toBe(true);
+    await page.getByLabel('The user says').fill(conversation.messages[0].content);
+    await expect(score()).resolves.toContain(`Relevance ${expected.body.relevance.toFixed(2)}`);
+    await expect(result.textContent()).resolves.toContain('its ads could bid for this conversation');
+    await screenshot(page, 'campaign-relevance-test');
+
+    // Other hints, tried: scored, and the ad group keeps its own.
+    await page.getByLabel('Try other hints').fill('kayak rental\nsea kayaking');
+    await expect(score()).resolves.toContain('not relevant enough to bid');
+    await expect(result.textContent()).resolves.toContain('Hints scored: kayak rental, sea kayaking');
+    expect((await h.db.adGroup.findUniqueOrThrow({ where: { id: adGroup.id } })).contextHints).toEqual(['sourdough bread', 'sourdough starter']);
+
+    // The endpoint behind it: the session's CSRF token, the spec's errors, no other organization's ad group.
+    const csrf = await csrfOf(page);
+    const path = (id: string) => `/dashboard/api/ad-groups/${id}/test-relevance`;
+    expect(await fromPage(page, 'POST', path(adGroup.id), { csrf, body: { messages: [] } })).toEqual({
+      status: 400,
+      body: errorBody('required', 'invalid_request_error', 'messages'),
+    });
+    const other = await insertTree(h.db, await newOrg(h.db), {});
+    expect(await fromPage(page, 'POST', path(other.adGroup.id), { csrf, body: conversation })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found' } },
+    });
+    expect((await fromPage(page, 'POST', path(adGroup.id), { body: conversation })).status).toBe(403);
+    expect(await unnamedControls(page)).toEqual([]);
   });
 
   test('usable on a phone-sized viewport', async () => {

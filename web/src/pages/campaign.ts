@@ -3,6 +3,7 @@ import { drawChart, totalsOf, windowLabels, type InsightRow, type Metric } from 
 import { entityNames, renderTree, type AdGroupView } from '../creative';
 import { deliveryPanel, type DeliveryView } from '../delivery';
 import { badge, count, dollars, h, notice, percent, render } from '../dom';
+import { relevanceTester } from '../relevance';
 
 interface CampaignView {
   campaign: {
@@ -185,6 +186,7 @@ export async function campaignPage(main: HTMLElement, campaignId: string): Promi
       h('h2', { id: 'tree-heading' }, 'Ad groups and ads'),
       renderTree(view.ad_groups, c.advertiser.name, c.review_status === 'approved'),
     ),
+    view.ad_groups.length ? relevanceTester(view.ad_groups) : null,
   );
   await chart.refresh();
 }
