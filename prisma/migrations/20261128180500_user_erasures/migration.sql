@@ -1,6 +1,6 @@
 -- A chat host's erasure of one of its users (domain/privacy/erasure.ts): accepted in this row, done by the
 -- worker's user-erasures job. `user_key` is the auction's hash of the publisher and the user id (the id itself
--- is never stored); it is cleared when the erasure is done. `deleted`: rows deleted so far, per store.
+-- is never stored), and it is cleared when the erasure is done (no semicolon in a comment: the migration runner splits statements on it). `deleted`: rows deleted so far, per store.
 CREATE TABLE "user_erasures" (
     "id" UUID NOT NULL,
     "publisher_id" TEXT NOT NULL,
