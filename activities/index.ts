@@ -10,6 +10,9 @@ import { externalSupplyActivities } from './external-supply';
 import { reviewActivities, type CampaignReviewWorkflows } from './review';
 import { campaignLifecycleActivities } from './campaign-lifecycle';
 import { jobActivities } from './jobs';
+import { webhookActivities } from './webhooks';
+import type { WebhookObserver } from '../domain/webhooks/metrics';
+import type { JobDeps } from '../jobs/job';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool } from 'pg';
 import { createClickhouse } from '../lib/clickhouse/client';
@@ -32,6 +35,10 @@ export interface ActivityDeps {
   pool?: Pool;
   /** Where the background jobs' runs are counted (default: a registry nobody serves). */
   jobMetrics?: JobMetrics;
+  /** Hands webhook deliveries to their workflows (the worker's Temporal client); without it the webhook dispatch job does nothing. */
+  webhookDeliveries?: JobDeps['webhookDeliveries'];
+  /** Where webhook delivery attempts are counted. */
+  webhookObserver?: WebhookObserver;
 }
 
 /** What the campaign-creation saga calls (workflows/campaign-creation.ts): all an api process's creation worker registers. */
@@ -48,10 +55,17 @@ export function createActivities(deps: ActivityDeps) {
     ...creationActivities(deps),
     ...campaignLifecycleActivities(deps.db),
     ...jobActivities(
-      { db: deps.db, pool: deps.pool ?? createPgPool(undefined, 3), clickhouse, database: config.clickhouse.database },
+      {
+        db: deps.db,
+        pool: deps.pool ?? createPgPool(undefined, 3),
+        clickhouse,
+        database: config.clickhouse.database,
+        webhookDeliveries: deps.webhookDeliveries,
+      },
       deps.jobMetrics ?? createJobMetrics(new Registry()),
     ),
     ...externalSupplyActivities(deps.db, clickhouse),
+    ...webhookActivities(deps.db, deps.webhookObserver),
   };
 }
 

@@ -9,6 +9,9 @@ import { createPgPool, type Db } from '../lib/db';
 import type { CreativeReviewQueue } from '../domain/creatives/review';
 import { createCreativeGenerator, type CreativeGenerator } from '../domain/creatives/generator';
 import { adAccountOperations } from './ad-account/routes';
+import { auditOperations } from './audit/routes';
+import { webhookOperations } from './webhooks/routes';
+import { reportDownloadOperation, reportDownloadRoutes, reportExportOperations } from './insights/exports';
 import { adGroupOperations } from './ad-groups/routes';
 import { adOperations } from './ads/routes';
 import { apiKeyOperations, apiKeyRoutes } from './api-keys/routes';
@@ -131,15 +134,27 @@ export function createApp(deps: AppDeps) {
     ...adOperations(deps),
     uploadOperation(db, deps.assets),
     ...insightsOperations(db, analytics),
+    ...auditOperations(db),
+    ...webhookOperations(db),
+    ...reportExportOperations(db),
   ];
   // {tracking_url}: the signed token is the auth; {events_url}: the organization's ak_ key.
   const deliveryOperations = deliveryTrackingOperations(ledger, metrics.tokens);
   const trackingOperations = pollOperations(db);
   const collectOperations = [collect.operation];
+  const reportDownload = reportDownloadOperation(db);
   const dashboardJson = dashboardOperations({ db, temporal: deps.temporal, assets: deps.assets }, analytics);
   // The contract itself is public: it holds no organization's data.
   const openApi = buildOpenApiDocument(
-    [...v1Operations, ...apiKeyOperations(db, deps.temporal), ...deliveryOperations, ...trackingOperations, ...collectOperations, ...dashboardJson],
+    [
+      ...v1Operations,
+      ...apiKeyOperations(db, deps.temporal),
+      ...deliveryOperations,
+      ...trackingOperations,
+      ...collectOperations,
+      reportDownload,
+      ...dashboardJson,
+    ],
     { title: 'Chat ads platform API', version: '1.0.0' },
   );
   app.get('/v1/openapi.json', labelRoute('/v1/openapi.json'), (_req, res) => {
@@ -162,6 +177,7 @@ export function createApp(deps: AppDeps) {
   app.use(deliveryTrackingRoutes(deliveryOperations));
   app.use(pollRoutes(trackingOperations));
   app.use(collectRoutes(collectOperations));
+  app.use(reportDownloadRoutes(reportDownload));
   // {platform_url}'s dashboard: pages and its own JSON under the session cookie (README, Dashboard).
   app.use(dashboardApiRoutes(db, dashboardJson));
   app.use(DASHBOARD_PREFIX, dashboardRoutes(db));

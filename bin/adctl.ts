@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { closeDb, createDb, type Db } from '../lib/db';
 import { config } from '../lib/config';
 import { closeWithin } from '../lib/deadline';
+import { runAs } from '../lib/actor';
 import { createMember, createOrganization, deleteOrganization, findOrganization, type Role } from '../domain/organizations/service';
 import { isUuid } from '../domain/ids';
 import { decimalFlag } from './adctl-numbers';
@@ -24,6 +25,11 @@ const USAGE = `usage:
   adctl review approve|reject CAMPAIGN_ID [--reason R]
   adctl review block CAMPAIGN_ID --reason R
   adctl lifecycle backfill [--org ORG]
+  adctl webhook list [--org ORG] | adctl webhook create --org ORG --url URL [--events TYPE,...|*] [--description D]
+  adctl webhook test|delete|deliveries ENDPOINT_ID | adctl webhook replay ENDPOINT_ID DELIVERY_ID
+  adctl export create --org ORG --level ad_account|campaign|ad_group|ad [--id ID] [--format csv|jsonl] [--query JSON]
+  adctl export show EXPORT_ID [--output FILE]
+  adctl audit [--org ORG | --platform] [--type campaign|ad_group|ad|account|api_key|publisher|dsp] [--entity ID] [--limit N]
   adctl campaign delivery CAMPAIGN_ID
   adctl publisher create --name N [--domain D] [--tmax MS] [--test]
   adctl publisher list
@@ -45,7 +51,7 @@ const USAGE = `usage:
   adctl dsp callbacks [--dsp ID] | adctl dsp callbacks retry (CALLBACK_ID... | --all [--dsp ID])
   adctl external import --file F [--partner P]
   adctl external schedule --partner P --url U [--cron "0 6 * * *"]
-  adctl demo seed --days D --impressions N
+  adctl demo seed --days D --impressions N [--no-live]
   adctl review pending [--campaign CAMPAIGN_ID]
   adctl review approve-ad|reject-ad AD_ID [--revision N] [--reason R]
   adctl dead-letters list [--table T] [--limit N]
@@ -146,6 +152,28 @@ async function loginLink(db: Db, args: string[]): Promise<object> {
   if (!['owner', 'admin', 'member'].includes(role)) throw new UsageError('--role must be owner, admin or member');
   const org = await organizationOf(db, values.org);
   return memberLoginLink(db, org.id, role);
+}
+
+/** `adctl audit`: the audit log of every organization and the platform's own (publishers, DSPs), newest first. */
+async function auditCommand(db: Db, args: string[]): Promise<object> {
+  const { values, positionals } = options(args, {
+    org: { type: 'string' },
+    entity: { type: 'string' },
+    type: { type: 'string' },
+    platform: { type: 'boolean' },
+    limit: { type: 'string' },
+  } as const);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+  const { AUDIT_ENTITY_TYPES, listAllAuditLog } = await import('../domain/audit/log');
+  const type = values.type as (typeof AUDIT_ENTITY_TYPES)[number] | undefined;
+  if (type !== undefined && !AUDIT_ENTITY_TYPES.includes(type)) throw new UsageError(`--type must be one of ${AUDIT_ENTITY_TYPES.join(', ')}`);
+  if (values.entity !== undefined && !isUuid(values.entity)) throw new UsageError('--entity must be an id (a UUID)');
+  if (values.platform && values.org) throw new UsageError('give --org or --platform, not both');
+  const limit = values.limit === undefined ? 50 : integerFlag(values.limit, '--limit');
+  if (limit < 1 || limit > 1000) throw new UsageError('--limit must be between 1 and 1000');
+  const organizationId = values.org === undefined ? undefined : (await organizationOf(db, values.org)).id;
+  const entries = await listAllAuditLog(db, { organizationId, platformOnly: values.platform, entity_type: type, entity_id: values.entity }, limit);
+  return { entries };
 }
 
 /** A command: its arguments after the noun and verb, and its name (`noun verb`). */
@@ -295,6 +323,31 @@ const supplyCommand: Command = async (db, args, command) => {
     (m) => new UsageError(m),
   );
 };
+/** Webhook endpoints and their delivery logs (bin/adctl-webhooks.ts). */
+const webhookCommand: Command = async (db, args, command) => {
+  const { runWebhookCommand } = await import('./adctl-webhooks');
+  return runWebhookCommand(
+    db,
+    command,
+    args,
+    (a, spec) => options(a, spec),
+    (m) => new UsageError(m),
+  );
+};
+/** Report exports (bin/adctl-exports.ts). */
+const exportCommand: Command = async (db, args, command) => {
+  const { runExportCommand } = await import('./adctl-exports');
+  return runExportCommand(
+    db,
+    command,
+    args,
+    (a, spec) => options(a, spec),
+    (m) => new UsageError(m),
+  );
+};
+const webhookCommands: Record<string, Command> = Object.fromEntries(
+  ['webhook list', 'webhook create', 'webhook delete', 'webhook test', 'webhook deliveries', 'webhook replay'].map((name) => [name, webhookCommand]),
+);
 const supplyCommands: Record<string, Command> = Object.fromEntries(
   [
     'publisher create',
@@ -337,12 +390,13 @@ const externalSupplyCommands: Record<string, Command> = {
 const DEMO_SEED_STATEMENT_MS = 10 * 60_000;
 
 const demoSeedCommand: Command = async (db, args) => {
-  const { values } = options(args, { days: { type: 'string' }, impressions: { type: 'string' } } as const);
+  const { values } = options(args, { days: { type: 'string' }, impressions: { type: 'string' }, 'no-live': { type: 'boolean' } } as const);
   const days = values.days === undefined ? 90 : integerFlag(values.days, 'days');
   const impressions = values.impressions === undefined ? 1_000_000 : integerFlag(values.impressions, 'impressions');
   if (!Number.isInteger(days) || days < 1 || days > 366) throw new UsageError('--days must be an integer from 1 to 366');
   if (!Number.isInteger(impressions) || impressions < 1) throw new UsageError('--impressions must be a positive integer');
   const { seedDemo } = await import('../dev/demo-seed');
+  const { createAssetStore } = await import('../lib/asset-store');
   const { startCampaignReview } = await import('../workflows/clients/campaign-review');
   const { campaignSearchOf } = await import('../domain/campaigns/search');
   const progress = await progressReporter('rows');
@@ -355,6 +409,8 @@ const demoSeedCommand: Command = async (db, args) => {
             {
               days,
               impressions,
+              // Live campaigns (ads that serve in the demo chat) need the asset store for their logos.
+              store: values['no-live'] ? undefined : createAssetStore(),
               onProgress: progress.update,
               startReview: async (campaign) => startCampaignReview(temporal, (await campaignSearchOf(db, campaign.id))!),
             },
@@ -414,6 +470,9 @@ const COMMANDS = new Map<string, Command>(
     ...reviewCommands,
     ...campaignCommands,
     ...supplyCommands,
+    ...webhookCommands,
+    'export create': exportCommand,
+    'export show': exportCommand,
     ...externalSupplyCommands,
     'demo seed': demoSeedCommand,
     ...deadLetterCommands,
@@ -424,6 +483,7 @@ const COMMANDS = new Map<string, Command>(
 async function run(db: Db, argv: string[]): Promise<object> {
   const [noun, verb, ...rest] = argv;
   if (noun === 'login-link') return loginLink(db, argv.slice(1));
+  if (noun === 'audit') return auditCommand(db, argv.slice(1));
   if (noun === 'relevance') {
     const { runRelevanceCommand } = await import('./adctl-relevance');
     return runRelevanceCommand(
@@ -446,7 +506,9 @@ async function main() {
   }
   const db = createDb(undefined, 2);
   try {
-    const result = await run(db, process.argv.slice(2));
+    // Every change an operator makes is theirs in the audit log: the login behind sudo, or the user running adctl.
+    const operator = process.env.SUDO_USER || process.env.USER || 'operator';
+    const result = await runAs({ type: 'operator', id: operator }, () => run(db, process.argv.slice(2)));
     // Exit only once the whole object is out: a large answer on a pipe is written in pieces.
     await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(result)}\n`, () => resolve()));
     return 0;

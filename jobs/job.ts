@@ -27,6 +27,8 @@ export interface JobDeps {
   database: string;
   /** Liveness for the host while a run waits (a Temporal activity's heartbeat). */
   heartbeat: () => void;
+  /** Hands webhook deliveries to their Temporal workflows (the worker's client); a host without it skips the webhook dispatch job. */
+  webhookDeliveries?: (deliveries: { id: string; endpointId: string; orderingKey: string }[]) => Promise<void>;
 }
 
 export interface JobRun {

@@ -8,6 +8,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { config } from '../lib/config';
 import { registerPublisherSpendGauges } from './publisher-spend';
 import { pendingUserErasures } from '../domain/privacy/erasure';
+import { createWebhookMetrics, type WebhookObserver } from '../domain/webhooks/metrics';
 import type { Job, JobDeps, JobRun } from './job';
 
 /**
@@ -107,11 +108,15 @@ export function registerBacklogGauges(registry: Registry, deps: { db: Db; pool: 
  * The worker's registry, served on its internal metrics port (worker/main.ts): Node's defaults,
  * the jobs' runs, the pipelines' backlogs and the dead letters (docs/operations.md, "Metrics").
  */
-export function createWorkerMetrics(deps: { db: Db; pool: Pool; ch?: ClickHouseClient }): { registry: Registry; jobMetrics: JobMetrics } {
+export function createWorkerMetrics(deps: { db: Db; pool: Pool; ch?: ClickHouseClient }): {
+  registry: Registry;
+  jobMetrics: JobMetrics;
+  webhooks: WebhookObserver;
+} {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'worker_' });
   registerDeadLetterGauge(registry, 'worker', deps.db);
   registerBacklogGauges(registry, deps);
   registerPublisherSpendGauges(registry, { ch: deps.ch, database: config.clickhouse.database, rule: config.delivery.spendAlarm });
-  return { registry, jobMetrics: createJobMetrics(registry) };
+  return { registry, jobMetrics: createJobMetrics(registry), webhooks: createWebhookMetrics(registry, 'worker') };
 }

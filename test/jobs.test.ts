@@ -52,6 +52,9 @@ test("each job runs as its own workflow, and its runs are counted on the worker'
   const text = await (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
   expect(text).toMatch(/^worker_job_last_success_seconds\{job="delivery-export"\} \d/m);
   expect(text).toContain('# TYPE worker_dead_letters gauge');
+  // Webhook delivery attempts (domain/webhooks/metrics.ts), at 0 until the first.
+  expect(text).toMatch(/^worker_webhook_deliveries_total\{outcome="succeeded"\} \d+$/m);
+  expect(text).toMatch(/^worker_webhook_deliveries_total\{outcome="failed"\} \d+$/m);
 }, 150_000);
 
 test("the pipelines' backlogs and batch sizes on the worker's metrics port, after events went through", async () => {

@@ -239,6 +239,22 @@ test('documents every endpoint of the advertiser API spec', () => {
     ['post', '/dashboard/api/account'],
     ['post', '/dashboard/api/account/logo'],
     ...['approve', 'reject'].map((v): [string, string] => ['post', `/dashboard/api/review/ads/{ad_id}/${v}`]),
+    // The audit log and webhooks (issue 50; docs: API behaviour).
+    ['get', '/v1/audit_log'],
+    ['get', '/dashboard/api/audit-log'],
+    ['post', '/v1/webhook_endpoints'],
+    ['get', '/v1/webhook_endpoints'],
+    ['get', '/v1/webhook_endpoints/{webhook_endpoint_id}'],
+    ['post', '/v1/webhook_endpoints/{webhook_endpoint_id}'],
+    ['delete', '/v1/webhook_endpoints/{webhook_endpoint_id}'],
+    ['post', '/v1/webhook_endpoints/{webhook_endpoint_id}/roll_secret'],
+    ['post', '/v1/webhook_endpoints/{webhook_endpoint_id}/test'],
+    ['get', '/v1/webhook_endpoints/{webhook_endpoint_id}/deliveries'],
+    ['post', '/v1/webhook_endpoints/{webhook_endpoint_id}/deliveries/{delivery_id}/replay'],
+    ['post', '/v1/report_exports'],
+    ['get', '/v1/report_exports'],
+    ['get', '/v1/report_exports/{report_export_id}'],
+    ['get', '/report-exports/download'],
   ];
   const documented = operations()
     .map(([path, method]) => `${method} ${path}`)

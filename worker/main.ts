@@ -19,6 +19,7 @@ import { startBackgroundJobs } from './jobs';
 import { loadWorkflowBundle } from './workflow-source';
 import { createCreationWorker } from './creation-worker';
 import { closeCampaignReview, openCampaignReview } from '../workflows/clients/campaign-review';
+import { startWebhookDeliveries } from '../workflows/clients/webhook-delivery';
 import { loadGeoDatabase } from '../domain/events/geo';
 
 /** The Temporal worker process: every workflow and activity, on the main task queue and the creation saga's. */
@@ -33,7 +34,7 @@ async function main() {
   const pool = createPgPool(undefined, 3);
   const clickhouse = createClickhouse();
   // Metrics on the worker's internal port (lib/metrics-server.ts): every background job's runs, the pipelines' backlogs.
-  const { registry, jobMetrics } = createWorkerMetrics({ db, pool, ch: clickhouse });
+  const { registry, jobMetrics, webhooks } = createWorkerMetrics({ db, pool, ch: clickhouse });
   const metrics = await startMetricsServer(registry, { host: config.metrics.host, port: config.metrics.workerPort });
   console.log(`worker metrics on ${metrics.url}`);
   const connection = await NativeConnection.connect({ address: temporalConfig.address });
@@ -47,6 +48,8 @@ async function main() {
     pool,
     jobMetrics,
     reviewWorkflows: { open: (review) => openCampaignReview(client, review), close: (campaignId) => closeCampaignReview(client, campaignId) },
+    webhookDeliveries: (deliveries) => startWebhookDeliveries(client, deliveries),
+    webhookObserver: webhooks,
   });
   // The event pipeline's IP database, before any batch needs it (domain/events/geo.ts).
   loadGeoDatabase();

@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CampaignCreateInput } from '../domain/campaigns/campaign-schema';
+import type { Actor } from '../lib/actor';
 import { campaignReview, campaignReviewWorkflowId } from './campaign-review';
 import { campaignSearchAttributes, type CampaignSearchAttributes } from './search-attributes';
 
@@ -64,6 +65,8 @@ export interface CampaignCreationInput {
    * input have none and read it in their first step.
    */
   billing?: { paymentMethodId: string; customerId: string | null } | null;
+  /** Who asked (the audit log's actor of what the tree step writes); absent in older runs. */
+  actor?: Actor;
 }
 
 /** The spec error the API answers with when the saga does not complete. */

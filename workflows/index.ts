@@ -6,3 +6,4 @@ export { backgroundJob } from './background-job';
 export { externalSupplyImport } from './external-supply-import';
 export { creativeReview } from './creative-review';
 export { campaignLifecycle } from './campaign-lifecycle';
+export { webhookDelivery } from './webhook-delivery';

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Db } from '../../lib/db';
+import type { Actor } from '../../lib/actor';
 import { API_KEY_PATTERN } from '../../lib/secrets';
 import { DomainError } from '../../domain/errors';
 import { authenticateApiKey, type ApiKeyAuth } from '../../domain/api-keys/authenticate';
@@ -38,7 +39,8 @@ export async function authenticateBearer(db: Db, req: Pick<IncomingMessage, 'hea
 
 export function apiKeyAuth(db: Db): RequestHandler {
   return async (req, res, next) => {
-    res.locals.apiKeyAuth = (await authenticateBearer(db, req)) satisfies ApiKeyAuth;
+    const auth = (res.locals.apiKeyAuth = (await authenticateBearer(db, req)) satisfies ApiKeyAuth);
+    res.locals.actor = { type: 'api_key', id: auth.apiKeyId } satisfies Actor;
     next();
   };
 }

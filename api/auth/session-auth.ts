@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import type { Db } from '../../lib/db';
+import type { Actor } from '../../lib/actor';
 import { SESSION_TOKEN_PREFIX } from '../../lib/secrets';
 import { findMemberSession } from '../../domain/dashboard/sessions';
 import { DomainError } from '../../domain/errors';
@@ -44,6 +45,7 @@ export function sessionAuth(db: Db, roles: SessionAuth['role'][]): RequestHandle
       organizationId: session.organizationId,
       role: session.role,
     } satisfies SessionAuth;
+    res.locals.actor = { type: 'dashboard_user', id: session.memberId } satisfies Actor;
     next();
   };
 }

@@ -31,6 +31,9 @@ import { reviewCreative } from '../../use-cases/creatives/review-creative';
 import type { UseCaseDeps } from '../../use-cases/deps';
 import { apiKeyRecordSchema, createApiKeySchema } from '../api-keys/routes';
 import { campaignDeliverySchema } from '../campaigns/delivery';
+import { auditEntrySchema, auditFilterSchema } from '../audit/routes';
+import { EXCLUSIVE_CURSORS, listPageSchema, listQuerySchema, pageRequest, presentList } from '../http/pagination';
+import { listAuditLog, presentAuditEntry } from '../../domain/audit/log';
 import { accountOperations } from './account';
 import { relevanceTestDashboardOperation } from './relevance';
 import { DASHBOARD_API, dashboardOperation } from './operation';
@@ -54,10 +57,28 @@ export function dashboardOperations(deps: UseCaseDeps & { assets: AssetStore }, 
     ...campaignOperations(deps, ch),
     ...apiKeyOperations(deps),
     ...accountOperations(deps),
+    auditLogOperation(deps),
     relevanceTestDashboardOperation(deps),
     ...reviewOperations(deps),
     ...creativeReviewOperations(deps),
   ];
+}
+
+/** The Activity page: the organization's audit log, as GET /v1/audit_log pages it (any member). */
+function auditLogOperation({ db }: UseCaseDeps): Operation {
+  const query = listQuerySchema(auditFilterSchema);
+  return dashboardOperation({
+    id: 'dashboardAuditLog',
+    method: 'get',
+    path: `/audit-log`,
+    query,
+    exclusiveQuery: EXCLUSIVE_CURSORS,
+    summary: "The organization's audit log (as GET /v1/audit_log)",
+    success: { status: 200, description: 'A page of audit entries', schema: listPageSchema(auditEntrySchema) },
+    errors: ['invalid_value', 'not_found'],
+    handle: async ({ query: parsed }, _req, res) =>
+      presentList(await listAuditLog(db, memberOf(res).organizationId, parsed, pageRequest(parsed)), presentAuditEntry),
+  });
 }
 
 /** Who is signed in, and the member's campaigns: list, detail, status actions, insights. */

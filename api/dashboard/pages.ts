@@ -56,7 +56,7 @@ export function shellPage(principal: DashboardPrincipal, csrfToken: string): str
           ['review', 'Review queue'],
           ['live', 'Live campaigns'],
         ]
-      : [['', 'Campaigns'], ...(principal.role === 'member' ? [] : [['keys', 'API keys']]), ['account', 'Account']];
+      : [['', 'Campaigns'], ...(principal.role === 'member' ? [] : [['keys', 'API keys']]), ['account', 'Account'], ['activity', 'Activity']];
   const who = principal.kind === 'staff' ? `Reviewer ${escapeHtml(principal.name)}` : `${escapeHtml(principal.organizationName)} · ${principal.role}`;
   const head = `<meta name="csrf-token" content="${csrfToken}">
 <script src="${DASHBOARD_PREFIX}/assets/app.js" defer></script>`;

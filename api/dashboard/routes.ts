@@ -25,7 +25,7 @@ import {
 /** Where scripts/build-dashboard.ts writes the browser bundle. */
 export const DASHBOARD_BUNDLE_DIR = path.resolve(__dirname, '../../generated/dashboard');
 
-const PAGE_PATHS = ['/', '/campaigns/:campaign_id', '/keys', '/account', '/review', '/live'];
+const PAGE_PATHS = ['/', '/campaigns/:campaign_id', '/keys', '/account', '/activity', '/review', '/live'];
 
 /**
  * Whether a form post comes from the dashboard's own page: browsers say so in

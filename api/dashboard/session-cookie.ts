@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { config } from '../../lib/config';
 import { csrfTokenMatches } from '../../lib/csrf';
 import type { Db } from '../../lib/db';
+import type { Actor } from '../../lib/actor';
 import { DomainError } from '../../domain/errors';
 import { findDashboardSession, type DashboardPrincipal, type MemberPrincipal } from '../../domain/dashboard/sessions';
 import { normalizeIp } from '../../domain/events/client-ip';
@@ -62,7 +63,12 @@ export function loadDashboardSession(db: Db): RequestHandler {
   return async (req, res, next) => {
     const token = sessionTokenOf(req);
     const principal = token ? await findDashboardSession(db, token) : null;
-    if (token && principal) res.locals.dashboardAuth = { token, principal } satisfies DashboardAuth;
+    if (token && principal) {
+      res.locals.dashboardAuth = { token, principal } satisfies DashboardAuth;
+      res.locals.actor = (
+        principal.kind === 'member' ? { type: 'dashboard_user', id: principal.memberId } : { type: 'staff', id: principal.name }
+      ) satisfies Actor;
+    }
     next();
   };
 }

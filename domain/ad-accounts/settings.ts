@@ -19,6 +19,7 @@ import { httpUrl } from '../schema-rules';
 import { fetchImageBytes } from '../uploads/guarded-fetch';
 import { inspectImage, MAX_UPLOAD_BYTES } from '../uploads/image-inspect';
 import { accountDisplay } from './account';
+import { recordChange } from '../audit/log';
 
 /** A Stripe payment method id (`pm_card_visa`, `pm_1Nx...`): checked for its shape; Stripe judges the card at the first charge. */
 export const PAYMENT_METHOD_PATTERN = /^pm_[A-Za-z0-9_]{1,100}$/;
@@ -148,16 +149,23 @@ export async function updateAccount(deps: AccountDeps, organizationId: string, c
   const { db, store } = deps;
   const logo = changes.logo ? await loadLogo(changes.logo) : null;
   const replaced = await db.$transaction(async (tx) => {
+    // Locked, so that concurrent changes each see (and the audit log records) what they replaced.
+    const [org] = await tx.$queryRaw<{ public_id: string; default_payment_method_id: string | null; stripe_customer_id: string | null }[]>`
+      SELECT public_id::text, default_payment_method_id, stripe_customer_id FROM organizations WHERE id = ${organizationId}::uuid FOR UPDATE`;
+    const before: Record<string, unknown> = { paymentMethodId: org.default_payment_method_id, stripeCustomerId: org.stripe_customer_id };
+    const after: Record<string, unknown> = { ...before };
+    const audit = () => recordChange(tx, { organizationId, entity: { type: 'account', id: org.public_id }, action: 'updated', before, after });
     if (changes.paymentMethodId !== undefined) {
       await tx.organization.update({
         where: { id: organizationId },
         data: { defaultPaymentMethodId: changes.paymentMethodId, stripeCustomerId: changes.stripeCustomerId ?? null },
       });
+      Object.assign(after, { paymentMethodId: changes.paymentMethodId, stripeCustomerId: changes.stripeCustomerId ?? null });
     }
-    if (changes.url === undefined && !logo) return null;
+    if (changes.url === undefined && !logo) return audit().then(() => null);
     // Locked, so that two logo uploads at once each delete what they replaced.
-    const [account] = await tx.$queryRaw<{ id: string; logo_asset_id: string | null }[]>`
-      SELECT id, logo_asset_id FROM ad_accounts WHERE organization_id = ${organizationId}::uuid AND is_default FOR UPDATE`;
+    const [account] = await tx.$queryRaw<{ id: string; logo_asset_id: string | null; url: string | null; logo_url: string | null }[]>`
+      SELECT id, logo_asset_id, url, logo_url FROM ad_accounts WHERE organization_id = ${organizationId}::uuid AND is_default FOR UPDATE`;
     if (!account) throw new DomainError('no_ad_account', 'The organization has no ad account to set a website or logo on', null);
     const data: Prisma.AdAccountUncheckedUpdateInput = {};
     if (changes.url !== undefined) data.url = changes.url;
@@ -166,6 +174,14 @@ export async function updateAccount(deps: AccountDeps, organizationId: string, c
       data.logoUrl = assetUrl(logo);
     }
     await tx.adAccount.update({ where: { id: account.id }, data });
+    Object.assign(before, { website: account.url, logoUrl: account.logo_url });
+    Object.assign(
+      after,
+      { website: account.url, logoUrl: account.logo_url },
+      data.url !== undefined && { website: data.url },
+      logo && { logoUrl: data.logoUrl },
+    );
+    await audit();
     return logo ? account.logo_asset_id : null;
   });
   if (replaced) await deleteAssets(db, store, [replaced]).catch((err: Error) => console.error(`replaced logo not deleted: ${err.message}`));

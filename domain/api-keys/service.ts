@@ -2,6 +2,7 @@ import type { Db } from '../../lib/db';
 import { config } from '../../lib/config';
 import { hashSecret, keyPreview, newSecret } from '../../lib/secrets';
 import { consumeOrThrow } from '../rate-limits/sliding-window';
+import { recordChange, recordChanges, type Change } from '../audit/log';
 
 type ApiKeyRow = {
   publicId: string;
@@ -58,8 +59,11 @@ export async function mintApiKey(db: Db, organizationId: string, name: string): 
       select: { id: true },
     });
     const retiredEarly = inGrace.map((key) => key.id);
+    const changes: Change[] = [];
     if (retiredEarly.length) {
       await tx.apiKey.updateMany({ where: { id: { in: retiredEarly } }, data: { expiresAt: now, revokedAt: now } });
+      const retired = await tx.apiKey.findMany({ where: { id: { in: retiredEarly } }, select: { publicId: true } });
+      changes.push(...retired.map((key) => keyChange(organizationId, key.publicId, 'revoked', { revokedAt: null }, { revokedAt: now })));
     }
     const active = await tx.apiKey.findFirst({ where: { organizationId, isActive: true } });
     let rotatedOut: MintedKey['rotatedOut'] = null;
@@ -67,10 +71,13 @@ export async function mintApiKey(db: Db, organizationId: string, name: string): 
       const expiresAt = new Date(Date.now() + config.keyRotationGraceSeconds * 1000);
       await tx.apiKey.update({ where: { id: active.id }, data: { isActive: false, expiresAt } });
       rotatedOut = { id: active.id, expiresAt };
+      changes.push(keyChange(organizationId, active.publicId, 'rotated_out', { isActive: true, expiresAt: active.expiresAt }, { isActive: false, expiresAt }));
     }
     const created = await tx.apiKey.create({
       data: { organizationId, name, secretHash: hashSecret(secret), keyPreview: keyPreview(secret) },
     });
+    changes.push(keyChange(organizationId, created.publicId, 'created', null, created));
+    await recordChanges(tx, changes);
     return { record: { ...presentApiKey(created), secret }, rotatedOut, retiredEarly };
   });
 }
@@ -85,10 +92,22 @@ export async function revokeApiKey(db: Db, organizationId: string, publicId: str
   if (key.revokedAt === null) {
     // A rotated-out key keeps no part of its grace window.
     const expiresAt = key.expiresAt && key.expiresAt < now ? key.expiresAt : now;
-    await db.apiKey.update({ where: { id: key.id }, data: { isActive: false, revokedAt: now, expiresAt } });
+    await db.$transaction(async (tx) => {
+      const after = await tx.apiKey.update({ where: { id: key.id }, data: { isActive: false, revokedAt: now, expiresAt } });
+      await recordChange(tx, keyChange(organizationId, key.publicId, 'revoked', key, after));
+    });
   }
   return { record: { public_id: key.publicId, revoked: true as const }, endedGraceOf: endsGrace ? key.id : null };
 }
+
+/** An API key's audit entry (its secret's hash is masked by the log). */
+const keyChange = (organizationId: string, publicId: string, action: string, before: object | null, after: object | null): Change => ({
+  organizationId,
+  entity: { type: 'api_key', id: publicId },
+  action,
+  before,
+  after,
+});
 
 export async function listApiKeys(db: Db, organizationId: string) {
   const keys = await db.apiKey.findMany({ where: { organizationId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });

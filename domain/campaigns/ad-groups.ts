@@ -8,7 +8,8 @@ import type { Status } from '../schema-rules';
 import type { AdGroupCreateInput, AdGroupUpdateInput } from './ad-group-schema';
 import { normalizeId } from '../ids';
 import { accountContextOf, adGroupStatusLock, findCampaign } from './campaigns';
-import { insertAdGroupWithAds, prepareAdGroup, prepareScope, releaseImages, type TreeDeps } from './tree';
+import { adGroupCreationChanges, insertAdGroupWithAds, prepareAdGroup, prepareScope, releaseImages, type TreeDeps } from './tree';
+import { recordChange, recordChanges } from '../audit/log';
 
 export type AdGroupWithCampaign = AdGroupRow & { campaign: CampaignRow };
 
@@ -43,8 +44,9 @@ export async function createAdGroup(deps: TreeDeps, organizationId: string, inpu
       if ((await tx.adGroup.count({ where: { campaignId: campaign.id } })) >= MAX_AD_GROUPS_PER_CAMPAIGN) {
         throw invalidValue('campaign_id', `A campaign holds at most ${MAX_AD_GROUPS_PER_CAMPAIGN} ad groups`);
       }
-      const { adGroupId, adIds } = await insertAdGroupWithAds(tx, assets, organizationId, campaign.id, group);
-      return { row: await tx.adGroup.findUniqueOrThrow({ where: { id: adGroupId } }), adIds };
+      const inserted = await insertAdGroupWithAds(tx, assets, organizationId, campaign.id, group);
+      await recordChanges(tx, adGroupCreationChanges(organizationId, campaign.id, group, inserted));
+      return { row: await tx.adGroup.findUniqueOrThrow({ where: { id: inserted.adGroupId } }), adIds: inserted.adIds };
     });
   } catch (err) {
     await releaseImages(
@@ -79,7 +81,14 @@ export async function updateAdGroup(db: Db, organizationId: string, id: unknown,
     ...(input.status !== undefined && { status: input.status }),
   };
   if (Object.keys(data).length === 0) return adGroup;
-  return db.adGroup.update({ where: { id: adGroup.id }, data });
+  return db.$transaction(async (tx) => {
+    // Read under the row lock, so the audit entry's before is what this update replaced.
+    await tx.$queryRaw`SELECT id FROM ad_groups WHERE id = ${adGroup.id}::uuid FOR UPDATE`;
+    const before = await tx.adGroup.findUniqueOrThrow({ where: { id: adGroup.id } });
+    const after = await tx.adGroup.update({ where: { id: adGroup.id }, data });
+    await recordChange(tx, { organizationId, entity: { type: 'ad_group', id: adGroup.id }, action: 'updated', before, after });
+    return after;
+  });
 }
 
 /** POST activate/pause/archive: the same rule as a status update. */

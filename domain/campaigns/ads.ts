@@ -7,7 +7,18 @@ import type { CreativeInput } from '../creatives/schema';
 import type { AdCreateInput, AdUpdateInput } from './ad-schema';
 import { normalizeId } from '../ids';
 import { accountContextOf } from './campaigns';
-import { createCreativeAsset, creativeColumns, insertAds, prepareAd, prepareCreative, prepareScope, releaseImages, type TreeDeps } from './tree';
+import {
+  adCreationChanges,
+  createCreativeAsset,
+  creativeColumns,
+  insertAds,
+  prepareAd,
+  prepareCreative,
+  prepareScope,
+  releaseImages,
+  type TreeDeps,
+} from './tree';
+import { recordChange, recordChanges } from '../audit/log';
 import { DomainError, invalidValue, notFound } from '../errors';
 import { paginate, type PageRequest } from '../pagination';
 import { MAX_ADS_PER_AD_GROUP } from '../caps';
@@ -54,6 +65,7 @@ export async function createAd(deps: TreeDeps, organizationId: string, input: Ad
         throw invalidValue('ad_group_id', `An ad group holds at most ${MAX_ADS_PER_AD_GROUP} ads`);
       }
       const { adIds } = await insertAds(tx, assets, organizationId, adGroup.id, [ad]);
+      await recordChanges(tx, adCreationChanges(organizationId, adGroup.id, [ad], adIds));
       return tx.ad.findUniqueOrThrow({ where: { id: adIds[0] }, include: adInclude });
     });
   } catch (err) {
@@ -96,8 +108,10 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
         // Read the image being replaced under a row lock, so concurrent swaps each delete their own.
         const [locked] = await tx.$queryRaw<{ asset_id: string | null }[]>`SELECT asset_id FROM ads WHERE id = ${current.id}::uuid FOR UPDATE`;
         replacedAssetId = locked?.asset_id ?? null;
-      }
-      return tx.ad.update({
+      } else await tx.$queryRaw`SELECT id FROM ads WHERE id = ${current.id}::uuid FOR UPDATE`;
+      // Read under the row lock, so the audit entry's before is what this update replaced.
+      const before = await tx.ad.findUniqueOrThrow({ where: { id: current.id } });
+      const after = await tx.ad.update({
         where: { id: current.id },
         data: {
           ...(input.name !== undefined && { name: input.name }),
@@ -108,6 +122,8 @@ export async function updateAd(deps: TreeDeps, organizationId: string, id: unkno
         },
         include: adInclude,
       });
+      await recordChange(tx, { organizationId, entity: { type: 'ad', id: current.id }, action: 'updated', before, after });
+      return after;
     });
   } catch (err) {
     if (creative) await releaseImages(db, assets, [creative]);

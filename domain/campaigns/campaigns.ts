@@ -7,6 +7,7 @@ import type { CampaignRow } from './rows';
 import type { CampaignUpdateInput } from './campaign-schema';
 import type { AccountContext } from './tree';
 import { isLifecycleOver } from './lifecycle';
+import { recordChange } from '../audit/log';
 
 /** A campaign row as the plain pool reads it: timestamps as instants (the columns hold UTC), the spend limit as text. */
 interface RawCampaign {
@@ -115,7 +116,14 @@ export async function updateCampaign(db: Db, organizationId: string, id: unknown
   };
   if (Object.keys(data).length === 0) return campaign;
   try {
-    return await db.campaign.update({ where: { id: campaign.id }, data });
+    return await db.$transaction(async (tx) => {
+      // Read under the row lock, so the audit entry's before is what this update replaced.
+      await tx.$queryRaw`SELECT id FROM campaigns WHERE id = ${campaign.id}::uuid FOR UPDATE`;
+      const before = await tx.campaign.findUniqueOrThrow({ where: { id: campaign.id } });
+      const after = await tx.campaign.update({ where: { id: campaign.id }, data });
+      await recordChange(tx, { organizationId, entity: { type: 'campaign', id: campaign.id }, action: 'updated', before, after });
+      return after;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw new DomainError('name_conflict', 'A campaign with that name already exists', 'name');
     throw err;
@@ -123,6 +131,8 @@ export async function updateCampaign(db: Db, organizationId: string, id: unknown
 }
 
 export type CampaignAction = 'activate' | 'pause' | 'archive';
+/** A status action as the audit log names what it did. */
+export const ACTION_PAST = { activate: 'activated', pause: 'paused', archive: 'archived' } as const;
 
 const refuse = (code: string, message: string) => new DomainError(code, message);
 
@@ -160,11 +170,24 @@ export async function applyCampaignAction(db: Db, organizationId: string, id: un
     const next = nextCampaignStatus(campaign, action);
     if (next instanceof DomainError) throw next;
     if (next === campaign.status) return campaign; // activate while active: a no-op
-    const { count } = await db.campaign.updateMany({
-      where: { id: campaign.id, status: campaign.status, reviewStatus: campaign.reviewStatus, lifecycleState: campaign.lifecycleState },
-      data: { status: next },
+    const applied = await db.$transaction(async (tx) => {
+      const { count } = await tx.campaign.updateMany({
+        where: { id: campaign.id, status: campaign.status, reviewStatus: campaign.reviewStatus, lifecycleState: campaign.lifecycleState },
+        data: { status: next },
+      });
+      if (count === 1) {
+        // The condition above makes `campaign.status` the status this replaced.
+        await recordChange(tx, {
+          organizationId,
+          entity: { type: 'campaign', id: campaign.id },
+          action: ACTION_PAST[action],
+          before: { status: campaign.status },
+          after: { status: next },
+        });
+      }
+      return count === 1;
     });
-    if (count === 1) return findCampaign(db, organizationId, campaign.id);
+    if (applied) return findCampaign(db, organizationId, campaign.id);
   }
 }
 

@@ -4,8 +4,11 @@ import { accountDisplay } from '../ad-accounts/account';
 import { DomainError } from '../errors';
 import { inPgTransaction, isUniqueViolation, lockForTransaction, plainPoolOf, type Db } from '../../lib/db';
 import type { CampaignCreateInput } from './campaign-schema';
+import type { Actor } from '../../lib/actor';
+import { recordChanges, type Change } from '../audit/log';
 import {
   creationTime,
+  adGroupCreationChanges,
   insertAdGroupWithAds,
   prepareAdGroup,
   prepareScope,
@@ -36,11 +39,12 @@ export interface NewCampaignTree {
   /** Chosen by the saga, so a retry after a commit finds the campaign. */
   campaignId: string;
   body: CampaignCreateInput;
+  /** Who asked for the campaign (the audit log's actor); absent in runs started before it was an input. */
+  actor?: Actor;
 }
 
 /** Inserts the campaign row of a new tree: paused and in review, starting about two days out unless told. */
-async function insertCampaign(client: PoolClient, { organizationId, adAccountId, campaignId, body }: NewCampaignTree): Promise<void> {
-  const startTime = body.start_time ?? Math.floor(Date.now() / 1000) + DEFAULT_START_DELAY_SECONDS;
+async function insertCampaign(client: PoolClient, { organizationId, adAccountId, campaignId, body }: NewCampaignTree, startTime: number): Promise<void> {
   const createdAt = creationTime();
   await client.query(
     `INSERT INTO campaigns (id, organization_id, ad_account_id, name, description, status, review_status, start_time, end_time,
@@ -62,6 +66,32 @@ async function insertCampaign(client: PoolClient, { organizationId, adAccountId,
       createdAt,
     ],
   );
+}
+
+/** The actor of a run started before the saga carried its caller's. */
+const SAGA_ACTOR: Actor = { type: 'system', id: 'campaign-creation' };
+
+/** The audit entry of the campaign row insertCampaign writes (its fields as stored). */
+function campaignCreationChange({ organizationId, adAccountId, campaignId, body }: NewCampaignTree, startTime: number): Change {
+  return {
+    organizationId,
+    entity: { type: 'campaign', id: campaignId },
+    action: 'created',
+    before: null,
+    after: {
+      adAccountId,
+      name: body.name,
+      description: body.description ?? null,
+      status: 'paused',
+      reviewStatus: 'in_review',
+      startTime: new Date(startTime * 1000),
+      endTime: body.end_time == null ? null : new Date(body.end_time * 1000),
+      lifetimeSpendLimitMicros: body.budget.lifetime_spend_limit_micros,
+      recurringFrequency: body.recurring_frequency,
+      pricingModel: body.pricing_model,
+      targetCountries: body.targeting ?? [],
+    },
+  };
 }
 
 /** Whether the campaign is there already (a retry after a commit), and who advertises in it. */
@@ -100,8 +130,17 @@ export async function persistCampaignTree(deps: TreeDeps, tree: NewCampaignTree)
       if ((await client.query('SELECT 1 FROM campaign_tombstones WHERE id = $1::uuid', [tree.campaignId])).rowCount) {
         throw new CampaignCreationAbandoned('The creation of this campaign was already rolled back');
       }
-      await insertCampaign(client, tree);
-      for (const group of groups) await insertAdGroupWithAds(client, deps.assets, tree.organizationId, tree.campaignId, group);
+      const startTime = tree.body.start_time ?? Math.floor(Date.now() / 1000) + DEFAULT_START_DELAY_SECONDS;
+      await insertCampaign(client, tree, startTime);
+      const changes: Change[] = [campaignCreationChange(tree, startTime)];
+      for (const group of groups) {
+        const inserted = await insertAdGroupWithAds(client, deps.assets, tree.organizationId, tree.campaignId, group);
+        changes.push(...adGroupCreationChanges(tree.organizationId, tree.campaignId, group, inserted));
+      }
+      await recordChanges(
+        client,
+        changes.map((change) => ({ ...change, actor: tree.actor ?? SAGA_ACTOR })),
+      );
     });
   } catch (err) {
     // The transaction rolled back; bytes it wrote may now be unused.

@@ -1,4 +1,6 @@
-import type { Db } from '../../lib/db';
+import type { Actor } from '../../lib/actor';
+import type { Db, Prisma } from '../../lib/db';
+import { recordChange } from '../audit/log';
 import { isBudgetExhausted } from '../delivery/spend';
 import type { CampaignRow } from './rows';
 
@@ -49,11 +51,36 @@ export async function lifecycleSnapshot(db: Db, campaignId: string): Promise<Lif
  * block, an earlier completion or an archive (the first end wins).
  */
 async function complete(db: Db, campaignId: string, reason: CompletionReason): Promise<void> {
-  await db.campaign.updateMany({
-    where: { id: campaignId, lifecycleState: null, status: { not: 'archived' } },
-    data: { lifecycleState: 'completed', lifecycleReason: reason, lifecycleChangedAt: new Date() },
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.campaign.updateMany({
+      where: { id: campaignId, lifecycleState: null, status: { not: 'archived' } },
+      data: { lifecycleState: 'completed', lifecycleReason: reason, lifecycleChangedAt: new Date() },
+    });
+    if (count === 1) await recordLifecycleChange(tx, campaignId, 'completed', null, { lifecycleState: 'completed', lifecycleReason: reason });
   });
 }
+
+/** The audit entry of a completion or block (the workflow's, or a reviewer's through the ambient actor). */
+async function recordLifecycleChange(
+  tx: Prisma.TransactionClient,
+  campaignId: string,
+  action: 'completed' | 'blocked',
+  before: Pick<CampaignRow, 'lifecycleState' | 'lifecycleReason'> | null,
+  after: { lifecycleState: LifecycleState; lifecycleReason: string },
+): Promise<void> {
+  const { organizationId } = await tx.campaign.findUniqueOrThrow({ where: { id: campaignId }, select: { organizationId: true } });
+  await recordChange(tx, {
+    organizationId,
+    entity: { type: 'campaign', id: campaignId },
+    action,
+    before: before ?? { lifecycleState: null, lifecycleReason: null },
+    after,
+    ...(action === 'completed' && { actor: LIFECYCLE_ACTOR }),
+  });
+}
+
+/** The lifecycle workflow, as the audit log names it. */
+const LIFECYCLE_ACTOR: Actor = { type: 'system', id: 'campaign-lifecycle' };
 
 /** Completes the campaign if its (current) end_time is at or before `asOf`; the snapshot after. */
 export async function completeIfEnded(db: Db, campaignId: string, asOf: Date): Promise<LifecycleSnapshot> {
@@ -77,9 +104,13 @@ export async function completeIfBudgetExhausted(db: Db, campaignId: string): Pro
  * The auction's index drops the campaign on the update's notification.
  */
 export async function recordCampaignBlock(db: Db, campaignId: string, reason: string): Promise<CampaignRow> {
-  await db.campaign.updateMany({
-    where: { id: campaignId, OR: [{ lifecycleState: null }, { lifecycleState: { not: 'blocked' } }] },
-    data: { lifecycleState: 'blocked', lifecycleReason: reason, lifecycleChangedAt: new Date() },
+  return db.$transaction(async (tx) => {
+    const before = await tx.campaign.findUnique({ where: { id: campaignId }, select: { lifecycleState: true, lifecycleReason: true } });
+    const { count } = await tx.campaign.updateMany({
+      where: { id: campaignId, OR: [{ lifecycleState: null }, { lifecycleState: { not: 'blocked' } }] },
+      data: { lifecycleState: 'blocked', lifecycleReason: reason, lifecycleChangedAt: new Date() },
+    });
+    if (count === 1) await recordLifecycleChange(tx, campaignId, 'blocked', before, { lifecycleState: 'blocked', lifecycleReason: reason });
+    return tx.campaign.findUniqueOrThrow({ where: { id: campaignId } });
   });
-  return db.campaign.findUniqueOrThrow({ where: { id: campaignId } });
 }

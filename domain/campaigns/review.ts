@@ -1,5 +1,9 @@
 import type { Db } from '../../lib/db';
 import { approveCampaignCreatives } from '../creatives/review';
+import { recordChange } from '../audit/log';
+
+/** The review workflow records the verdict (the reviewer's signal names no one). */
+const REVIEW_ACTOR = { type: 'system', id: 'campaign-review' } as const;
 
 /**
  * Records a reviewer's verdict on a campaign; only a campaign still in review
@@ -10,6 +14,17 @@ export async function recordCampaignReview(db: Db, campaignId: string, reviewSta
   return db.$transaction(async (tx) => {
     const { count } = await tx.campaign.updateMany({ where: { id: campaignId, reviewStatus: 'in_review' }, data: { reviewStatus, reviewReason: reason } });
     if (count === 1 && reviewStatus === 'approved') await approveCampaignCreatives(tx, campaignId);
+    if (count === 1) {
+      const { organizationId } = await tx.campaign.findUniqueOrThrow({ where: { id: campaignId }, select: { organizationId: true } });
+      await recordChange(tx, {
+        organizationId,
+        entity: { type: 'campaign', id: campaignId },
+        action: 'reviewed',
+        before: { reviewStatus: 'in_review', reviewReason: null },
+        after: { reviewStatus, reviewReason: reason },
+        actor: REVIEW_ACTOR,
+      });
+    }
     return count === 1;
   });
 }

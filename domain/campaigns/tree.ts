@@ -8,6 +8,7 @@ import type { CreativeReviewQueue } from '../creatives/review';
 import type { AdGroupInput } from './ad-group-schema';
 import type { AdInput } from './ad-schema';
 import type { CreativeInput, CreativeType } from '../creatives/schema';
+import type { Change } from '../audit/log';
 
 /**
  * Building ad groups and ads, shared by the standalone creates and the
@@ -212,6 +213,37 @@ export async function insertAdGroupWithAds(
     [adGroupId, campaignId, group.name, group.contextHints, group.maxBidMicros === null ? null : String(group.maxBidMicros), group.creativeType, createdAt],
   );
   return { adGroupId, ...(await insertAds(sql, store, organizationId, adGroupId, group.ads)) };
+}
+
+/** The audit entries (domain/audit/log.ts) of ads just inserted by insertAds, from what was inserted. */
+export function adCreationChanges(organizationId: string, adGroupId: string, ads: PreparedAd[], adIds: string[]): Change[] {
+  return ads.map((ad, i) => ({
+    organizationId,
+    entity: { type: 'ad', id: adIds[i] },
+    action: 'created',
+    before: null,
+    after: { adGroupId, name: ad.name, status: 'active', ...creativeColumns(ad.creative) },
+  }));
+}
+
+/** The audit entries of an ad group and its ads just inserted by insertAdGroupWithAds. */
+export function adGroupCreationChanges(
+  organizationId: string,
+  campaignId: string,
+  group: PreparedAdGroup,
+  inserted: { adGroupId: string; adIds: string[] },
+): Change[] {
+  const { name, contextHints, maxBidMicros, creativeType } = group;
+  return [
+    {
+      organizationId,
+      entity: { type: 'ad_group', id: inserted.adGroupId },
+      action: 'created',
+      before: null,
+      after: { campaignId, name, contextHints, status: 'active', maxBidMicros, creativeType },
+    },
+    ...adCreationChanges(organizationId, inserted.adGroupId, group.ads, inserted.adIds),
+  ];
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Db, Prisma } from '../../lib/db';
 import { deleteAssets } from '../assets/ad-images';
+import { recordChange } from '../audit/log';
 import type { AssetStore } from '../../lib/asset-store';
 
 /**
@@ -172,6 +173,19 @@ export async function recordCreativeVerdict(
     if (!ad) return 'stale';
     if (ad.creativeRevision !== revision) return 'stale';
     if (ad.creativeReviewStatus !== 'pending') return ad.creativeReviewStatus as CreativeReviewStatus;
+    const { campaign } = await tx.adGroup.findUniqueOrThrow({
+      where: { id: ad.adGroupId },
+      select: { campaign: { select: { id: true, organizationId: true } } },
+    });
+    await recordChange(tx, {
+      organizationId: campaign.organizationId,
+      campaignId: campaign.id,
+      entity: { type: 'ad', id: ad.id },
+      action: 'reviewed',
+      before: { creativeReviewStatus: 'pending', creativeReviewReason: ad.creativeReviewReason },
+      after: { creativeReviewStatus: decision, creativeReviewReason: reason },
+      actor: { type: 'system', id: 'creative-review' },
+    });
     if (decision === 'rejected') {
       await tx.ad.update({ where: { id: ad.id }, data: { creativeReviewStatus: 'rejected', creativeReviewReason: reason } });
       return 'rejected';

@@ -1,5 +1,6 @@
 import type { Db } from '../../lib/db';
 import { DomainError, invalidValue, notFound, required } from '../errors';
+import { recordChange } from '../audit/log';
 
 /**
  * DSP configurations: the external bidders the auction calls. The key is OUR
@@ -47,18 +48,22 @@ export async function addDsp(db: Db, input: NewDsp) {
   if (input.protocol === 'native' && !input.key) throw required('key', 'key is required for the native protocol (bearer)');
   if (input.protocol === 'openrtb' && authStyle === 'bearer' && !input.key) throw required('key', 'key is required for bearer auth');
   const renderUrl = input.renderUrl ? httpUrl(input.renderUrl, 'render_url') : null;
-  const dsp = await db.dsp.create({
-    data: {
-      name: input.name.trim(),
-      protocol: input.protocol,
-      bidUrl,
-      renderUrl,
-      apiKey: input.key ?? null,
-      authStyle,
-      siteIdOverride: input.siteIdOverride ?? null,
-      publisherIdOverride: input.publisherIdOverride ?? null,
-      ...dspPrivacyData({ tcfVendorId: input.tcfVendorId, bidsWithoutConsent: input.bidsWithoutConsent }),
-    },
+  const dsp = await db.$transaction(async (tx) => {
+    const created = await tx.dsp.create({
+      data: {
+        name: input.name.trim(),
+        protocol: input.protocol,
+        bidUrl,
+        renderUrl,
+        apiKey: input.key ?? null,
+        authStyle,
+        siteIdOverride: input.siteIdOverride ?? null,
+        publisherIdOverride: input.publisherIdOverride ?? null,
+        ...dspPrivacyData({ tcfVendorId: input.tcfVendorId, bidsWithoutConsent: input.bidsWithoutConsent }),
+      },
+    });
+    await recordChange(tx, { organizationId: null, entity: { type: 'dsp', id: created.id }, action: 'created', before: null, after: created });
+    return created;
   });
   return { dsp_id: dsp.id };
 }
@@ -89,8 +94,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function disableDsp(db: Db, dspId: string) {
   if (!UUID.test(dspId)) throw notFound('DSP', 'dsp_id');
-  const { count } = await db.dsp.updateMany({ where: { id: dspId.toLowerCase() }, data: { enabled: false } });
-  if (count === 0) throw notFound('DSP', 'dsp_id');
+  const id = dspId.toLowerCase();
+  const found = await db.$transaction(async (tx) => {
+    const before = await tx.dsp.findUnique({ where: { id }, select: { enabled: true } });
+    if (!before) return false;
+    await tx.dsp.update({ where: { id }, data: { enabled: false } });
+    await recordChange(tx, { organizationId: null, entity: { type: 'dsp', id }, action: 'disabled', before, after: { enabled: false } });
+    return true;
+  });
+  if (!found) throw notFound('DSP', 'dsp_id');
   return { dsp_id: dspId.toLowerCase(), enabled: false as const };
 }
 

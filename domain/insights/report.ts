@@ -284,6 +284,23 @@ export async function runInsights(deps: InsightsDeps, organizationId: string, ta
 
 /** The report of `query` within an already resolved scope (whose own level is `targetLevel`). */
 export async function runInsightsInScope(deps: InsightsDeps, resolved: ResolvedScope, targetLevel: Level, query: InsightsQuery): Promise<InsightsPage> {
+  const { rows, present } = await sortedReport(deps, resolved, targetLevel, query);
+  return page(rows, query, present);
+}
+
+/**
+ * Every row of the report, in its order, as the pages show them: what a report
+ * export writes (domain/insights/exports.ts). The same decoded set as the pages
+ * (cap, filters, sort), so its figures are the paged endpoint's; `limit`,
+ * `before` and `after` are not used.
+ */
+export async function allInsightRows(deps: InsightsDeps, organizationId: string, target: ReportTarget, query: InsightsQuery): Promise<InsightRow[]> {
+  const { rows, present } = await sortedReport(deps, await resolveScope(deps.db, organizationId, target), target.level, query);
+  return rows.map(present);
+}
+
+/** The decoded, filtered and sorted rows of a report, and how one is presented. */
+async function sortedReport(deps: InsightsDeps, resolved: ResolvedScope, targetLevel: Level, query: InsightsQuery) {
   // The names under the scope load while ClickHouse counts (at the endpoint's own level the one name is known).
   // So do poll votes and conversions, when the request uses them.
   const [result, names, engagement] = await Promise.all([
@@ -297,5 +314,5 @@ export async function runInsightsInScope(deps: InsightsDeps, resolved: ResolvedS
   if (unnamed.length > 0) for (const [id, name] of await entityNames(deps.db, resolved.scope, query.level, unnamed)) names.set(id, name);
   const rows = decode(query, capped).filter((row) => matchesFilters(query, row));
   rows.sort(compareRows(query.sort));
-  return page(rows, query, (row) => present(query, names, row));
+  return { rows, present: (row: DecodedRow) => present(query, names, row) };
 }

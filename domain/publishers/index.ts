@@ -3,6 +3,7 @@ import { MICROS_PER_DOLLAR } from '../money';
 import type { PublisherSafetyOverrides } from '../safety/policy';
 import { hashSecret, newSecret } from '../../lib/secrets';
 import { invalidValue, required } from '../errors';
+import { recordChange } from '../audit/log';
 
 /**
  * Publishers: the chat hosts that call the auction's POST /v1/ad_requests.
@@ -27,8 +28,12 @@ export async function createPublisher(db: Db, input: NewPublisher) {
   const tmaxMs = input.tmaxMs ?? MAX_TMAX_MS;
   if (!Number.isInteger(tmaxMs) || tmaxMs < 50 || tmaxMs > MAX_TMAX_MS) throw invalidValue('tmax', `tmax must be an integer between 50 and ${MAX_TMAX_MS}`);
   const key = newSecret(PUBLISHER_KEY_PREFIX);
-  const publisher = await db.publisher.create({
-    data: { name: input.name.trim(), domain: input.domain?.trim().toLowerCase() || null, keyHash: hashSecret(key), tmaxMs, test: input.test ?? false },
+  const publisher = await db.$transaction(async (tx) => {
+    const created = await tx.publisher.create({
+      data: { name: input.name.trim(), domain: input.domain?.trim().toLowerCase() || null, keyHash: hashSecret(key), tmaxMs, test: input.test ?? false },
+    });
+    await recordChange(tx, { organizationId: null, entity: { type: 'publisher', id: created.publicId }, action: 'created', before: null, after: created });
+    return created;
   });
   return { publisher_id: publisher.publicId, publisher_key: key };
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../../lib/db';
 import { invalidValue, notFound } from '../errors';
+import { recordChange } from '../audit/log';
 import { isUuid } from '../ids';
 import { MICROS_PER_DOLLAR } from '../money';
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES, type SensitiveCategory } from '../safety/categories';
@@ -102,7 +103,14 @@ export async function findPublisher(db: Db, publicId: string) {
 
 export async function updatePublisherSettings(db: Db, publicId: string, input: PublisherSettingsInput) {
   const publisher = await findPublisher(db, publicId);
-  return presentPublisher(await db.publisher.update({ where: { id: publisher.id }, data: publisherSettingsData(input) }));
+  return db.$transaction(async (tx) => {
+    // Read under the row lock, so the audit entry's before is what this update replaced.
+    await tx.$queryRaw`SELECT id FROM publishers WHERE id = ${publisher.id}::uuid FOR UPDATE`;
+    const before = await tx.publisher.findUniqueOrThrow({ where: { id: publisher.id } });
+    const after = await tx.publisher.update({ where: { id: publisher.id }, data: publisherSettingsData(input) });
+    await recordChange(tx, { organizationId: null, entity: { type: 'publisher', id: after.publicId }, action: 'updated', before, after });
+    return presentPublisher(after);
+  });
 }
 
 export async function showPublisher(db: Db, publicId: string) {

@@ -83,10 +83,22 @@ function parseUrl(rawUrl: unknown): URL {
 }
 
 /** Resolves `host` and vets every address; returns the one to connect to. */
-async function checkedAddress(host: string, opts: FetchImageOptions): Promise<string> {
+const checkedAddress = (host: string, opts: FetchImageOptions) => vettedAddress(host, opts, (reason) => invalidUrl(`image_url ${reason}`));
+
+/**
+ * The SSRF guard every outbound request to a URL someone gave us goes through
+ * (image fetches, webhook deliveries): resolves `host` and vets every address
+ * (all public; the test-only loopback allowances aside), returning the one to
+ * connect to (pin it with `pinnedLookup`). A refusal is `refuse(reason)`.
+ */
+export async function vettedAddress(
+  host: string,
+  opts: Pick<FetchImageOptions, 'allowLoopback' | 'loopbackOnly' | 'resolve'>,
+  refuse: (reason: string) => Error,
+): Promise<string> {
   let addresses: string[];
   if (opts.loopbackOnly && host !== 'localhost' && !(net.isIP(host) && isLoopback(host))) {
-    throw invalidUrl('image_url must point to loopback (test mode)');
+    throw refuse('must point to loopback (test mode)');
   }
   if (net.isIP(host)) {
     addresses = [host];
@@ -96,21 +108,29 @@ async function checkedAddress(host: string, opts: FetchImageOptions): Promise<st
     } catch {
       addresses = [];
     }
-    if (addresses.length === 0) throw invalidUrl('image_url host does not resolve');
+    if (addresses.length === 0) throw refuse('host does not resolve');
   }
   // All of them, not just the first: a name that also points inside is refused.
   for (const address of addresses) {
     const verdict = classifyAddress(address);
     if (!verdict.allowed && !(opts.allowLoopback && isLoopback(address))) {
-      throw invalidUrl('image_url must point to a public internet address');
+      throw refuse('must point to a public internet address');
     }
   }
   return addresses[0];
 }
 
+/** A request's `lookup` that connects to `address` (vetted) instead of resolving again: no DNS-rebinding window. */
+export function pinnedLookup(address: string): net.LookupFunction {
+  const family = net.isIP(address);
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as unknown as net.LookupFunction;
+}
+
 function get(url: URL, host: string, address: string, opts: FetchImageOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const family = net.isIP(address);
     const request = url.protocol === 'https:' ? https.request : http.request;
     let settled = false;
     let req: http.ClientRequest | undefined;
@@ -138,10 +158,7 @@ function get(url: URL, host: string, address: string, opts: FetchImageOptions): 
         agent: false, // a pooled socket could be one connected elsewhere
         ...(url.protocol === 'https:' && !net.isIP(host) ? { servername: host } : {}),
         // Pin the connection to the address vetted above instead of resolving again.
-        lookup: ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-          if (options?.all) callback(null, [{ address, family }]);
-          else callback(null, address, family);
-        }) as unknown as net.LookupFunction,
+        lookup: pinnedLookup(address),
       },
       (res) => {
         const status = res.statusCode ?? 0;

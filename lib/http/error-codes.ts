@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   unsupported_parameter: { status: 400, when: 'insights includes[] or override_segment_group_order[]' },
   // Ours, at the HTTP edge
   invalid_json: { status: 400, when: 'the body is not valid JSON' },
+  webhook_endpoint_limit: { status: 400, when: 'the organization already has the most webhook endpoints it may have (5)' },
   // 401-404
   auth_required: { status: 401, when: 'no Authorization header' },
   invalid_api_key: { status: 401, when: 'malformed, unknown, expired or revoked key' },

@@ -5,6 +5,7 @@ import { bodyObject, parseOrThrow } from '../validation';
 import { jsonBody } from './body';
 import type { ErrorCode } from './error-codes';
 import { labelRoute } from '../http-metrics';
+import { runAs, type Actor } from '../actor';
 
 /**
  * Each HTTP operation is declared once: method, path, auth, request schemas,
@@ -92,7 +93,9 @@ function handlerOf(op: Operation, respond: Respond): RequestHandler {
       body: op.body && !op.handlerValidatesBody ? parseOrThrow(op.body, bodyObject(req.body)) : undefined,
       params: req.params as Record<string, string>,
     };
-    const result = await op.handle(input, req, res);
+    // The caller the surface's auth bound (res.locals.actor): what the audit log names as the change's author.
+    const actor = res.locals.actor as Actor | undefined;
+    const result = await (actor ? runAs(actor, () => op.handle(input, req, res)) : op.handle(input, req, res));
     if (!res.headersSent) respond(res, op.success.status, result);
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../lib/config';
+import { currentActor } from '../../lib/actor';
 import { DomainError } from '../../domain/errors';
 import { resolveAdAccount } from '../../domain/ad-accounts/account';
 import { organizationBillingOf } from '../../domain/organizations/service';
@@ -38,7 +39,7 @@ export async function createCampaign(
   const { billing } = organization;
   if (!billing) throw new DomainError('billing_not_configured', 'The organization has no default payment method');
   const request = {
-    input: { organizationId, organizationPublicId: organization.publicId, adAccountId, body, billing },
+    input: { organizationId, organizationPublicId: organization.publicId, adAccountId, body, billing, actor: currentActor() },
     campaignIdOf: (run: number) => campaignIdOfCreation(workflowKey, run),
     legacyRun,
   };

@@ -1,5 +1,6 @@
 /** The dashboard's browser app: one shell page from the server, each page rendered from the dashboard's JSON. */
 import { accountPage } from './pages/account';
+import { activityPage } from './pages/activity';
 import { campaignPage } from './pages/campaign';
 import { keysPage } from './pages/keys';
 import { overviewPage } from './pages/overview';
@@ -11,6 +12,7 @@ function route(main: HTMLElement): Promise<void> {
   if (campaign) return campaignPage(main, decodeURIComponent(campaign[1]));
   if (path === '/dashboard/keys') return keysPage(main);
   if (path === '/dashboard/account') return accountPage(main);
+  if (path === '/dashboard/activity') return activityPage(main);
   if (path === '/dashboard/review') return staffPage(main, 'review');
   if (path === '/dashboard/live') return staffPage(main, 'live');
   return overviewPage(main);

@@ -1,0 +1,114 @@
+/**
+ * Report exports (domain/insights/exports.ts): the insights endpoints' parameters and
+ * errors, run by the worker's report-exports job, the whole report in its order with
+ * the paged endpoint's figures (the test pages through the endpoint and compares), as
+ * JSON lines and CSV, behind a download link that needs no key and expires.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { randomUUID } from 'node:crypto';
+import { signToken } from '../../lib/signed-token';
+import { call, errorBody, useHarness } from '../support/harness';
+import { eventually } from '../support/wait';
+import { clickhouse, insertRows, newTenant, queryString, row, type Tenant } from './support';
+
+const h = useHarness();
+let ch: ClickHouseClient;
+let t: Tenant;
+
+const DAYS = ['2026-05-01', '2026-05-02', '2026-05-03', '2026-05-04'];
+const query = {
+  aggregation_level: 'ad',
+  time_granularity: 'daily',
+  'time_ranges[]': [JSON.stringify({ type: 'date_range', since: DAYS[0], until: DAYS[3] })],
+  'fields[]': ['impressions', 'clicks', 'spend', 'ctr', 'cpm'],
+  'sort[]': [JSON.stringify({ field: 'clicks', direction: 'desc' })],
+};
+
+beforeAll(async () => {
+  ch = clickhouse();
+  t = await newTenant(h, { campaigns: 2, groups: 2, ads: 2 });
+  await insertRows(
+    ch,
+    t.ads.flatMap((ad, i) =>
+      DAYS.map((day, d) => row(ad, `${day}T1${d}:00:00Z`, { impressions: 100 + i, clicks: (i + d) % 4, spend_micros: 250_000 * (i + 1) })),
+    ),
+  );
+});
+afterAll(async () => {
+  await ch.close();
+});
+
+const post = (body: unknown) => call(h.url, 'POST', '/v1/report_exports', { token: t.org.api_key, body });
+const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, h.url);
+
+/** Every row of the paged endpoint, 5 at a time. */
+async function pagedRows(): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await t.get('/v1/ad_account/insights', { ...query, limit: '5', ...(after ? { after } : {}) });
+    expect(page.status).toBe(200);
+    rows.push(...page.body.data);
+    if (!page.body.has_more) return rows;
+    after = page.body.last_id;
+  }
+}
+
+async function finished(id: string) {
+  return eventually(
+    async () => (await call(h.url, 'GET', `/v1/report_exports/${id}`, { token: t.org.api_key })).body,
+    (body) => body.status === 'succeeded' || body.status === 'failed',
+    { what: `report export ${id}`, timeoutMs: 90_000, everyMs: 200 },
+  );
+}
+
+test('JSON lines: every row of the report, in its order, with the paged figures', async () => {
+  const created = await post({ level: 'ad_account', format: 'jsonl', query });
+  expect(created).toMatchObject({ status: 202, body: { object: 'report_export', status: 'queued', format: 'jsonl', download_url: null } });
+  const done = await finished(created.body.id);
+  const pages = await pagedRows();
+  expect(pages).toHaveLength(t.ads.length * DAYS.length);
+  expect(done).toMatchObject({ status: 'succeeded', progress: { rows_written: pages.length, rows_total: pages.length }, error: null });
+  const file = await fetch(local(done.download_url));
+  expect(file.status).toBe(200);
+  expect(file.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
+  const lines = (await file.text()).trimEnd().split('\n');
+  expect(lines.map((line) => JSON.parse(line))).toEqual(pages);
+});
+
+test('CSV: a header, then the same rows and figures', async () => {
+  const created = await post({ level: 'campaign', id: t.ads[0].campaignId, format: 'csv', query });
+  const done = await finished(created.body.id);
+  const pages: Record<string, string | number | null>[] = [];
+  let after: string | undefined;
+  do {
+    const page = await t.get(`/v1/campaigns/${t.ads[0].campaignId}/insights`, { ...query, limit: '3', ...(after ? { after } : {}) });
+    pages.push(...page.body.data);
+    after = page.body.has_more ? page.body.last_id : undefined;
+  } while (after);
+  const text = await (await fetch(local(done.download_url))).text();
+  const [header, ...lines] = text.trimEnd().split('\n');
+  const columns = Object.keys(pages[0]);
+  expect(header).toBe(columns.join(','));
+  const cell = (value: string | number | null) => (value === null ? '' : String(value));
+  expect(lines).toEqual(pages.map((p) => columns.map((c) => cell(p[c])).join(',')));
+});
+
+test("the endpoint's errors, at once: a bad query, another organization's campaign", async () => {
+  const hourly = await post({ level: 'ad_account', query: { ...query, time_granularity: 'hourly' } });
+  expect([hourly.status, hourly.body.error.code]).toEqual([400, 'hourly_range_too_wide']);
+  const unknown = await post({ level: 'campaign', id: randomUUID(), query });
+  expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
+  const noId = await post({ level: 'ad', query });
+  expect([noId.status, noId.body]).toEqual([400, errorBody('required', 'invalid_request_error', 'id')]);
+});
+
+test('the download link needs no key, and expires', async () => {
+  const done = await finished((await post({ level: 'ad_account', query })).body.id);
+  expect((await fetch(local(done.download_url))).status).toBe(200);
+  const stale = signToken({ export_id: done.id }, 3600, undefined, Date.now() - 2 * 3600_000);
+  const expired = await call(h.url, 'GET', `/report-exports/download${queryString({ token: stale })}`);
+  expect([expired.status, expired.body]).toEqual([404, errorBody('not_found', 'invalid_request_error', 'token')]);
+  const forged = await call(h.url, 'GET', `/report-exports/download${queryString({ token: `${stale}x` })}`);
+  expect(forged.status).toBe(404);
+});
