@@ -20,6 +20,10 @@ import type { Db } from '../lib/db';
 import { DELIVERY_TABLES } from '../domain/delivery/clickhouse-tables';
 import { importExternalReport, type ExternalReportRow } from '../domain/delivery/external-supply';
 import { createOrganization } from '../domain/organizations/service';
+import { updateAccount } from '../domain/ad-accounts/settings';
+import type { ApprovedCreative } from '../domain/creatives/review';
+import type { AssetStore } from '../lib/asset-store';
+import sharp from 'sharp';
 
 export interface DemoSeedOptions {
   days: number;
@@ -39,7 +43,50 @@ export interface DemoSeedOptions {
    * so the reviewer queue has work on demo data.
    */
   startReview?: (campaign: { id: string; name: string; organizationId: string }) => Promise<unknown>;
+  /**
+   * Where the accounts' logos go (adctl passes the asset store). With it, each
+   * organization's first campaign is live: approved ads with a landing page and
+   * the account's logo, on a topic of the demo chat, so its ads serve there.
+   */
+  store?: AssetStore;
+  /** The countries the live campaigns target (default: all). */
+  liveCountries?: string[];
 }
+
+/**
+ * The live campaigns' topics, one per organization in turn: what the demo chat
+ * suggests asking about (dev/demo-chat/page.html). Hints as advertisers write them.
+ */
+const LIVE_TOPICS = [
+  {
+    name: 'Houseplants',
+    hints: ['houseplants', 'low light houseplants', 'indoor plants'],
+    ad: { title: 'Plants that like the dark', body: 'Snake plants, ZZ plants and pothos, potted and delivered.', cta: 'Shop plants' },
+    path: 'plants',
+    color: '#2f7d4f',
+  },
+  {
+    name: 'Home espresso',
+    hints: ['espresso', 'espresso machine', 'espresso shot'],
+    ad: { title: 'Café espresso at home', body: 'A dual-boiler machine and a burr grinder, set up for you.', cta: 'See machines' },
+    path: 'espresso',
+    color: '#6b4226',
+  },
+  {
+    name: 'Bike commuting',
+    hints: ['commuting by bike', 'city bikes'],
+    ad: { title: 'Ride to work, dry', body: 'City bikes with fenders, lights and a rack, ready to ride.', cta: 'Find a bike' },
+    path: 'bikes',
+    color: '#1f5f9f',
+  },
+] as const;
+
+/** A plain logo (a disc on the topic's colour): PNG bytes, made here so the demo needs no file. */
+const logoPng = (color: string) =>
+  sharp({ create: { width: 256, height: 256, channels: 3, background: color } })
+    .composite([{ input: Buffer.from('<svg width="256" height="256"><circle cx="128" cy="128" r="80" fill="#ffffff"/></svg>') }])
+    .png()
+    .toBuffer();
 
 export interface DemoSeedResult {
   organizations: number;
@@ -68,40 +115,62 @@ async function createTree(
   db: Db,
   runId: string,
   o: number,
-  options: Required<Pick<DemoSeedOptions, 'campaignsPerOrganization' | 'adGroupsPerCampaign' | 'adsPerAdGroup'>>,
+  options: Required<Pick<DemoSeedOptions, 'campaignsPerOrganization' | 'adGroupsPerCampaign' | 'adsPerAdGroup'>> &
+    Pick<DemoSeedOptions, 'store' | 'liveCountries'>,
 ) {
   const name = `Demo org ${o + 1} ${runId}`;
   const org = await createOrganization(db, { name, domain: `demo${o + 1}.example`, withAdAccount: true });
   const { id: organizationId } = await db.organization.findUniqueOrThrow({ where: { publicId: org.org_public_id }, select: { id: true } });
+  const topic = LIVE_TOPICS[o % LIVE_TOPICS.length];
+  if (options.store)
+    await updateAccount({ db, store: options.store }, organizationId, { url: `https://demo${o + 1}.example`, logo: { file: await logoPng(topic.color) } });
   const ads: AdPath[] = [];
   for (let c = 0; c < options.campaignsPerOrganization; c++) {
+    const live = c === 0 && options.store !== undefined;
     const campaign = await db.campaign.create({
       data: {
         organizationId,
         adAccountId: org.ad_account_id,
-        name: `Demo campaign ${c + 1} ${runId}`,
+        name: live ? `${topic.name} ${runId}` : `Demo campaign ${c + 1} ${runId}`,
         status: 'active',
         reviewStatus: 'approved',
         startTime: new Date(),
         lifetimeSpendLimitMicros: 1_000_000_000_000n,
         recurringFrequency: 'daily',
         pricingModel: 'cpm',
-        targetCountries: [],
+        targetCountries: live ? (options.liveCountries ?? []) : [],
       },
     });
     for (let g = 0; g < options.adGroupsPerCampaign; g++) {
       const group = await db.adGroup.create({
-        data: { campaignId: campaign.id, name: `Ad group ${c + 1}.${g + 1}`, contextHints: ['demo'], creativeType: 'chat_card' },
+        data: { campaignId: campaign.id, name: `Ad group ${c + 1}.${g + 1}`, contextHints: live ? [...topic.hints] : ['demo'], creativeType: 'chat_card' },
       });
       for (let a = 0; a < options.adsPerAdGroup; a++) {
         const ad = await db.ad.create({
-          data: { adGroupId: group.id, name: `Ad ${c + 1}.${g + 1}.${a + 1}`, creativeType: 'chat_card', title: 'Demo ad', body: 'Seeded for demos' },
+          data: { adGroupId: group.id, name: `Ad ${c + 1}.${g + 1}.${a + 1}`, ...(live ? liveCreative(topic, o) : DEMO_CREATIVE) },
         });
         ads.push({ organization_id: organizationId, ad_account_id: campaign.adAccountId, campaign_id: campaign.id, ad_group_id: group.id, ad_id: ad.id });
       }
     }
   }
   return { apiKey: org.api_key, organizationId, publicId: org.org_public_id, name, adAccountId: org.ad_account_id, ads };
+}
+
+const DEMO_CREATIVE = { creativeType: 'chat_card', title: 'Demo ad', body: 'Seeded for demos' } as const;
+
+/** A live campaign's ad: its creative, approved as it is (what a reviewer's approval leaves), with a landing page. */
+function liveCreative(topic: (typeof LIVE_TOPICS)[number], o: number) {
+  const creative = { type: 'chat_card' as const, ...topic.ad, options: [], target_url: `https://demo${o + 1}.example/${topic.path}`, image: null };
+  return {
+    creativeType: 'chat_card',
+    title: creative.title,
+    body: creative.body,
+    cta: creative.cta,
+    targetUrl: creative.target_url,
+    creativeReviewStatus: 'approved',
+    approvedCreative: creative satisfies ApprovedCreative,
+    approvedRevision: 1,
+  };
 }
 
 /** A campaign as POST /v1/campaigns leaves it (paused, in review): a card and a poll, and its review workflow started. */
@@ -274,7 +343,8 @@ export async function seedDemo(deps: { db: Db; ch: ClickHouseClient; database: s
   const organizations = options.organizations ?? 3;
   const runId = randomBytes(4).toString('hex');
   const trees = [];
-  for (let o = 0; o < organizations; o++) trees.push(await createTree(deps.db, runId, o, shape));
+  for (let o = 0; o < organizations; o++)
+    trees.push(await createTree(deps.db, runId, o, { ...shape, store: options.store, liveCountries: options.liveCountries }));
   const ads = trees.flatMap((t) => t.ads);
 
   // Own supply: the last `days` whole UTC days, today included.

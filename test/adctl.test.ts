@@ -267,7 +267,8 @@ describe('org update and org list', () => {
   });
 
   test('demo seed prints each organization it made with a one-time sign-in link for its owner', async () => {
-    const run = await adctl('demo', 'seed', '--days', '1', '--impressions', '100');
+    // --no-live: ads that serve everywhere would reach other test files' auctions (test/dev/demo-live.test.ts runs the live ones in a country of its own).
+    const run = await adctl('demo', 'seed', '--days', '1', '--impressions', '100', '--no-live');
     expect(run.code).toBe(0); // its progress lines go to stderr
     const seeded = JSON.parse(run.stdout);
     expect(seeded.organizations).toHaveLength(3);
