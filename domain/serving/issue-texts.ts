@@ -30,6 +30,13 @@ export type IssueCode =
   | 'frequency_capped';
 
 type Details = Record<string, string | number | string[]>;
+
+/** A participation share as people read it: "1 in 40" below 10%, else a percentage ("35%"). */
+export function participationText(share: number): string {
+  if (!(share > 0)) return 'none';
+  if (share < 0.1) return `1 in ${Math.round(1 / share)}`;
+  return `${Math.round(share * 100)}%`;
+}
 type Severity = 'blocking' | 'limiting' | 'info';
 interface Text {
   severity: Severity;
@@ -130,7 +137,8 @@ const TEXTS: Record<IssueCode, Text> = {
   paced: {
     severity: 'limiting',
     message: (d) =>
-      `Pacing holds the campaign back to spend its budget evenly until its end: ${formatUsd(Number(d.actual_spend_micros))} spent, ${formatUsd(Number(d.planned_spend_micros))} planned by now.`,
+      `Pacing holds the campaign back to spend its budget evenly until its end: it now enters ${participationText(Number(d.participation))} of the auctions it qualifies for, because ${formatUsd(Number(d.actual_spend_micros))} is spent where ${formatUsd(Number(d.planned_spend_micros))} was planned by now. It speeds up again as the plan catches up.`,
+    action: 'Nothing to do if an even spend is what you want; a larger budget or a later end time lets it serve more often.',
   },
   frequency_capped: {
     severity: 'info',

@@ -244,8 +244,12 @@ describe('pacing', () => {
       ]),
     );
     // The endpoint shows the controller's last plan: the line where its step put it.
-    const planned = delivery.body.issues.find((i: { code: string }) => i.code === 'paced').details.planned_spend_micros;
-    expect(planned).toBe(1_000_000);
+    const paced = delivery.body.issues.find((i: { code: string }) => i.code === 'paced');
+    expect(paced.details.planned_spend_micros).toBe(1_000_000);
+    // Said as people read it ("1 in 40 of the auctions"), not as a bare fraction, with why and what to do.
+    expect(paced.message).toContain(`enters 1 in ${Math.round(1 / plan.participation)} of the auctions`);
+    expect(paced.message).toContain('$2.00 is spent where $1.00 was planned');
+    expect(paced.action).toMatch(/larger budget or a later end time/);
     expect(delivery.body.delivery_status).toBe('limited');
 
     // Behind its line: everything again.
