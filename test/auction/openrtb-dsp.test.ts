@@ -228,8 +228,8 @@ describe('the BidRequest', () => {
     const before = await signalMetrics();
     const { res, got } = await sent(request({ country_code: 'DE', messages }), { 'accept-language': 'fr-CH,fr;q=0.9' });
     const { site, device } = got.body;
-    // The latest question as asked, led by the earlier turn it follows up on (the puppy); the phone number's sentence left out.
-    expect(site.search).toBe('welpen bekommen: Einen Labrador. Ab wann sollte er in die Hundeschule?');
+    // The latest question as asked, led by what it points back at (the user's puppy, the assistant's question about the breed); the phone number's sentence left out.
+    expect(site.search).toBe('bekommen welpen rasse: Einen Labrador. Ab wann sollte er in die Hundeschule?');
     const keywords = site.keywords.split(',');
     expect(keywords.slice(0, 2)).toEqual(['hundeschule', 'labrador']);
     expect(keywords).toContain('welpen');
