@@ -16,6 +16,8 @@ import { pruneExpiredSessions } from '../domain/dashboard/sessions';
 import { pruneAbandonedIdempotencyRecords } from '../domain/idempotency/records';
 import { pruneCounters } from '../domain/rate-limits/sliding-window';
 import { pruneFrequencyEvents } from '../domain/serving/frequency-events';
+import { pruneWebhookEvents, WEBHOOK_LOG_DAYS } from '../domain/webhooks/delivery';
+import { EXPORT_KEEP_DAYS, pruneReportExports } from '../domain/insights/exports';
 import { defineJob } from './job';
 
 /**
@@ -78,6 +80,8 @@ export async function prunePostgresRows(db: Db, now = Date.now()): Promise<Recor
     dsp_callbacks: await pruneParkedCallbacks(db, days, now),
     idempotency_records: await pruneAbandonedIdempotencyRecords(db, ABANDONED_IDEMPOTENCY_MS, now),
     dashboard_sessions: await pruneExpiredSessions(db, new Date(now)),
+    webhook_events: await pruneWebhookEvents(db, WEBHOOK_LOG_DAYS, now),
+    report_exports: await pruneReportExports(db, EXPORT_KEEP_DAYS, now),
   };
 }
 

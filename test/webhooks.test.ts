@@ -12,6 +12,7 @@ import { insertAd, insertAdGroup, insertCampaign } from './support/fixtures';
 import { call, errorBody, newOrg, useHarness } from './support/harness';
 import { eventually, until } from './support/wait';
 import { deliveryIssuesJob } from '../jobs/delivery-issues';
+import { pruneWebhookEvents } from '../domain/webhooks/delivery';
 
 const h = useHarness();
 // Deliveries go through the test run's worker; a retried one takes 15 s of backoff on its own.
@@ -239,5 +240,23 @@ describe('deliveries', () => {
     // Each once, whatever ran the job.
     expect(sent('campaign.delivery_issue_appeared')).toHaveLength(1);
     await deliveriesWhen(api, endpoint.id, (r) => r.every((d) => d.status === 'succeeded'), 'all delivered');
+  });
+
+  // Last: it prunes every finished event of the test database, as the retention job would in 31 days.
+  test('retention: events and their logs go after 30 days, unless a delivery is still being retried', async () => {
+    const { org, api, endpoint } = await subscribed();
+    const test = await api('POST', `/v1/webhook_endpoints/${endpoint.id}/test`);
+    await deliveriesWhen(api, endpoint.id, (rows) => rows[0]?.status === 'succeeded', 'the test event delivered');
+    const organizationId = (await h.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).organizationId;
+    // A delivery still retrying (handed over, so the dispatch job leaves it be).
+    const retrying = await h.db.webhookEvent.create({
+      data: { id: `evt_retrying_${org.org_public_id}`, organizationId, type: 'campaign.paused', orderingKey: 'k', payload: {} },
+    });
+    await h.db.webhookDelivery.create({ data: { endpointId: endpoint.id, eventId: retrying.id, orderingKey: 'k', signaledAt: new Date() } });
+    expect(await pruneWebhookEvents(h.db, 30, Date.now() - 29 * 86_400_000)).toBe(0);
+    await pruneWebhookEvents(h.db, 30, Date.now() + 31 * 86_400_000);
+    expect(await h.db.webhookEvent.findUnique({ where: { id: test.body.event_id } })).toBeNull();
+    const left = (await api('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`)).body.data;
+    expect(left.map((d: { event_id: string; status: string }) => [d.event_id, d.status])).toEqual([[retrying.id, 'pending']]);
   });
 });

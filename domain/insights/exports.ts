@@ -164,3 +164,12 @@ export async function downloadReportExport(db: Db, token: unknown): Promise<{ id
   if (!row || row.status !== 'succeeded' || row.content === null) throw new DomainError('not_found', 'Unknown or expired download link', 'token');
   return { id: row.id, format: row.format as ExportFormat, content: row.content };
 }
+
+/** How long an export (and its file) is kept. */
+export const EXPORT_KEEP_DAYS = 7;
+
+/** Deletes exports finished more than `days` ago (the retention job); their links answer 404 from then on. */
+export async function pruneReportExports(db: Db, days = EXPORT_KEEP_DAYS, now = Date.now()): Promise<number> {
+  const { count } = await db.reportExport.deleteMany({ where: { completedAt: { lt: new Date(now - days * 86_400_000) } } });
+  return count;
+}

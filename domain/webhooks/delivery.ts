@@ -248,3 +248,14 @@ export async function sendTestWebhookEvent(db: Db, organizationId: string, endpo
   });
   return presentWebhookDelivery(delivery);
 }
+
+/** How long events and their delivery logs are kept (once nothing of theirs is still being retried). */
+export const WEBHOOK_LOG_DAYS = 30;
+
+/** Deletes events older than `days` with no delivery still pending, their deliveries with them (the retention job). */
+export async function pruneWebhookEvents(db: Db, days = WEBHOOK_LOG_DAYS, now = Date.now()): Promise<number> {
+  return db.$executeRaw`
+    DELETE FROM webhook_events e
+     WHERE e.created_at < ${new Date(now - days * 86_400_000)}
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')`;
+}

@@ -7,6 +7,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { randomUUID } from 'node:crypto';
 import { signToken } from '../../lib/signed-token';
+import { pruneReportExports } from '../../domain/insights/exports';
 import { call, errorBody, useHarness } from '../support/harness';
 import { eventually } from '../support/wait';
 import { clickhouse, insertRows, newTenant, queryString, row, type Tenant } from './support';
@@ -111,4 +112,13 @@ test('the download link needs no key, and expires', async () => {
   expect([expired.status, expired.body]).toEqual([404, errorBody('not_found', 'invalid_request_error', 'token')]);
   const forged = await call(h.url, 'GET', `/report-exports/download${queryString({ token: `${stale}x` })}`);
   expect(forged.status).toBe(404);
+});
+
+// Last: it prunes every finished export of the test database, as the retention job would in 8 days.
+test('retention: an export and its file go 7 days after it finished', async () => {
+  const done = await finished((await post({ level: 'ad_account', query })).body.id);
+  expect(await pruneReportExports(h.db, 7, Date.now() + 6 * 86_400_000)).toBe(0);
+  expect(await pruneReportExports(h.db, 7, Date.now() + 8 * 86_400_000)).toBeGreaterThanOrEqual(1);
+  expect((await fetch(local(done.download_url))).status).toBe(404);
+  expect((await call(h.url, 'GET', `/v1/report_exports/${done.id}`, { token: t.org.api_key })).status).toBe(404);
 });
