@@ -1,5 +1,6 @@
 import type { AssetStore } from '../lib/asset-store';
 import type { Db } from '../lib/db';
+import type { Actor } from '../lib/actor';
 import { recordCampaignReview } from '../domain/campaigns/review';
 import { recordCreativeVerdict, type CreativeVerdictResult } from '../domain/creatives/review';
 
@@ -28,9 +29,14 @@ export function reviewActivities(db: Db, assets: AssetStore, reviews: CampaignRe
   return {
     openCampaignReview: (input: OpenCampaignReviewInput): Promise<void> => reviews.open(input),
     closeCampaignReview: (campaignId: string): Promise<void> => reviews.close(campaignId),
-    setReviewStatus: (campaignId: string, reviewStatus: 'approved' | 'rejected', reason: string | null): Promise<boolean> =>
-      recordCampaignReview(db, campaignId, reviewStatus, reason),
-    recordCreativeVerdict: (adId: string, decision: 'approved' | 'rejected', reason: string | null, revision: number): Promise<CreativeVerdictResult> =>
-      recordCreativeVerdict(db, assets, adId, decision, reason, revision),
+    setReviewStatus: (campaignId: string, reviewStatus: 'approved' | 'rejected', reason: string | null, reviewer: Actor | null = null): Promise<boolean> =>
+      recordCampaignReview(db, campaignId, reviewStatus, reason, reviewer),
+    recordCreativeVerdict: (
+      adId: string,
+      decision: 'approved' | 'rejected',
+      reason: string | null,
+      revision: number,
+      reviewer: Actor | null = null,
+    ): Promise<CreativeVerdictResult> => recordCreativeVerdict(db, assets, adId, decision, reason, revision, reviewer),
   };
 }

@@ -112,6 +112,15 @@ describe('GET /v1/audit_log', () => {
     expect(groupEntry).toMatchObject({ action: 'created', actor: { type: 'api_key', id: key }, after: { campaign_id: created.body.id, name: 'Bakers' } });
     const ad = (await api('GET', `/v1/ads?ad_group_id=${group.id}`)).body.data[0];
     expect((await entriesOf(ad.id))[0]).toMatchObject({ action: 'created', after: { ad_group_id: group.id, title: 'Bake' } });
+    // The reviewer's verdict, recorded by the review workflow, is the reviewer's (an operator here).
+    const approved = await adctl('review', 'approve', created.body.id);
+    expect([approved.code, approved.stderr]).toEqual([0, '']);
+    const reviewed = (await entriesOf(created.body.id)).find((e) => e.action === 'reviewed');
+    expect(reviewed).toMatchObject({
+      actor: { type: 'operator', id: process.env.SUDO_USER || process.env.USER || 'operator' },
+      before: { review_status: 'in_review' },
+      after: { review_status: 'approved' },
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 import { condition, defineSignal, ParentClosePolicy, proxyActivities, setHandler, startChild, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { Actor } from '../lib/actor';
 import { campaignLifecycle, campaignLifecycleWorkflowId } from './campaign-lifecycle';
 import { campaignAttributesOf } from './search-attributes';
 
@@ -12,6 +13,8 @@ export type ReviewStatus = 'approved' | 'rejected';
 export interface ReviewDecision {
   decision: ReviewStatus;
   reason?: string;
+  /** Who decided (the audit log's actor); absent from the Temporal UI or CLI. */
+  reviewer?: Actor;
 }
 
 /** A reviewer's verdict: `adctl review`, the Temporal UI or `temporal workflow signal`. */
@@ -27,7 +30,7 @@ export async function campaignReview(input: { campaignId: string }): Promise<Rev
     if (!verdict && (decision.decision === 'approved' || decision.decision === 'rejected')) verdict = decision;
   });
   await condition(() => verdict !== undefined);
-  const recorded = await setReviewStatus(input.campaignId, verdict!.decision, verdict!.reason ?? null);
+  const recorded = await setReviewStatus(input.campaignId, verdict!.decision, verdict!.reason ?? null, verdict!.reviewer ?? null);
   if (recorded && verdict!.decision === 'approved') await startLifecycle(input.campaignId);
   return verdict!.decision;
 }

@@ -1,5 +1,6 @@
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { Actor } from '../lib/actor';
 import type { CreativeVerdictResult } from '../domain/creatives/review';
 
 const { recordCreativeVerdict } = proxyActivities<Activities>({
@@ -20,6 +21,8 @@ export interface CreativeDecision {
   decision: 'approved' | 'rejected';
   revision: number;
   reason?: string;
+  /** Who decided (the audit log's actor); absent from the Temporal UI or CLI. */
+  reviewer?: Actor;
 }
 export const creativeReviewSignal = defineSignal<[CreativeDecision]>('review');
 
@@ -50,7 +53,7 @@ export async function creativeReview({ adId }: CreativeReviewInput): Promise<Cre
     await condition(() => verdict !== undefined);
     const decided = verdict!;
     verdict = undefined;
-    const result = await recordCreativeVerdict(adId, decided.decision, decided.reason ?? null, decided.revision);
+    const result = await recordCreativeVerdict(adId, decided.decision, decided.reason ?? null, decided.revision, decided.reviewer ?? null);
     if (result !== 'stale' && decided.revision >= latest) return result;
   }
 }

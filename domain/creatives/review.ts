@@ -1,4 +1,5 @@
 import type { Db, Prisma } from '../../lib/db';
+import type { Actor } from '../../lib/actor';
 import { deleteAssets } from '../assets/ad-images';
 import { recordChange } from '../audit/log';
 import type { AssetStore } from '../../lib/asset-store';
@@ -165,6 +166,7 @@ export async function recordCreativeVerdict(
   decision: 'approved' | 'rejected',
   reason: string | null,
   revision: number,
+  reviewer: Actor | null = null,
 ): Promise<CreativeVerdictResult> {
   const orphaned: string[] = [];
   const result = await db.$transaction(async (tx) => {
@@ -184,7 +186,8 @@ export async function recordCreativeVerdict(
       action: 'reviewed',
       before: { creativeReviewStatus: 'pending', creativeReviewReason: ad.creativeReviewReason },
       after: { creativeReviewStatus: decision, creativeReviewReason: reason },
-      actor: { type: 'system', id: 'creative-review' },
+      // The review workflow, for a verdict whose signal names no reviewer (the Temporal UI or CLI).
+      actor: reviewer ?? { type: 'system', id: 'creative-review' },
     });
     if (decision === 'rejected') {
       await tx.ad.update({ where: { id: ad.id }, data: { creativeReviewStatus: 'rejected', creativeReviewReason: reason } });

@@ -1,4 +1,5 @@
 import { DomainError } from '../../domain/errors';
+import { currentActor } from '../../lib/actor';
 import type { ReviewStatus } from '../../workflows/campaign-review';
 import { isReviewOpen, sendReviewVerdict } from '../../workflows/clients/campaign-review';
 import type { UseCaseDeps } from '../deps';
@@ -19,6 +20,6 @@ export async function reviewCampaign({ db, temporal }: UseCaseDeps, campaignId: 
   // A campaign written straight into the database has no review workflow: an operator must look at it.
   if (!(await isReviewOpen(temporal, campaign.id)))
     throw new DomainError('review_closed', `campaign ${campaign.id} has no open review workflow; an operator must look at it`);
-  await sendReviewVerdict(temporal, campaign.id, { decision, ...(reason ? { reason } : {}) });
+  await sendReviewVerdict(temporal, campaign.id, { decision, ...(reason ? { reason } : {}), reviewer: currentActor() });
   return db.campaign.findUniqueOrThrow({ where: { id: campaign.id } });
 }

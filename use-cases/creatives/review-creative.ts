@@ -1,4 +1,5 @@
 import { DomainError } from '../../domain/errors';
+import { currentActor } from '../../lib/actor';
 import { isUuid } from '../../domain/ids';
 import { pendingCreativeReview } from '../../domain/creatives/review';
 import { sendCreativeVerdict } from '../../workflows/clients/creative-review';
@@ -22,7 +23,7 @@ export async function reviewCreative({ db, temporal }: UseCaseDeps, adId: string
   await sendCreativeVerdict(
     temporal,
     { adId: pending.ad_id, campaignId: pending.campaign_id },
-    { decision, revision: reviewed, ...(reason ? { reason } : {}) },
+    { decision, revision: reviewed, ...(reason ? { reason } : {}), reviewer: currentActor() },
     await campaignSearchOf(db, pending.campaign_id),
   );
   // The workflow's activity records the verdict: wait for the row to show it.

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { temporalConfig } from '../../temporal.config';
 import type { CreativeChange, CreativeReviewQueue } from '../../domain/creatives/review';
 import type { CampaignSearch } from '../../domain/campaigns/search';
-import { creativeChangedSignal, creativeReview, creativeReviewSignal, creativeReviewWorkflowId } from '../creative-review';
+import { creativeChangedSignal, creativeReview, creativeReviewSignal, creativeReviewWorkflowId, type CreativeDecision } from '../creative-review';
 import { campaignSearchAttributes } from '../search-attributes';
 
 /** A run started here carries its campaign's search attributes (docs/operations.md, Temporal). */
@@ -33,7 +33,7 @@ export function temporalCreativeReviews(temporal: Client, searchOf: CampaignSear
 export async function sendCreativeVerdict(
   temporal: Client,
   change: Pick<CreativeChange, 'adId' | 'campaignId'>,
-  verdict: { decision: 'approved' | 'rejected'; revision: number; reason?: string },
+  verdict: CreativeDecision,
   search: CampaignSearch | null,
 ): Promise<void> {
   await temporal.workflow.signalWithStart(creativeReview, { ...start(change, search), signal: creativeReviewSignal, signalArgs: [verdict] });
