@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../lib/db';
 import { defineOperation, type Operation } from '../../lib/http/operations';
+import type { ErrorCode } from '../../lib/http/error-codes';
 import { FEATURES } from '../../domain/relevance/score';
 import { relevanceTestSchema, testAdGroupRelevance } from '../../domain/relevance/hint-test';
 import { organizationOf } from '../auth/api-key-auth';
@@ -20,17 +21,22 @@ export const relevanceTestResultSchema = z.object({
   ad_id: z.string().nullable().describe("The ad whose creative was read with the hints: the group's first with an approved creative, else its first"),
 });
 
+/** What every surface's relevance test declares alike: the body, the answer, the errors (the dashboard's too: api/dashboard/relevance.ts). */
+export const relevanceTestContract = {
+  method: 'post' as const,
+  body: relevanceTestSchema,
+  success: { status: 200, description: 'The score', schema: relevanceTestResultSchema },
+  errors: ['required', 'invalid_value', 'string_too_long', 'not_found'] satisfies ErrorCode[] as ErrorCode[],
+};
+
 /** `POST /v1/ad_groups/{id}/test_relevance`: an advertiser tries its hints against a conversation before spending. */
 export const relevanceTestOperation = (db: Db): Operation =>
   defineOperation({
+    ...relevanceTestContract,
     id: 'testAdGroupRelevance',
-    method: 'post',
     path: '/v1/ad_groups/:id/test_relevance',
     tag: 'Ad groups',
     auth: 'apiKey',
     summary: "Score an ad group's relevance to a conversation, as the auction would (nothing is saved)",
-    body: relevanceTestSchema,
-    success: { status: 200, description: 'The score', schema: relevanceTestResultSchema },
-    errors: ['required', 'invalid_value', 'string_too_long', 'not_found'],
     handle: async ({ params, body }, _req, res) => testAdGroupRelevance(db, organizationOf(res), params.id, body),
   });

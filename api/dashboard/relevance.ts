@@ -1,7 +1,7 @@
 import type { Operation } from '../../lib/http/operations';
-import { relevanceTestSchema, testAdGroupRelevance } from '../../domain/relevance/hint-test';
+import { testAdGroupRelevance } from '../../domain/relevance/hint-test';
 import type { UseCaseDeps } from '../../use-cases/deps';
-import { relevanceTestResultSchema } from '../ad-groups/relevance-test';
+import { relevanceTestContract } from '../ad-groups/relevance-test';
 import { dashboardOperation } from './operation';
 import { memberOf } from './session-cookie';
 
@@ -12,12 +12,9 @@ import { memberOf } from './session-cookie';
  */
 export const relevanceTestDashboardOperation = ({ db }: Pick<UseCaseDeps, 'db'>): Operation =>
   dashboardOperation({
+    ...relevanceTestContract,
     id: 'dashboardTestAdGroupRelevance',
-    method: 'post',
     path: '/ad-groups/:id/test-relevance',
     summary: 'Score an ad group against a conversation, as POST /v1/ad_groups/{id}/test_relevance does (nothing is saved)',
-    body: relevanceTestSchema,
-    success: { status: 200, description: 'The score', schema: relevanceTestResultSchema },
-    errors: ['required', 'invalid_value', 'string_too_long', 'not_found'],
     handle: async ({ params, body }, _req, res) => testAdGroupRelevance(db, memberOf(res).organizationId, params.id, body),
   });
