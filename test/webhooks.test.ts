@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '../domain/webhooks/signature';
 import { csrfTokenFor } from '../lib/csrf';
 import { insertAd, insertAdGroup, insertCampaign } from './support/fixtures';
+import { adctl } from './support/cli';
 import { call, errorBody, newOrg, useHarness } from './support/harness';
 import { eventually, until } from './support/wait';
 import { deliveryIssuesJob } from '../jobs/delivery-issues';
@@ -145,6 +146,49 @@ describe('endpoints', () => {
     const { endpoint } = await subscribed();
     const res = await as(await newOrg(h.db))('GET', `/v1/webhook_endpoints/${endpoint.id}/deliveries`);
     expect([res.status, res.body]).toEqual([404, errorBody('not_found', 'invalid_request_error', 'webhook_endpoint_id')]);
+  });
+});
+
+describe('adctl webhook', () => {
+  test('create, list, test, deliveries, replay and delete for an organization', async () => {
+    const org = await newOrg(h.db);
+    const run = async (...args: string[]) => {
+      const result = await adctl('webhook', ...args);
+      expect([result.code, result.stderr]).toEqual([0, '']);
+      return JSON.parse(result.stdout);
+    };
+    const created = await run('create', '--org', org.org_public_id, '--url', url, '--events', 'campaign.activated,campaign.paused');
+    expect(created).toMatchObject({
+      object: 'webhook_endpoint',
+      url,
+      enabled_events: ['campaign.activated', 'campaign.paused'],
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    made.push(created.id);
+    expect((await run('list', '--org', org.org_public_id)).webhook_endpoints).toEqual([
+      expect.objectContaining({ id: created.id, org_public_id: org.org_public_id }),
+    ]);
+    const test = await run('test', created.id);
+    expect(test).toMatchObject({ event_type: 'webhook.test', status: 'pending' });
+    await eventually(
+      () => receiver.ofEvent(test.event_id).length,
+      (n) => n === 1,
+      { what: 'the test event received', timeoutMs: 90_000 },
+    );
+    const log = await eventually(
+      async () => (await run('deliveries', created.id)).deliveries as { id: string; status: string }[],
+      (rows) => rows[0]?.status === 'succeeded',
+      { what: 'the delivery log', timeoutMs: 90_000 },
+    );
+    expect((await run('replay', created.id, log[0].id)).replay).toBe(true);
+    await eventually(
+      () => receiver.ofEvent(test.event_id).length,
+      (n) => n === 2,
+      { what: 'the replay received', timeoutMs: 90_000 },
+    );
+    expect(await run('delete', created.id)).toEqual({ id: created.id, object: 'webhook_endpoint', deleted: true });
+    const unknown = await adctl('webhook', 'create', '--org', org.org_public_id, '--url', url, '--events', 'bogus');
+    expect(unknown.code).toBe(2);
   });
 });
 

@@ -6,6 +6,10 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { adctl } from '../support/cli';
 import { signToken } from '../../lib/signed-token';
 import { pruneReportExports } from '../../domain/insights/exports';
 import { call, errorBody, useHarness } from '../support/harness';
@@ -112,6 +116,21 @@ test('the download link needs no key, and expires', async () => {
   expect([expired.status, expired.body]).toEqual([404, errorBody('not_found', 'invalid_request_error', 'token')]);
   const forged = await call(h.url, 'GET', `/report-exports/download${queryString({ token: `${stale}x` })}`);
   expect(forged.status).toBe(404);
+});
+
+test('adctl export: create for an organization, then show its progress and write its file', async () => {
+  const created = await adctl('export', 'create', '--org', t.org.org_public_id, '--level', 'ad_account', '--format', 'jsonl', '--query', JSON.stringify(query));
+  expect([created.code, created.stderr]).toEqual([0, '']);
+  const { id } = JSON.parse(created.stdout);
+  await finished(id);
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'export-')), 'report.jsonl');
+  const shown = await adctl('export', 'show', id, '--output', file);
+  expect([shown.code, shown.stderr]).toEqual([0, '']);
+  expect(JSON.parse(shown.stdout)).toMatchObject({ id, status: 'succeeded', progress: { rows_written: t.ads.length * DAYS.length } });
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  expect(lines.map((line) => JSON.parse(line))).toEqual(await pagedRows());
+  const bad = await adctl('export', 'create', '--org', t.org.org_public_id, '--level', 'campaign');
+  expect([bad.code, bad.stderr]).toEqual([1, 'adctl: id is required with level campaign\n']);
 });
 
 // Last: it prunes every finished export of the test database, as the retention job would in 8 days.
