@@ -9,7 +9,7 @@ import { createLoginLink, memberForLoginLink } from '../../domain/dashboard/sess
 import { hashSecret } from '../../lib/secrets';
 import { createAssetStore } from '../../lib/asset-store';
 import { adctl } from '../support/cli';
-import { insertTree, insertUpload, organizationIdOf, uniquePng } from '../support/fixtures';
+import { insertCampaign, insertTree, insertUpload, organizationIdOf, uniquePng } from '../support/fixtures';
 import { call, errorBody, newOrg, useHarness } from '../support/harness';
 import { imageLoaded } from '../support/image-loaded';
 import { clickhouse, insertRows, queryString, row } from '../insights/support';
@@ -438,6 +438,29 @@ describe('advertiser', () => {
     await page.waitForSelector('.chart[data-loaded="true"]');
     await expect(overflow()).resolves.toBe(0);
     await screenshot(page, 'campaign-phone');
+  });
+});
+
+describe('activity', () => {
+  test("any member reads the organization's audit log: who changed what, before and after", async () => {
+    const org = await newOrg(h.db);
+    const campaign = await insertCampaign(h.db, org, { lifetimeSpendLimitMicros: 25_000_000n });
+    const changed = await call(h.url, 'POST', `/v1/campaigns/${campaign.id}`, {
+      token: org.api_key,
+      body: { budget: { lifetime_spend_limit_micros: 40_000_000 } },
+    });
+    expect(changed.status).toBe(200);
+    const page = await memberPage(org, 'member');
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.waitForURL(`${h.url}/dashboard/activity`);
+    await waitReady(page);
+    const entry = await h.db.auditEntry.findFirstOrThrow({ where: { entityId: campaign.id } });
+    const row = page.locator(`tr[data-entry-id="${entry.id}"]`);
+    await expect(row.textContent()).resolves.toMatch(/campaign .*updated.*API key .*lifetime_spend_limit_micros: 25000000 → 40000000/);
+    // Newest first: the budget change heads the list.
+    await expect(page.locator('tbody tr').first().getAttribute('data-entry-id')).resolves.toBe(entry.id);
+    expect(await unnamedControls(page)).toEqual([]);
+    await screenshot(page, 'activity');
   });
 });
 
