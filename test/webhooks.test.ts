@@ -14,6 +14,7 @@ import { call, errorBody, newOrg, useHarness } from './support/harness';
 import { eventually, until } from './support/wait';
 import { deliveryIssuesJob } from '../jobs/delivery-issues';
 import { pruneWebhookEvents } from '../domain/webhooks/delivery';
+import { completeIfBudgetExhausted, completeIfEnded } from '../domain/campaigns/lifecycle';
 
 const h = useHarness();
 // Deliveries go through the test run's worker; a retried one takes 15 s of backoff on its own.
@@ -258,6 +259,26 @@ describe('deliveries', () => {
     expect(both[1]).toMatchObject({ event_type: 'api_key.revoked', attempts: 1 });
     const [revocation] = receiver.ofEvent(both[1].event_id);
     expect(revocation.event.data).toMatchObject({ entity_type: 'api_key', entity_id: minted.body.api_key.public_id });
+  });
+
+  test("budget exhausted and ended: the lifecycle workflow's completions, each sent once with its reason", async () => {
+    const { org, api, endpoint } = await subscribed(['campaign.budget_exhausted', 'campaign.completed']);
+    const spent = await insertCampaign(h.db, org, { reviewStatus: 'approved', status: 'active', lifetimeSpendLimitMicros: 1_000_000n });
+    await h.db.campaignSpend.create({ data: { campaignId: spent.id, spentMicros: 1_000_000n, exhaustedAt: new Date() } });
+    const ended = await insertCampaign(h.db, org, { reviewStatus: 'approved', status: 'active', endTime: new Date(Date.now() - 60_000) });
+    // What the lifecycle workflow's activities do (activities/campaign-lifecycle.ts); a repeat completes nothing more.
+    for (let i = 0; i < 2; i += 1) {
+      await completeIfBudgetExhausted(h.db, spent.id);
+      await completeIfEnded(h.db, ended.id, new Date());
+    }
+    const rows = await deliveriesWhen(api, endpoint.id, (r) => r.length === 2 && r.every((d) => d.status === 'succeeded'), 'both completions delivered');
+    const sent = rows.map((d) => receiver.ofEvent(d.event_id)[0].event);
+    expect(sent.map((e) => [e.type, e.data.campaign_id, e.data.reason]).sort()).toEqual(
+      [
+        ['campaign.budget_exhausted', spent.id, 'budget_exhausted'],
+        ['campaign.completed', ended.id, 'ended'],
+      ].sort(),
+    );
   });
 
   test('a delivery issue appeared, then cleared (the delivery-issues job)', async () => {
