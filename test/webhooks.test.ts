@@ -261,6 +261,23 @@ describe('deliveries', () => {
     expect(revocation.event.data).toMatchObject({ entity_type: 'api_key', entity_id: minted.body.api_key.public_id });
   });
 
+  test("a review rejected, with the reviewer's reason (adctl review reject on a campaign the saga created)", async () => {
+    const { api, endpoint } = await subscribed(['campaign.review_approved', 'campaign.review_rejected']);
+    const created = await api('POST', '/v1/campaigns', {
+      name: `Reviewed ${Date.now()}`,
+      budget: { lifetime_spend_limit_micros: 10_000_000 },
+      ad_groups: [{ context_hints: ['tea'], ads: [{ creative: { type: 'chat_card', title: 'Tea', body: 'Leaves', cta: 'Shop' } }] }],
+    });
+    expect(created.status).toBe(201);
+    const rejected = await adctl('review', 'reject', created.body.id, '--reason', 'misleading claims');
+    expect([rejected.code, rejected.stderr]).toEqual([0, '']);
+    const [delivery] = await deliveriesWhen(api, endpoint.id, (r) => r[0]?.status === 'succeeded', 'the rejection delivered');
+    expect(receiver.ofEvent(delivery.event_id)[0].event).toMatchObject({
+      type: 'campaign.review_rejected',
+      data: { entity_id: created.body.id, reason: 'misleading claims', previous: { review_status: 'in_review' }, current: { review_status: 'rejected' } },
+    });
+  });
+
   test("budget exhausted and ended: the lifecycle workflow's completions, each sent once with its reason", async () => {
     const { org, api, endpoint } = await subscribed(['campaign.budget_exhausted', 'campaign.completed']);
     const spent = await insertCampaign(h.db, org, { reviewStatus: 'approved', status: 'active', lifetimeSpendLimitMicros: 1_000_000n });
