@@ -49,9 +49,18 @@ export const webhookDeliverySchema = z.object({
   delivered_at: unixTime.nullable(),
   created_at: unixTime,
 });
-const endpointLinks = {
-  GetWebhookEndpoint: { operationId: 'getWebhookEndpoint', parameters: { webhook_endpoint_id: '$response.body#/id' } },
-  ListWebhookDeliveries: { operationId: 'listWebhookDeliveries', parameters: { webhook_endpoint_id: '$response.body#/id' } },
+/** From a new endpoint to every operation on it (stateful testing follows them). */
+const endpointLinks = Object.fromEntries(
+  ['getWebhookEndpoint', 'updateWebhookEndpoint', 'rollWebhookEndpointSecret', 'sendWebhookTestEvent', 'listWebhookDeliveries', 'deleteWebhookEndpoint'].map(
+    (operationId) => [`${operationId[0].toUpperCase()}${operationId.slice(1)}`, { operationId, parameters: { webhook_endpoint_id: '$response.body#/id' } }],
+  ),
+);
+/** From a delivery (a test event's) to its replay. */
+const deliveryLinks = {
+  ReplayWebhookDelivery: {
+    operationId: 'replayWebhookDelivery',
+    parameters: { webhook_endpoint_id: '$request.path.webhook_endpoint_id', delivery_id: '$response.body#/id' },
+  },
 };
 
 /** Webhook endpoints over /v1 (documented extension; docs/api-behaviour.md, Webhooks). */
@@ -147,7 +156,7 @@ function deliveryOperations(db: Db): Operation[] {
       tag,
       auth: 'apiKey',
       summary: 'Send a webhook.test event to this endpoint (signed and retried like any other)',
-      success: { status: 201, description: 'The delivery, pending', schema: webhookDeliverySchema },
+      success: { status: 201, description: 'The delivery, pending', schema: webhookDeliverySchema, links: deliveryLinks },
       errors: ['not_found'],
       handle: ({ params }, _req, res) => sendTestWebhookEvent(db, organizationOf(res), params.webhook_endpoint_id),
     }),
