@@ -49,14 +49,14 @@ const publisherInfo = z.strictObject({
 const inventoryShared = {
   /** The chatbot's public id (OpenRTB site.id/app.id when no per-DSP override). */
   id: nonEmpty(200).optional().describe("The chatbot's public id (OpenRTB site.id or app.id)"),
-  publisher: publisherInfo.optional().describe('Who publishes the chatbot, when not the publisher key\'s organization'),
+  publisher: publisherInfo.optional().describe("Who publishes the chatbot, when not the publisher key's organization"),
   cat: z
     .array(z.string().regex(/^([0-9]+|[A-Za-z0-9]{6})$/, 'must be an IAB content taxonomy id'))
     .max(50)
     .optional()
     .describe("The chatbot's own IAB Content Taxonomy categories (kept ahead of the ones the auction detects)"),
   search: z.string().max(1000).optional().describe("What the user searched for, if the host knows it (OpenRTB site.search); else the auction's summary"),
-  keywords: z.string().max(1000).optional().describe('Comma-separated keywords (OpenRTB keywords); the auction adds the conversation\'s after them'),
+  keywords: z.string().max(1000).optional().describe("Comma-separated keywords (OpenRTB keywords); the auction adds the conversation's after them"),
 };
 
 const site = z.strictObject({
@@ -137,7 +137,7 @@ export const adRequestSchema = z
       .array(message)
       .max(200)
       .optional()
-      .describe('The conversation, oldest first: at least 2 messages alternating roles, ending with the user\'s message and the assistant\'s answer'),
+      .describe("The conversation, oldest first: at least 2 messages alternating roles, ending with the user's message and the assistant's answer"),
     ad_formats: z
       .array(z.enum(AD_FORMATS))
       .min(1)
@@ -188,8 +188,12 @@ export const adRequestSchema = z
     site: site.optional().describe('The web chat the ad shows in (not with app)'),
     app: app.optional().describe('The mobile app the ad shows in (not with site)'),
     tmax: z.int().min(50).max(2000).optional().describe('How long the host waits for the answer (ms): the auction answers within it'),
-    bcat: z.array(nonEmpty(20)).max(100).optional().describe('Categories this request must not get ads of (IAB Content Taxonomy ids), on top of the publisher\'s'),
-    badv: z.array(nonEmpty(253)).max(1000).optional().describe('Advertiser domains this request must not get ads of, on top of the publisher\'s'),
+    bcat: z
+      .array(nonEmpty(20))
+      .max(100)
+      .optional()
+      .describe("Categories this request must not get ads of (IAB Content Taxonomy ids), on top of the publisher's"),
+    badv: z.array(nonEmpty(253)).max(1000).optional().describe("Advertiser domains this request must not get ads of, on top of the publisher's"),
     regs: regs.optional().describe('Regulations and consent for this user (OpenRTB 2.6 regs): GDPR, GPP, US Privacy, COPPA'),
     user: user.optional().describe("The user's TCF consent string and age group (OpenRTB 2.6 user.consent, and our age_group)"),
   })
