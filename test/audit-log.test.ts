@@ -163,6 +163,30 @@ describe('the dashboard and adctl', () => {
     expect((await entriesOf(campaign.id, other)).map((e) => e.action)).toEqual(['blocked']);
   });
 
+  test("the platform's own: a publisher created and its floor changed, a DSP's privacy declaration; secrets masked", async () => {
+    const operator = { type: 'operator', id: process.env.SUDO_USER || process.env.USER || 'operator' };
+    const created = await adctl('publisher', 'create', '--name', `Audited host ${randomUUID()}`);
+    expect([created.code, created.stderr]).toEqual([0, '']);
+    const { publisher_id } = JSON.parse(created.stdout);
+    expect((await adctl('publisher', 'update', publisher_id, '--floor-cpm', '2')).code).toBe(0);
+    // A DSP no auction loads (disabled), so that no test auction ever calls it.
+    const dsp = await h.db.dsp.create({
+      data: { name: 'Audited DSP', protocol: 'openrtb', bidUrl: 'https://dsp.invalid/bid', apiKey: 'dsp-secret', enabled: false },
+    });
+    expect((await adctl('dsp', 'update', dsp.id, '--tcf-vendor-id', '32')).code).toBe(0);
+    const audit = async (...args: string[]) => JSON.parse((await adctl('audit', '--platform', ...args)).stdout).entries;
+    const publisherEntries = await audit('--type', 'publisher', '--entity', publisher_id);
+    expect(publisherEntries.map((e: any) => [e.action, e.actor, e.before, e.after])).toEqual([
+      ['updated', operator, { floor_micros: 0 }, { floor_micros: 2_000_000 }],
+      ['created', operator, null, expect.objectContaining({ key_hash: '[redacted]', floor_micros: 0 })],
+    ]);
+    expect(await audit('--entity', dsp.id)).toEqual([
+      expect.objectContaining({ entity_type: 'dsp', action: 'updated', actor: operator, before: { tcf_vendor_id: null }, after: { tcf_vendor_id: 32 } }),
+    ]);
+    // No organization sees the platform's entries.
+    expect(await entriesOf(dsp.id)).toEqual([]);
+  });
+
   test('adctl audit refuses a bad filter with the usage (exit 2)', async () => {
     const run = await adctl('audit', '--type', 'bogus');
     expect(run.code).toBe(2);

@@ -160,9 +160,18 @@ function dspPrivacyData(input: DspPrivacyInput): { tcfVendorId?: number | null; 
 export async function updateDspPrivacy(db: Db, dspId: string, input: DspPrivacyInput) {
   if (!UUID.test(dspId)) throw notFound('DSP', 'dsp_id');
   const data = dspPrivacyData(input);
-  const { count } = await db.dsp.updateMany({ where: { id: dspId.toLowerCase() }, data });
-  if (count === 0) throw notFound('DSP', 'dsp_id');
-  return presentDsp(await db.dsp.findUniqueOrThrow({ where: { id: dspId.toLowerCase() } }));
+  const id = dspId.toLowerCase();
+  const updated = await db.$transaction(async (tx) => {
+    // Read under the row lock, so the audit entry's before is what this update replaced.
+    await tx.$queryRaw`SELECT id FROM dsps WHERE id = ${id}::uuid FOR UPDATE`;
+    const before = await tx.dsp.findUnique({ where: { id } });
+    if (!before) return null;
+    const after = await tx.dsp.update({ where: { id }, data });
+    await recordChange(tx, { organizationId: null, entity: { type: 'dsp', id }, action: 'updated', before, after });
+    return after;
+  });
+  if (!updated) throw notFound('DSP', 'dsp_id');
+  return presentDsp(updated);
 }
 
 export { DomainError };
