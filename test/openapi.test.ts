@@ -242,6 +242,8 @@ test('documents every endpoint of the advertiser API spec', () => {
     // The audit log and webhooks (issue 50; docs: API behaviour).
     ['get', '/v1/audit_log'],
     ['get', '/dashboard/api/audit-log'],
+    // The campaign page's hint test (issue 45; docs: API behaviour, Relevance test).
+    ['post', '/dashboard/api/ad-groups/{id}/test-relevance'],
     ['post', '/v1/webhook_endpoints'],
     ['get', '/v1/webhook_endpoints'],
     ['get', '/v1/webhook_endpoints/{webhook_endpoint_id}'],
