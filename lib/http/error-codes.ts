@@ -3,7 +3,7 @@
  * `type`). The domain throws codes (domain/errors.ts); the edges of both
  * services answer with this table; the OpenAPI document lists the same codes
  * per status; the platform envelope uses it too. A code missing here is a bug:
- * it answers 500 and is logged (test/error-codes.test.ts checks every code
+ * it answers 500 and is logged (test/errors.test.ts checks every code
  * thrown in the source is listed).
  */
 export interface ErrorCodeInfo {
