@@ -1,5 +1,5 @@
 /**
- * ISO 3166-1 alpha-2 -> alpha-3 for every code in lib/countries.ts (OpenRTB's
+ * ISO 3166-1 alpha-2 -> alpha-3 for every code in domain/countries.ts (OpenRTB's
  * device.geo.country is alpha-3).
  */
 const PAIRS =

@@ -18,7 +18,7 @@ let options: S3Options;
 const seen: string[] = [];
 
 /**
- * s3rver 3.7.1 accepts any V4 signature (lib/middleware/authentication.js: "Signature version 4
+ * s3rver 3.7.1 accepts any V4 signature (node_modules/s3rver/lib/middleware/authentication.js: "Signature version 4
  * calculation is unimplemeneted") and skips payload verification. This gate in front of it re-derives
  * each request's signature from what actually arrived on the wire (path, headers, body hash) with the
  * real secret, and answers 403 SignatureDoesNotMatch like S3 does. signV4 itself is pinned to AWS's
