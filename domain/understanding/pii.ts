@@ -167,9 +167,10 @@ function emails(text: string, take: Take): void {
   }
 }
 
-/** A name the user gives as theirs ("my name is ...", in the set's languages): the one or two words after it. */
+/** A name the user gives as theirs ("my name is ...", in the set's languages): the one or two words after it.
+ * The cue's start is checked by lookbehind, not `\b`: `\b` sees only ASCII letters ("меня зовут"). */
 const NAME_INTRO =
-  /\b(?:my name is|(?:my|the) name['’]s|je m['’]appelle|mon nom est|ich heiße|ich heisse|mein name ist|me llamo|mi nombre es|mi chiamo|il mio nome è|meu nome é|me chamo|mijn naam is|ik heet|nazywam się|mam na imię|jag heter|mitt namn är|benim adım|adım|i am called|call me)\s+/giu;
+  /(?<![\p{L}\p{N}_])(?:my name is|(?:my|the) name['’]s|je m['’]appelle|mon nom est|ich heiße|ich heisse|mein name ist|me llamo|mi nombre es|mi chiamo|il mio nome è|meu nome é|me chamo|mijn naam is|ik heet|nazywam się|mam na imię|jag heter|mitt namn är|benim adım|adım|меня зовут|моё имя|мое имя|мене звати|моє ім['’]я|με λένε|λέγομαι|το όνομά μου είναι|i am called|call me)\s+/giu;
 const NAME_WORD = /^[\p{L}'-]+/u;
 const CAPITALISED_WORD = /^\s+(\p{Lu}[\p{L}'-]*)/u;
 /** Words after "call me" that are not a name (the mask needs a capitalised one that is not these). */
@@ -190,7 +191,8 @@ function names(text: string, policy: Policy, take: Take): void {
     take(policy === 'cut' ? m.index : at, end, 'name');
   }
 }
-const NAME_CUE = /name|nom|appelle|heiß|heiss|llamo|nombre|chiamo|nome|chamo|naam|heet|nazywam|imię|heter|namn|adım|called|call me/iu;
+const NAME_CUE =
+  /name|nom|appelle|heiß|heiss|llamo|nombre|chiamo|nome|chamo|naam|heet|nazywam|imię|heter|namn|adım|called|call me|зовут|имя|звати|ім['’]я|λένε|λέγομαι|όνομ/iu;
 
 /**
  * IBANs: two letters, two check digits, then 11 to 30 letters and digits,

@@ -33,6 +33,9 @@ describe('masked, each by its type', () => {
     ['street, Spanish', 'Vivo en Calle de Alcalá 45, 2º B', 'Vivo en [address], 2º B'],
     ['street, Turkish', 'adres Bağdat Caddesi No: 123, zili çalın', 'adres [address], zili çalın'],
     ['name', 'Hi, my name is Tom Hardwick and I want a loan', 'Hi, my name is [name] and I want a loan'],
+    ['name, Russian (a cue that starts with a letter outside ASCII)', 'Меня зовут Алексей Петров, мой телефон', 'Меня зовут [name], мой телефон'],
+    ['name, Ukrainian', 'Привіт, мене звати Олена Коваль', 'Привіт, мене звати [name]'],
+    ['name, Greek', 'Με λένε Νίκος Παπαδόπουλος και θέλω', 'Με λένε [name] και θέλω'],
   ])('%s', (_kind, text, masked) => {
     expect(maskPii(text)).toBe(masked);
   });
