@@ -3,9 +3,8 @@
  * with the bootstrap's settings (WAL, no sync per commit), ended with the
  * benchmark. The shared development server keeps every workflow earlier runs
  * left (each campaign created waits for a reviewer forever), and it slows as it
- * fills: 6,098 running workflows in a 469 MB file cost 20-40 ms a campaign
- * create against a fresh server in the same minutes (bench/README.md). A fresh
- * server is what CI and a new clone run on, so runs compare.
+ * fills (bench/README.md, campaign-create). A fresh server is what CI and a
+ * new clone run on, so runs compare.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -52,9 +52,9 @@ export const INDEX_PAGE_SIZE = 250;
  * The index's read: servable ads (the campaign could serve now or later; the
  * exact rules are domain/serving/eligibility.ts) with what an entry carries of
  * their ad group, campaign, ad account and organization, one keyset page at a
- * time. Plain SQL on the plain pool (lib/db.ts): through Prisma's query
- * compiler a reload of a few hundred ads took 30 ms of the auction's main
- * thread, in blocks that held up the requests arriving meanwhile. What serves
+ * time. Plain SQL on the plain pool (lib/db.ts): Prisma's query compiler
+ * runs on the auction's main thread, in blocks that would hold up the requests
+ * arriving meanwhile. What serves
  * is the ad's last approved creative, never its live (possibly unreviewed)
  * columns. The columns are UTC `timestamp`s: read as instants, the clock passed in as UTC.
  */

@@ -81,8 +81,8 @@ export async function openLoopLoad(o: OpenLoopOptions): Promise<LoadResult> {
   const measureFrom = start + o.warmupS * 1000;
   const total = Math.round(o.rate * (o.warmupS + o.durationS));
   // A count of outstanding requests, not a list of their promises: holding tens of thousands of
-  // settled promises made the generator's own young-generation collections slow (up to 18 ms),
-  // and its pauses count as latency (each request is timed from when it was due).
+  // settled promises makes the generator's own young-generation collections slow, and its
+  // pauses count as latency (each request is timed from when it was due).
   let outstanding = 0;
   let sent = 0;
   await new Promise<void>((done) => {

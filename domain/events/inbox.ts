@@ -31,8 +31,8 @@ export type InboxOutcome<V> = { stored: true; verdict: V } | { stored: false; ve
 
 /**
  * The inbox's writer connection: a plain `pg` pool (`query(text, values)`). The hot
- * path skips Prisma, whose per-query overhead here (~7 ms against ~0.1 ms for pg)
- * would cap a flush rate; Prisma clients are accepted too (tests, tools).
+ * path skips Prisma, whose per-query overhead would cap a flush rate; Prisma
+ * clients are accepted too (tests, tools).
  */
 export type InboxStore = { query(statement: { name: string; text: string; values: unknown[] }): Promise<unknown> } | Db;
 

@@ -86,8 +86,8 @@ export class TextEncoder {
 }
 
 /**
- * How many words not yet remembered one reading may tokenize (about 30 us each):
- * the rest are left out of that reading and tokenized after it (TextEncoder.warm),
+ * How many words not yet remembered one reading may tokenize (tokenizing is the
+ * costly part of a reading): the rest are left out of that reading and tokenized after it (TextEncoder.warm),
  * so a conversation of made-up words cannot hold the event loop.
  */
 export const NEW_WORDS_PER_READ = 32;

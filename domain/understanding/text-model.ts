@@ -9,8 +9,8 @@ import path from 'node:path';
  * below before anything reads it; nothing is downloaded at run time.
  * docs/relevance.md says where each hash was pinned from.
  *
- * The auction does not run the transformer per request (it costs about 0.4 ms
- * of CPU per token): scripts/distill-text-model.ts runs it once per vocabulary
+ * The auction does not run the transformer per request (too much CPU per token
+ * for a request's deadline): scripts/distill-text-model.ts runs it once per vocabulary
  * token and keeps each token's output vector, so a text's vector is a weighted
  * mean of table rows (Model2Vec's static distillation).
  */

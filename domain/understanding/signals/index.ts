@@ -10,7 +10,7 @@ import { functionWords } from './words';
 
 export { loadLanguageDetector, languageDetectorLoaded } from './language';
 
-/** Builds what the first conversation would otherwise pay for (the terms' index; with an encoder, the categories' vectors: some 100 ms). */
+/** Builds what the first conversation would otherwise pay for (the terms' index; with an encoder, the categories' vectors). */
 export function warmSignals(encoder?: TextEncoder): void {
   termScores([{ text: 'warm', weight: 1 }]);
   if (encoder) categoryProfiles(encoder);
