@@ -26,7 +26,7 @@ export function leasedBudget<V extends BudgetVerdict>(
 
   /**
    * Reserves the next chunk while the lease still has half of one: a steady stream then never waits for
-   * the counter's round trip (measured: a flush that waited took 8-18 ms longer at 5,000 events/s).
+   * the counter's round trip.
    * A chunk that no longer fits is not asked for again: near the limit, exact costs are.
    */
   const refillAhead = (key: string, lease: Lease<V>) => {
