@@ -19,7 +19,7 @@ export function baseClaims(
   bid: ValidBid,
 ): BaseClaims {
   // One object literal of one shape, the absent claims undefined (the token's encoding leaves them out):
-  // conditional spreads copy the object once per claim and give it many shapes, a large share of presenting an ad (bench/README.md).
+  // conditional spreads copy the object once per claim and give it many shapes, a large share of presenting an ad (bench/history.md, "auction").
   const audience = ctx.audience;
   const ad = bid.inhouse;
   const binding = trafficBinding(ctx.userAgent ?? '', ctx.userIp ?? '');

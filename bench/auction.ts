@@ -23,7 +23,7 @@
  * controls_cpu_p50_ms=... (what pacing and frequency caps add to the in-house bidder per auction: bench/controls-cost.ts)
  * worst_overhead_p99_ms=... floor_worst_overhead_p99_ms=... (the worst step up to 1,000/s of each) cpu_ratio=... (CPU per auction over the
  * floor's, the steps both sustained) cpu_ratio_paired=... (the median of BENCH_PAIRS ratios, each of one auction step and one floor
- * step at 1,000/s run back to back after both ramps: the machine's speed drifts between them, bench/README.md)
+ * step at 1,000/s run back to back after both ramps: the machine's speed drifts between them, bench/history.md)
  * fresh_conversations=1 (every request a conversation never seen: bench/support/fresh-conversations.ts; 0 with
  * BENCH_FRESH_CONVERSATIONS=0, the same conversation every time)
  */
@@ -273,7 +273,7 @@ async function ramp(label: string, service: Child & { ready: { port: number } },
 
 /**
  * The machine's speed drifts over the minutes between the two ramps (one run's cpu_ratio moved
- * for the same code: bench/README.md). So, after both, PAIRS pairs of back-to-back steps at
+ * for the same code: bench/history.md). So, after both, PAIRS pairs of back-to-back steps at
  * PAIRED_RATE, the auction's then the floor's, each pair's ratio taken, and their median. The
  * auction is stopped (SIGSTOP) while the floor runs, as it was during the floor's ramp, so that
  * its timers take nothing from the floor's steps.

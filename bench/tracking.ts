@@ -5,7 +5,7 @@
  * campaigns hammered past their budgets through two api processes at once.
  *
  * Throughput: after 10 s of unmeasured load at the first rate (a just-started
- * api warms up: after only 3 s the first step often missed its bound, bench/README.md), open-loop steps at rising rates (BENCH_RATES, default 1000 to
+ * api warms up: after only 3 s the first step often missed its bound, bench/results.jsonl), open-loop steps at rising rates (BENCH_RATES, default 1000 to
  * 6000 per second; each BENCH_SECONDS long, default 5, after a 1 s warm-up),
  * every request a new auction's view URL of one CPM campaign with a budget it
  * never reaches: all of them contend for that one campaign's spend row, the

@@ -94,7 +94,7 @@ export async function startLocalStack(name: string, options: { workerLogs?: bool
 /**
  * Ends what the stack's task queue still runs besides its jobs: campaign reviews waiting for a
  * reviewer, creative reviews, lifecycles. No worker polls the queue again, and left running they
- * filled the shared development server, which slows as it fills (bench/README.md,
+ * filled the shared development server, which slows as it fills (bench/history.md,
  * campaign-create). Bounded, and a failure is logged: the run's results stand.
  */
 async function endQueueWorkflows(taskQueue: string): Promise<void> {

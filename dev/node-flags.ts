@@ -2,7 +2,7 @@
  * Node flags each service runs with, wherever it is started (`npm start`, tests
  * and benchmarks through dev/processes.ts): one place, so what is measured is
  * what runs. On node's command line, since NODE_OPTIONS refuses most V8 flags.
- * All three cut garbage-collection pauses that made the latency tail (bench/README.md):
+ * All three cut garbage-collection pauses that made the latency tail (bench/history.md, "What the node flags bought"):
  * - api: a larger young generation, and no allocation-site pretenuring (under
  *   pixel load V8 otherwise moved short-lived request objects to the old generation);
  * - auction: the old generation may grow to 3x its live heap before a full collection.

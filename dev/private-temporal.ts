@@ -3,7 +3,7 @@
  * with the bootstrap's settings (WAL, no sync per commit), ended with the
  * benchmark. The shared development server keeps every workflow earlier runs
  * left (each campaign created waits for a reviewer forever), and it slows as it
- * fills (bench/README.md, campaign-create). A fresh server is what CI and a
+ * fills (bench/history.md, campaign-create). A fresh server is what CI and a
  * new clone run on, so runs compare.
  */
 import { execFileSync, spawn } from 'node:child_process';

@@ -3,7 +3,7 @@
  * signed tokens that ride in URLs (domain/delivery/tracking-token.ts): a field
  * is a one-byte tag (its place in the codec's list), a UUID 16 bytes, a number
  * a varint. JSON with names costs URLs three times the bytes and the auction
- * the time to build them (bench/README.md, "auction").
+ * the time to build them (bench/history.md, "auction").
  *
  * A field's tag is its index, so a codec's list only ever grows at its end:
  * what was encoded stays decodable. Fields appear in list order, each once.

@@ -37,7 +37,7 @@ const plainPools = new WeakMap<Db, Pool>();
  * The plain `pg` pool beside `db`, on the same database: for the statements on
  * the hot paths (the API key's lookup and the rate-limit counters of every
  * request, the campaign-creation saga's writes). Prisma's query compiler costs
- * several times the CPU these statements take (bench/README.md, campaign-create).
+ * several times the CPU these statements take (bench/history.md, campaign-create).
  * Made on first use; closeDb ends it.
  */
 export function plainPoolOf(db: Db): Pool {

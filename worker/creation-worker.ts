@@ -19,7 +19,7 @@ import { loadWorkflowBundle, type WorkflowBundle } from './workflow-source';
  * The worker process runs one with every activity. Each api process runs one too, with
  * local activities only: it starts the saga eagerly, so the server answers the start with
  * the saga's first workflow task and this worker runs the whole saga (its steps are local
- * activities) without waiting for a poll (bench/README.md, campaign-create). The
+ * activities) without waiting for a poll (bench/history.md, campaign-create). The
  * compensations and the tree's image downloads, ordinary activities, stay with the worker
  * process; so does any task of a run whose api process died (after the task's timeout).
  */

@@ -26,7 +26,7 @@ import { loadGeoDatabase } from '../domain/events/geo';
 async function main() {
   assertStartupConfig('worker');
   // Background work yields the CPU to the request paths: on a busy machine the event
-  // pipeline's once-a-second batch competed with /api/collect (bench/README.md).
+  // pipeline's once-a-second batch competed with /api/collect (bench/history.md, "events").
   lowerOwnPriority(config.worker.nice);
   // Bundling and lifecycle chatter is INFO; keep the console for what needs attention.
   Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'INFO' | undefined) ?? 'WARN') });

@@ -6,7 +6,7 @@ import { nameProcessRole } from './machine-cpu';
 /**
  * A bench's floor: a bare Node HTTP server in its own process that reads the request and answers
  * `status` at once, with no work of the service. Load on it shows what the machine and the load
- * generator alone put into the latencies (bench/README.md).
+ * generator alone put into the latencies (bench/history.md, "events").
  */
 export async function startBareFloor(status: number): Promise<{ port: number; stop(): void }> {
   const script = `require('http').createServer((req, res) => { req.resume(); req.on('end', () => { res.statusCode = ${status}; res.end(); }); })

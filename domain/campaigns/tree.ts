@@ -175,7 +175,7 @@ export function creationTime(): string {
 /**
  * Creates the ads (status `active`) and their assets, inside the caller's
  * transaction. Plain SQL, like the rest of the tree's writes: Prisma's query
- * compiler costs more CPU than these statements (bench/README.md, campaign-create).
+ * compiler costs more CPU than these statements (bench/history.md, campaign-create).
  */
 export async function insertAds(sql: SqlExecutor, store: AssetStore, organizationId: string, adGroupId: string, ads: PreparedAd[]): Promise<InsertedAds> {
   const inserted: InsertedAds = { adIds: [], assetIds: [] };

@@ -24,7 +24,7 @@ export interface FirstSeen {
  * pipeline's hot path, lib/db.ts). The rows it inserted are their own winners;
  * only the ids it did not insert (seen in an earlier batch, twice in this one, or
  * recorded by this very batch before a crash) are read back: reading back every id
- * would cost PostgreSQL a second pass over the whole batch (bench/README.md, "events").
+ * would cost PostgreSQL a second pass over the whole batch (bench/history.md, "events").
  */
 export async function recordFirstSeen(client: PoolClient, events: IdentifiedEvent[]): Promise<FirstSeen[]> {
   const { rows: inserted } = await client.query<FirstSeen>(

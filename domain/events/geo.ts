@@ -5,8 +5,8 @@ let geoip: typeof import('geoip-lite') | undefined;
 
 /**
  * Loads the IP database now. The worker calls it before it reports ready: loading
- * takes about a second of CPU, which on first use stalled the worker's event loop
- * inside the first event batch after every start (bench/README.md).
+ * is CPU-heavy, and on first use it stalled the worker's event loop inside the
+ * first event batch after every start (bench/results.jsonl, 81210a8).
  */
 export function loadGeoDatabase(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded synchronously, when the process chooses
