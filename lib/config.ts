@@ -221,7 +221,7 @@ export const config = {
     },
     /** Ledger rows per ClickHouse export batch (domain/delivery/exporter.ts). */
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
-    /** Least time between the starts of two ledger flushes of one api process (lib/group-commit.ts): fuller, fewer flushes under load (bench/README.md, "tracking"). */
+    /** Least time between the starts of two ledger flushes of one api process (lib/group-commit.ts): fuller, fewer flushes under load (bench/history.md, "tracking"). */
     ledgerFlushSpacingMs: intFromEnv('DELIVERY_LEDGER_FLUSH_SPACING_MS', 2),
     /** How long the worker's ledger export rests when nothing is waiting: about one ClickHouse insert a second (each feeds four rollups; small frequent inserts cost ClickHouse far more CPU). */
     exportIntervalMs: intFromEnv('DELIVERY_EXPORT_INTERVAL_MS', 1_000),
