@@ -32,14 +32,16 @@ const OUTSIDE_SANDBOX = 'workflows/clients'; // start and signal workflows from 
  * carries every rule of the folders that contain it.
  */
 function layerConfigs() {
-  const folders = [...new Set([...layerRules.flatMap((rule) => rule.importers), SANDBOXED, OUTSIDE_SANDBOX])].sort(
-    (a, b) => a.split('/').length - b.split('/').length,
-  );
-  const files = [...new Set(layerRules.flatMap((rule) => rule.except ?? []))];
+  // An exception is a file (api/server.ts) or a folder (domain/safety): a folder is a scope like an importer.
+  const exceptions = layerRules.flatMap((rule) => rule.except ?? []);
+  const files = [...new Set(exceptions.filter((except) => except.endsWith('.ts')))];
+  const folders = [
+    ...new Set([...layerRules.flatMap((rule) => rule.importers), ...exceptions.filter((except) => !except.endsWith('.ts')), SANDBOXED, OUTSIDE_SANDBOX]),
+  ].sort((a, b) => a.split('/').length - b.split('/').length);
   const contains = (importer, scope) => scope === importer || scope.startsWith(`${importer}/`);
   const patternsFor = (scope) => [
     ...layerRules
-      .filter((rule) => rule.importers.some((importer) => contains(importer, scope)) && !(rule.except ?? []).includes(scope))
+      .filter((rule) => rule.importers.some((importer) => contains(importer, scope)) && !(rule.except ?? []).some((except) => contains(except, scope)))
       .flatMap((rule) => [...(rule.folders ?? []).map((f) => folderPattern(f, rule.why)), ...(rule.packages ?? []).map((p) => packagePattern(p, rule.why))]),
     ...(scope === SANDBOXED ? [workflowSandbox] : []),
   ];

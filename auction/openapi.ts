@@ -3,7 +3,7 @@ import { defineOperation, type Operation } from '../lib/http/operations';
 import { buildOpenApiDocument } from '../lib/http/openapi';
 import { adRequestSchema, type AdRequest } from './request-schema';
 import { NO_FILL_REASONS } from './publisher/no-fill';
-import { SENSITIVE_CATEGORIES } from '../domain/safety/categories';
+import { SENSITIVE_CATEGORIES } from '../domain/safety';
 import { MAX_WHY_THIS_AD_CHARS } from '../domain/privacy/why-this-ad';
 
 /**

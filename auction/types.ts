@@ -1,6 +1,6 @@
 import type { PrivacyDecision } from '../domain/privacy';
 import type { PublisherRecord } from '../domain/publishers';
-import type { SensitiveCategory } from '../domain/safety/categories';
+import type { SensitiveCategory } from '../domain/safety';
 import type { NonBidReason } from './non-bid';
 import type { AdRequest } from './request-schema';
 import type { WindowMessage } from './conversation-window';

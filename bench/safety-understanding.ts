@@ -9,7 +9,7 @@
  * The head: per `never` category a logistic regression over the encoder's
  * vectors of the window's user messages and of its assistant messages (two
  * unit vectors side by side), trained on what the learned scorer is trained on
- * (train-model.ts: the labelled set's tuned rows, model-training.jsonl, the
+ * (domain/safety/training/train-model.ts: the labelled set's tuned rows, model-training.jsonl, the
  * ordinary set's tuned rows), never on a held-out row. Its bar: the lowest at
  * which, out of fold (5 folds over those rows), at most 1% of the ordinary
  * training rows would be refused. The second opinion adds a `never` category
@@ -23,8 +23,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES, type SensitiveCategory } from '../domain/safety/categories';
-import { classifyConversation, RECENT_MESSAGES, type ConversationMessage } from '../domain/safety/classifier';
-import { evaluate, LABELLED_SET_PATH, ORDINARY_SET_PATH, readLabelledSet, trainingRows, type LabelledConversation } from '../domain/safety/evaluation';
+import { classifyConversation, RECENT_MESSAGES, type ConversationMessage } from '../domain/safety/classifier/classifier';
+import { evaluate, LABELLED_SET_PATH, ORDINARY_SET_PATH, readLabelledSet, trainingRows, type LabelledConversation } from '../domain/safety/training/evaluation';
 import { textEncoder } from '../domain/understanding/encoder';
 
 const NEVER = SENSITIVE_CATEGORIES.filter((c) => CATEGORY_TABLE[c].defaultPolicy === 'never');

@@ -23,8 +23,8 @@
  */
 import os from 'node:os';
 import { SENSITIVE_CATEGORIES } from '../domain/safety/categories';
-import { classifyConversation, clearMessageCaches, explainConversation, NEVER_LOOKBACK_MESSAGES } from '../domain/safety/classifier';
-import { evaluate, ORDINARY_SET_PATH, readLabelledSet, reportSplits, type Evaluation } from '../domain/safety/evaluation';
+import { classifyConversation, clearMessageCaches, explainConversation, NEVER_LOOKBACK_MESSAGES } from '../domain/safety/classifier/classifier';
+import { evaluate, ORDINARY_SET_PATH, readLabelledSet, reportSplits, type Evaluation } from '../domain/safety/training/evaluation';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 40);
 const warmup = Number(process.env.BENCH_WARMUP ?? 20);

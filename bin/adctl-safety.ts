@@ -1,7 +1,7 @@
 /**
  * `adctl safety explain`: why the auction's safety screen would refuse (or
  * allow) a conversation, through the auction's own call
- * (domain/safety/screen.ts): the verdict, the categories, every cue with the
+ * (domain/safety/index.ts): the verdict, the categories, every cue with the
  * message it was found in, the model's score per category and the thresholds.
  * It reads the conversation's window, as the auction does (auction/conversation-window.ts).
  * No service is needed unless --publisher names a publisher whose overrides apply.
@@ -9,8 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { Db } from '../lib/db';
-import type { PublisherSafetyOverrides } from '../domain/safety/policy';
-import { explainScreen } from '../domain/safety/screen';
+import { explain, type PublisherSafetyOverrides } from '../domain/safety';
 import { conversationWindow } from '../auction/conversation-window';
 
 type Options = (
@@ -63,5 +62,5 @@ export async function runSafetyCommand(db: Db, command: string, rest: string[], 
   const messages = await messagesOf(values, usage);
   const overrides = await overridesOf(db, values.publisher);
   // What the auction's screen reads: the request's window (auction/stages/1-intake.ts), not the whole history.
-  return explainScreen(conversationWindow(messages), overrides, messages.length);
+  return explain(conversationWindow(messages), overrides, messages.length);
 }

@@ -1,9 +1,10 @@
 /**
  * DESIGN.md's layers, checked on the source: the rules of layers.json (no folder
  * imports api/, the domain knows neither Express nor Temporal, lib/ imports
- * nothing above it, ...) and no cycles between the domain's concepts.
+ * nothing above it, ...), no cycles between the domain's concepts, and what the
+ * services load never reaches the safety classifier's training tools.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '..');
@@ -38,7 +39,7 @@ const { rules } = JSON.parse(readFileSync(path.join(root, 'layers.json'), 'utf8'
 const under = (target: string, folder: string) => target === folder || target.startsWith(`${folder}/`);
 
 test.each(rules)('$why', ({ importers, except = [], folders = [], packages = [] }) => {
-  const files = importers.flatMap(sources).filter((file) => !except.includes(file));
+  const files = importers.flatMap(sources).filter((file) => !except.some((exception) => under(file, exception)));
   const forbidden = (target: string) => [...folders, ...packages].some((layer) => under(target, layer));
   expect(
     files.flatMap((file) =>
@@ -66,4 +67,24 @@ test("the domain's concepts import each other without cycles", () => {
   };
   for (const node of edges.keys()) visit(node, [node]);
   expect(cycles).toEqual([]);
+});
+
+/** The file a root-relative import names (a module, a folder's index, or JSON), or null for a package. */
+function fileOf(target: string): string | null {
+  return [`${target}.ts`, `${target}/index.ts`, target].find((file) => /\.(ts|json)$/.test(file) && existsSync(path.join(root, file))) ?? null;
+}
+
+test("the services, the CLI and the migrations (the build's entries) never load the safety classifier's training tools", () => {
+  const { files: entries } = JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8')) as { files: string[] };
+  const reached = new Set(entries.filter((file) => !file.endsWith('.d.ts')));
+  for (const file of reached) {
+    if (!file.endsWith('.ts')) continue;
+    for (const target of importsOf(file)) {
+      const next = fileOf(target);
+      if (next) reached.add(next);
+    }
+  }
+  // The walk does reach the classifier (through the auction's screen), so it would reach its training tools if anything imported them.
+  expect(reached).toContain('domain/safety/classifier/classifier.ts');
+  expect([...reached].filter((file) => under(file, 'domain/safety/training'))).toEqual([]);
 });

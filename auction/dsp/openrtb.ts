@@ -1,4 +1,4 @@
-import { CONTENT_TAXONOMY_CATTAX } from '../../domain/safety/iab-content-taxonomy';
+import { CONTENT_TAXONOMY_CATTAX } from '../../domain/safety';
 import { isIP } from 'node:net';
 import type { DspConfig } from '../../domain/dsps';
 import { ALPHA3 } from '../../domain/countries-iso3';

@@ -1,4 +1,4 @@
-import type { SensitiveCategory } from '../../domain/safety/categories';
+import type { SensitiveCategory } from '../../domain/safety';
 import type { BidRecord } from '../types';
 
 /**

@@ -1,5 +1,4 @@
-import type { SensitiveCategory } from '../../domain/safety/categories';
-import { screenConversation } from '../../domain/safety/screen';
+import { classify, type SensitiveCategory } from '../../domain/safety';
 import { audienceKeysOf, type ConversationAds } from '../inhouse/frequency-caps';
 import type { AuctionContext } from '../types';
 
@@ -25,8 +24,8 @@ export interface ConversationLedger {
 export function screenRequest(ctx: AuctionContext, conversations: ConversationLedger | undefined, now = Date.now()): ScreenOutcome {
   const messages = ctx.window;
   if (messages.length) {
-    // The call `adctl safety explain` makes too (domain/safety/screen.ts).
-    const { categories, policy, refused, siteCat } = screenConversation(messages, ctx.publisher.safetyOverrides);
+    // The call `adctl safety explain` makes too (domain/safety/index.ts).
+    const { categories, policy, refused, siteCat } = classify(messages, ctx.publisher.safetyOverrides);
     if (categories.length > 0) {
       if (policy !== 'allow') return { noFill: 'sensitive_conversation', categories: refused, detail: `${policy}: ${refused.join(', ')}` };
       ctx.safety = { categories, siteCat };

@@ -1,6 +1,6 @@
 import type { Db, Prisma } from '../../lib/db';
 import { MICROS_PER_DOLLAR } from '../money';
-import type { PublisherSafetyOverrides } from '../safety/policy';
+import type { PublisherSafetyOverrides } from '../safety';
 import { hashSecret, newSecret } from '../../lib/secrets';
 import { invalidValue, required } from '../errors';
 import { recordChange } from '../audit/log';

@@ -3,6 +3,7 @@ import { invalidValue, notFound } from '../errors';
 import { recordChange } from '../audit/log';
 import { isUuid } from '../ids';
 import { MICROS_PER_DOLLAR } from '../money';
+// The categories alone: the classifier's lexicon (compiled when domain/safety loads) is not needed to check a setting.
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES, type SensitiveCategory } from '../safety/categories';
 import { MAX_TMAX_MS, presentPublisher } from './index';
 

@@ -1,7 +1,7 @@
 /**
  * `adctl safety explain` (issue 44 item 9): the auction's safety verdict on a
  * conversation with its evidence, through the auction's own call
- * (domain/safety/screen.ts), run as an operator runs it: the real bin/adctl
+ * (domain/safety/index.ts), run as an operator runs it: the real bin/adctl
  * in a child process, over the test database (for --publisher).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -10,7 +10,7 @@ import {
   NEVER_LOOKBACK_MESSAGES,
   RECENT_MESSAGES,
   type ConversationMessage,
-} from '../../domain/safety/classifier';
+} from '../../domain/safety/classifier/classifier';
 
 /** A conversation from alternating turns, user first, ending with an assistant reply. */
 function chat(...turns: string[]): ConversationMessage[] {

@@ -10,8 +10,8 @@
  * set meets the goals.
  */
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
-import { classifyConversation } from '../../domain/safety/classifier';
-import { evaluate, readLabelledSet, splitLabelledSet } from '../../domain/safety/evaluation';
+import { classifyConversation } from '../../domain/safety/classifier/classifier';
+import { evaluate, readLabelledSet, splitLabelledSet } from '../../domain/safety/training/evaluation';
 
 const set = readLabelledSet();
 const splits = splitLabelledSet(set);

@@ -1,5 +1,5 @@
 /**
- * The learned scorer (domain/safety/model.ts), how the classifier joins it
+ * The learned scorer (domain/safety/classifier/model.ts), how the classifier joins it
  * to the lexicon, and the per-message caches. Sentences here are not in the labelled set.
  */
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES } from '../../domain/safety/categories';
@@ -10,10 +10,10 @@ import {
   explainConversation,
   MODEL_RULE,
   type ConversationMessage,
-} from '../../domain/safety/classifier';
-import { MessageCache } from '../../domain/safety/message-cache';
-import { modelFeatures, modelScores, trainModel, type ModelWeights } from '../../domain/safety/model';
-import MODEL_WEIGHTS from '../../domain/safety/model-weights.json';
+} from '../../domain/safety/classifier/classifier';
+import { MessageCache } from '../../domain/safety/classifier/message-cache';
+import { modelFeatures, modelScores, trainModel, type ModelWeights } from '../../domain/safety/classifier/model';
+import MODEL_WEIGHTS from '../../domain/safety/classifier/model-weights.json';
 
 const user = (content: string): ConversationMessage[] => [
   { role: 'user', content },

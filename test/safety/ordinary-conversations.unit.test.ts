@@ -2,11 +2,11 @@
  * Issue 44 item 9: ordinary conversations a new user tried came back
  * `sensitive_conversation` on the learned scorer's word alone (minors 0.55
  * for an espresso machine's pump). A `never` category now needs evidence a
- * reader can see (MODEL_RULE in domain/safety/classifier.ts); true `never`
+ * reader can see (MODEL_RULE in domain/safety/classifier/classifier.ts); true `never`
  * conversations still block. Runs the real classifier and its real weights.
  */
-import { classifyConversation, explainConversation, type ConversationMessage } from '../../domain/safety/classifier';
-import { evaluate, ORDINARY_SET_PATH, readLabelledSet } from '../../domain/safety/evaluation';
+import { classifyConversation, explainConversation, type ConversationMessage } from '../../domain/safety/classifier/classifier';
+import { evaluate, ORDINARY_SET_PATH, readLabelledSet } from '../../domain/safety/training/evaluation';
 import { safetyDecision } from '../../domain/safety/policy';
 
 const chat = (user: string, assistant: string): ConversationMessage[] => [

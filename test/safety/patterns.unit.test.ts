@@ -1,9 +1,9 @@
 /**
- * The lexicon's pattern language (domain/safety/patterns.ts): what a pattern
+ * The lexicon's pattern language (domain/safety/classifier/patterns.ts): what a pattern
  * expands to, and that the expansions share their elements (the compiled
  * lexicon's size in every process that loads the classifier depends on it).
  */
-import { compilePattern, Vocabulary } from '../../domain/safety/patterns';
+import { compilePattern, Vocabulary } from '../../domain/safety/classifier/patterns';
 
 describe('compilePattern', () => {
   it('expands alternatives and optional parts into word sequences over the vocabulary', () => {

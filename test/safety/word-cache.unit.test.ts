@@ -1,10 +1,10 @@
 /**
- * The safety model's word cache (domain/safety/model.ts) is bounded in bytes:
+ * The safety model's word cache (domain/safety/classifier/model.ts) is bounded in bytes:
  * a conversation of crafted unique tokens, short or as long as a message
  * allows, cannot grow it beyond WORD_CACHE_MAX_BYTES, and it still caches.
  */
 import { randomBytes } from 'node:crypto';
-import { clearModelFeatureCache, modelFeatures, WORD_CACHE_MAX_BYTES, WORD_CACHE_MAX_WORD, wordCacheUsage } from '../../domain/safety/model';
+import { clearModelFeatureCache, modelFeatures, WORD_CACHE_MAX_BYTES, WORD_CACHE_MAX_WORD, wordCacheUsage } from '../../domain/safety/classifier/model';
 
 /** A unique lower-case token of `length` letters. */
 const token = (length: number) => {

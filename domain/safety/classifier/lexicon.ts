@@ -11,7 +11,7 @@
  * and slang included; near misses that would otherwise trip a cue are listed
  * in NEAR_MISSES, which mask their words before cues are matched.
  */
-import type { SensitiveCategory } from './categories';
+import type { SensitiveCategory } from '../categories';
 
 export interface CategoryCues {
   strong: readonly string[];

@@ -1,9 +1,14 @@
 /**
- * The auction's safety screen on a conversation (auction/publisher/screen.ts
- * calls screenConversation), and the same decision explained for an operator
- * (`adctl safety explain`): the verdict through exactly the auction's calls,
- * then the evidence behind it (every cue with the message it was found in,
- * the model's scores per category, the thresholds the rule applies).
+ * The safety classifier's one entry: what the rest of the code imports.
+ * `classify(messages)` is the auction's whole screen on a conversation (the
+ * categories found and, with a publisher's overrides, the policy that decides,
+ * the categories that refuse, the ids for DSPs); `explain` is the same decision
+ * with its evidence, for an operator (`adctl safety explain`): the verdict
+ * through exactly that call, then every cue with the message it was found in,
+ * the model's scores per category, the thresholds the rule applies.
+ * The lexicons, the learned scorer and its weights stay inside this folder;
+ * its training tools (training/) are outside the runtime's imports (layers.json).
+ * How it works and how well: domain/safety/README.md.
  */
 import { CATEGORY_TABLE, SENSITIVE_CATEGORIES, type SafetyPolicy, type SensitiveCategory } from './categories';
 import {
@@ -15,8 +20,13 @@ import {
   RECENT_MESSAGES,
   type ConversationMessage,
   type DecidedBy,
-} from './classifier';
+} from './classifier/classifier';
 import { policyOf, screenCategories, type PublisherSafetyOverrides, type ScreenVerdict } from './policy';
+
+export { CATEGORY_TABLE, SENSITIVE_CATEGORIES, type SafetyPolicy, type SensitiveCategory } from './categories';
+export { CONTENT_TAXONOMY_CATTAX } from './iab-content-taxonomy';
+export type { PublisherSafetyOverrides } from './policy';
+export type { ConversationMessage } from './classifier/classifier';
 
 export interface ScreenResult extends ScreenVerdict {
   /** Every category found, allowed ones included (they go to DSPs as siteCat). */
@@ -24,7 +34,7 @@ export interface ScreenResult extends ScreenVerdict {
 }
 
 /** What the auction decides for these messages (the request's window) and this publisher. */
-export function screenConversation(messages: readonly ConversationMessage[], overrides?: PublisherSafetyOverrides): ScreenResult {
+export function classify(messages: readonly ConversationMessage[], overrides?: PublisherSafetyOverrides): ScreenResult {
   const { categories } = classifyConversation(messages);
   return { categories, ...screenCategories(categories, overrides) };
 }
@@ -62,8 +72,8 @@ export interface ScreenExplanation {
 }
 
 /** `messages` is what the auction screens (the request's window); `given`, how many messages the request held. */
-export function explainScreen(messages: readonly ConversationMessage[], overrides?: PublisherSafetyOverrides, given = messages.length): ScreenExplanation {
-  const verdict = screenConversation(messages, overrides);
+export function explain(messages: readonly ConversationMessage[], overrides?: PublisherSafetyOverrides, given = messages.length): ScreenExplanation {
+  const verdict = classify(messages, overrides);
   const explained = explainConversation(messages);
   // The explanation reads every message afresh (no cache); the verdict is the auction's. They must agree.
   if (explained.categories.join() !== verdict.categories.join())

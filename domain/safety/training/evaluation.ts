@@ -22,8 +22,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CATEGORY_TABLE, isSensitiveCategory, SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories';
-import type { ConversationMessage } from './classifier';
+import { CATEGORY_TABLE, isSensitiveCategory, SENSITIVE_CATEGORIES, type SensitiveCategory } from '../categories';
+import type { ConversationMessage } from '../classifier/classifier';
 
 export interface LabelledConversation {
   id: string;
@@ -69,14 +69,14 @@ export function trainingRows(set: readonly LabelledConversation[]): LabelledConv
   return set.filter((r) => !r.holdout);
 }
 
-export const LABELLED_SET_PATH = path.join(__dirname, '../../test/fixtures/safety/conversations.jsonl');
+export const LABELLED_SET_PATH = path.join(__dirname, '../../../test/fixtures/safety/conversations.jsonl');
 /**
  * Ordinary conversations only (issue 44): shopping, hobbies, work, family
  * logistics and their trap words ("bass", "shot", "pump", "kill a process").
  * Rows without `holdout` were tuned on; `holdout: true` rows are the fresh
  * probe for the ordinary false-block rate, written with them and never tuned on.
  */
-export const ORDINARY_SET_PATH = path.join(__dirname, '../../test/fixtures/safety/ordinary.jsonl');
+export const ORDINARY_SET_PATH = path.join(__dirname, '../../../test/fixtures/safety/ordinary.jsonl');
 
 export function readLabelledSet(file = LABELLED_SET_PATH): LabelledConversation[] {
   return readFileSync(file, 'utf8')

@@ -16,7 +16,7 @@
  * 5. Co-occurrence: a child in the conversation (a child-context cue) plus
  *    any harm category makes it `minors` too, and adds 0.5 to a minors cue.
  */
-import { SENSITIVE_CATEGORIES, CATEGORY_TABLE, type SensitiveCategory } from './categories';
+import { SENSITIVE_CATEGORIES, CATEGORY_TABLE, type SensitiveCategory } from '../categories';
 import { FuzzyIndex } from './fuzzy';
 import { AGE_TOKEN, BROAD_CUES, BROAD_NEAR_MISSES } from './lexicon-broad';
 import { ASSISTANT_CONCERN, CHILD_CONTEXT, CUES, CUE_WEIGHTS, FUZZY_KEYS, FUZZY_STOP_WORDS, NEAR_MISSES, NUMBER_WORDS, ORDINAL_WORDS } from './lexicon';
@@ -82,7 +82,7 @@ export const DETECTION_THRESHOLD = 1;
  * How the learned scorer joins the lexicon: a category is also detected when
  * the lexicon has at least `minCueScore` for it and the model gives it at
  * least `withCue`, or when the model alone gives it `alone` (`neverWithCue`
- * and `neverAlone` for `never` categories). Chosen with cross-validate.ts on
+ * and `neverAlone` for `never` categories). Chosen with domain/safety/training/cross-validate.ts on
  * out-of-fold probabilities over the training rows, never on a held-out probe.
  */
 export const MODEL_RULE: ModelRule = {
@@ -292,7 +292,7 @@ const probabilities = new Float64Array(CATEGORY_COUNT);
 const denials = new Float64Array(GROUP_COUNT);
 const weights = MODEL_WEIGHTS as ModelWeights;
 if (weights.categories.join() !== SENSITIVE_CATEGORIES.join())
-  throw new Error('model-weights.json: categories differ from SENSITIVE_CATEGORIES; retrain (train-model.ts)');
+  throw new Error('model-weights.json: categories differ from SENSITIVE_CATEGORIES; retrain (domain/safety/training/train-model.ts)');
 
 function push(id: number, kind: number, value: number) {
   if (length === capacity) {
@@ -615,7 +615,7 @@ function hasEvidence(lexicon: ArrayLike<number>, rule: ModelRule, concern: boole
 
 /**
  * The categories from the lexicon's scores and the model's probabilities (in
- * SENSITIVE_CATEGORIES order): shared by the classifier and cross-validate.ts,
+ * SENSITIVE_CATEGORIES order): shared by the classifier and domain/safety/training/cross-validate.ts,
  * which tries rules on out-of-fold probabilities.
  */
 export function decideCategories(

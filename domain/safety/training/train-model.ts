@@ -1,8 +1,8 @@
 /**
- * Trains the learned scorer (model.ts) and writes its weights to
- * model-weights.json. Run after changing the labelled set or the features:
+ * Trains the learned scorer (domain/safety/classifier/model.ts) and writes its weights to
+ * domain/safety/classifier/model-weights.json. Run after changing the labelled set or the features:
  *
- *   npx tsx domain/safety/train-model.ts
+ *   npx tsx domain/safety/training/train-model.ts
  *
  * It trains on the labelled set's conversations that were tuned on (see
  * evaluation.ts: trainingRows), never on the holdout or on a probe still held
@@ -17,7 +17,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { LABELLED_SET_PATH, ORDINARY_SET_PATH, readLabelledSet, trainingRows } from './evaluation';
-import { trainModel } from './model';
+import { trainModel } from '../classifier/model';
 
 /** Chosen by 5-fold cross-validation over the training rows (README: the learned scorer). */
 export const MODEL_TRAINING = { epochs: 400, l2: 3e-3, learningRate: 1, minCount: 2, prune: 0.02 };
@@ -31,7 +31,7 @@ async function main() {
     'test/fixtures/safety/ordinary.jsonl (rows not held out)',
   ];
   const weights = trainModel(rows, { ...MODEL_TRAINING, sources });
-  const file = path.join(__dirname, 'model-weights.json');
+  const file = path.join(__dirname, '..', 'classifier', 'model-weights.json');
   // Formatted as the tree's prettier config has it, so format:check passes.
   writeFileSync(file, await format(JSON.stringify(weights), { ...(await resolveConfig(file)), filepath: file }));
   console.log(`${file}: ${Object.keys(weights.features).length} features from ${rows.length} conversations (${weights.trainedOn.sensitive} sensitive)`);

@@ -8,7 +8,7 @@
  * topic word within a short window. Topic words alone stay medium or weak:
  * two of them, or one with a frame, make a category.
  */
-import type { SensitiveCategory } from './categories';
+import type { SensitiveCategory } from '../categories';
 import type { CategoryCues } from './lexicon';
 
 const IM = '(im|i am|i m|iam)';

@@ -1,7 +1,7 @@
 /**
  * A small learned scorer beside the lexicon: one logistic regression per
  * sensitive category (one-vs-rest) over the words of the conversation, its
- * weights trained at build time (train-model.ts) and committed as JSON
+ * weights trained at build time (domain/safety/training/train-model.ts) and committed as JSON
  * (model-weights.json). No I/O at run time beyond the module's JSON import.
  *
  * Features, binary, per conversation (the last RECENT_MESSAGES messages):
@@ -12,7 +12,7 @@
  * Leetspeak and letter repeats are folded first ("su1c1de", "diiiie").
  */
 import { LRUCache } from 'lru-cache';
-import { SENSITIVE_CATEGORIES, type SensitiveCategory } from './categories';
+import { SENSITIVE_CATEGORIES, type SensitiveCategory } from '../categories';
 import { CLAUSE_BREAKERS, NEGATORS } from './negation';
 import { MessageCache } from './message-cache';
 import { foldCase, foldRepeats, stem, unleet } from './normalize';

@@ -1,6 +1,6 @@
 /**
  * Chooses the rule that joins the lexicon and the learned scorer (MODEL_RULE
- * in classifier.ts) on probabilities the model gives conversations it was not
+ * in domain/safety/classifier/classifier.ts) on probabilities the model gives conversations it was not
  * trained on: the training rows (train-model.ts) split into FOLDS, a model
  * trained on all folds but one scores the labelled conversations of that
  * one. Each rule is then measured over every labelled training conversation
@@ -9,13 +9,13 @@
  * the figures say what a rule costs in recall better than what it saves in
  * false blocks.
  *
- *   npx tsx domain/safety/cross-validate.ts
+ *   npx tsx domain/safety/training/cross-validate.ts
  */
 import path from 'node:path';
-import { SENSITIVE_CATEGORIES } from './categories';
-import { decideCategories, explainConversation, MODEL_RULE, type ModelRule } from './classifier';
+import { SENSITIVE_CATEGORIES } from '../categories';
+import { decideCategories, explainConversation, MODEL_RULE, type ModelRule } from '../classifier/classifier';
 import { evaluate, LABELLED_SET_PATH, ORDINARY_SET_PATH, readLabelledSet, trainingRows, type LabelledConversation } from './evaluation';
-import { modelFeatures, modelScores, trainModel } from './model';
+import { modelFeatures, modelScores, trainModel } from '../classifier/model';
 import { MODEL_TRAINING } from './train-model';
 
 const FOLDS = 5;
