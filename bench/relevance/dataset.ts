@@ -4,7 +4,7 @@ import { ConversationReader } from '../../domain/understanding/conversation';
 import type { TextEncoder } from '../../domain/understanding/encoder';
 import { relevanceProfile, type RelevanceProfile } from '../../domain/relevance/profile';
 import { adCopy } from '../../domain/relevance/ranking';
-import { featuresOf, type Features } from '../../domain/relevance/score';
+import { featuresOf, userWordsOf, type Features } from '../../domain/relevance/score';
 
 /** The labelled set (bench/relevance/README.md), read and scored pair by pair. */
 export interface LabelledGroup {
@@ -51,6 +51,12 @@ export function pairsOf(encoder: TextEncoder, groups: readonly LabelledGroup[], 
     profiles.forEach((p, gi) => pairs.push({ conversation: ci, group: gi, features: featuresOf(view, p), relevant: relevant.has(groups[gi].id) }));
   });
   return pairs;
+}
+
+/** What the need model (domain/relevance/score.ts, needOf) reads of each conversation, and whether any group fits it. */
+export function needInputsOf(encoder: TextEncoder, conversations: readonly LabelledConversation[]): { words: Set<string>; has: boolean }[] {
+  const reader = new ConversationReader(encoder);
+  return conversations.map((c) => ({ words: userWordsOf(reader.read(c.messages)), has: c.relevant.length > 0 }));
 }
 
 export interface Figures {

@@ -1,5 +1,6 @@
 import { dot, length, normalize, type TextEncoder } from '../understanding/encoder';
 import { normalizeWords } from '../understanding/conversation';
+import { backgroundOf } from './background';
 
 /**
  * What an ad group is about, made once when the auction's index loads (never
@@ -12,6 +13,9 @@ export interface RelevanceProfile {
   hints: Float32Array;
   /** Hints and ad copy together: what the group is about (unit vector; the retrieval index's key). */
   topic: Float32Array;
+  /** Ordinary conversations' similarity to the topic, its mean and spread (domain/relevance/background.ts). */
+  topicMean: number;
+  topicSpread: number;
   /** Each hint alone (unit vectors), and its normalized words for exact matches. */
   hintVectors: Float32Array[];
   phrases: string[];
@@ -46,9 +50,13 @@ export function relevanceProfile(encoder: TextEncoder, source: ProfileSource, te
   const copy = encoder.encode(source.copy);
   const topic = new Float32Array(encoder.dims);
   for (let j = 0; j < topic.length; j++) topic[j] = hints[j] + copy[j];
+  normalize(topic);
+  const background = backgroundOf(topic);
   return {
     hints,
-    topic: normalize(topic),
+    topic,
+    topicMean: background.mean,
+    topicSpread: background.spread,
     hintVectors,
     phrases: source.hints.map(normalizeWords).filter(Boolean),
   };

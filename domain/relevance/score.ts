@@ -33,6 +33,12 @@ export const FEATURES = [
   'older',
   /** A hint's words in what the user said (not only in what the assistant listed). */
   'phrase_user',
+  /** The topic similarity against ordinary conversations' (a z-score): how unusually near this group's topic the exchange is. */
+  'topic_z',
+  /** How the user asks, whatever the group (needOf): wanting, buying or fixing something, or a question of fact, homework, trivia. */
+  'need',
+  /** ... where a hint's words are present: a hint's word in a question of fact ("what fish is sea bass") is not a need for it. */
+  'need_phrase',
 ] as const;
 
 export type Features = Record<(typeof FEATURES)[number], number>;
@@ -55,6 +61,7 @@ export function featuresOf(view: ConversationView, profile: RelevanceProfile): F
     } else if (hasPhrase(view.olderText, p)) older = 1;
   }
   const topic = dot(view.recent, profile.topic);
+  const need = viewNeed(view);
   return {
     topic,
     hints: dot(view.recent, profile.hints),
@@ -67,17 +74,51 @@ export function featuresOf(view: ConversationView, profile: RelevanceProfile): F
     phrase_older_only: phrase ? 0 : older,
     older: dot(view.older, profile.topic),
     phrase_user: phraseUser,
+    topic_z: (topic - profile.topicMean) / profile.topicSpread,
+    need,
+    need_phrase: need * phrase,
   };
+}
+
+/**
+ * The log-odds that a conversation asks for something an ad could answer, from
+ * how the user asks: a weight per word of their latest message, only the
+ * vocabulary's most frequent whole words (how people ask: "get", "worth",
+ * "why", "difference"; hardly what about, so it holds for another catalog).
+ * Fitted with the model (bench/relevance/train.ts).
+ */
+export interface NeedModel {
+  bias: number;
+  words: Record<string, number>;
 }
 
 export interface RelevanceModel {
   bias: number;
   weights: Features;
+  need: NeedModel;
 }
 
 export const RELEVANCE_MODEL: RelevanceModel = weights;
 
-export function logistic(model: RelevanceModel, f: Features): number {
+/** The need of a conversation whose user's latest words (normalized, each once) are `words`. */
+export function needOf(words: Iterable<string>, need: NeedModel = RELEVANCE_MODEL.need): number {
+  let z = need.bias;
+  for (const word of words) if (Object.hasOwn(need.words, word)) z += need.words[word];
+  return z;
+}
+
+/** The words needOf reads of a view: the user's latest message's, each once. */
+export const userWordsOf = (view: ConversationView): Set<string> => new Set(view.userText.split(' ').filter((w) => w && w !== '|'));
+
+/** One per view: every group a request scores shares it. */
+const needs = new WeakMap<ConversationView, number>();
+function viewNeed(view: ConversationView): number {
+  let need = needs.get(view);
+  if (need === undefined) needs.set(view, (need = needOf(userWordsOf(view))));
+  return need;
+}
+
+export function logistic(model: Pick<RelevanceModel, 'bias' | 'weights'>, f: Features): number {
   let z = model.bias;
   for (const name of FEATURES) z += model.weights[name] * f[name];
   return 1 / (1 + Math.exp(-z));

@@ -54,7 +54,7 @@ export function verifyModelFile(dir: string, file: TextModelFile): string {
 
 /** The BERT uncased vocabulary: [PAD], [unusedN], [UNK], [CLS], [SEP], [MASK], single characters, then words by frequency from id 1996. */
 export const FIRST_CHARACTER_ID = 999;
-const FIRST_WORD_ID = 1996;
+export const FIRST_WORD_ID = 1996;
 /** SIF's a: tokens much more frequent than this share of text weigh little (1e-3 ranked the labelled set's groups worse). */
 const SIF_A = 1e-4;
 

@@ -9,8 +9,12 @@ import { truncateHeadline } from '../../auction/inhouse/bidder';
 import { NAMED_GROUPS, NEAREST_GROUPS, RelevanceIndex } from '../../auction/inhouse/relevance';
 import { ConversationReader, hasPhrase, normalizeWords } from '../../domain/understanding/conversation';
 import { NEW_WORDS_PER_READ, textEncoder } from '../../domain/understanding/encoder';
+import { readFileSync } from 'node:fs';
 import { relevanceProfile } from '../../domain/relevance/profile';
-import { DEFAULT_MIN_RELEVANCE, relevanceOf } from '../../domain/relevance/score';
+import { DEFAULT_MIN_RELEVANCE, featuresOf, needOf, RELEVANCE_MODEL, relevanceOf } from '../../domain/relevance/score';
+import { BACKGROUND } from '../../domain/relevance/background';
+import { dot } from '../../domain/understanding/encoder';
+import { fitBackground } from '../../bench/relevance/background';
 
 const encoder = textEncoder();
 const reader = new ConversationReader(encoder);
@@ -43,10 +47,48 @@ describe('relevance', () => {
       ),
     ).toBeLessThan(DEFAULT_MIN_RELEVANCE);
   });
+  test("a hint's word in a question of fact does not: where the word marathon comes from", () => {
+    expect(
+      score(
+        'where does the word marathon come from? it is for my history essay',
+        'From the Battle of Marathon in 490 BC: a messenger is said to have run to Athens with news of the victory.',
+      ),
+    ).toBeLessThan(DEFAULT_MIN_RELEVANCE);
+  });
+  test('the need of a conversation: how the user asks, words that name an object property read as no word', () => {
+    expect(needOf(['constructor', '__proto__', 'hasOwnProperty', 'toString'])).toBe(RELEVANCE_MODEL.need.bias);
+    expect(needOf(['i', 'want', 'to', 'get', 'new', 'shoes'])).toBeGreaterThan(needOf(['where', 'does', 'the', 'word', 'come', 'from']));
+  });
   test('a scorer is a probability', () => {
     const s = score('hello', 'hi there');
     expect(s).toBeGreaterThanOrEqual(0);
     expect(s).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('the background a group is read against', () => {
+  test('is the one bench/relevance/train.ts --background fits from the current text table', () => {
+    const fitted = fitBackground(encoder);
+    expect(fitted.tableVersion).toBe(BACKGROUND.tableVersion);
+    fitted.mean.forEach((x, j) => expect(BACKGROUND.mean[j]).toBeCloseTo(x, 4));
+    fitted.variances.forEach((x, k) => expect(BACKGROUND.variances[k]).toBeCloseTo(x, 4));
+  });
+
+  test("a group's topic_z is the exchange's similarity to its topic against ordinary conversations' (their mean and spread)", () => {
+    const ordinary = JSON.parse(readFileSync(`${__dirname}/../../bench/signals/conversations.json`, 'utf8')) as { m: string[] }[];
+    for (const c of ordinary) for (const m of c.m) encoder.encode(m); // every word tokenized, as the fit does
+    const similarities = ordinary.map((c) =>
+      dot(reader.read(c.m.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content }))).recent, runningShoes.topic),
+    );
+    const mean = similarities.reduce((a, b) => a + b, 0) / similarities.length;
+    const spread = Math.sqrt(similarities.reduce((a, b) => a + (b - mean) ** 2, 0) / similarities.length);
+    expect(runningShoes.topicMean).toBeCloseTo(mean, 3);
+    // The spread from the background's principal directions, not every conversation: within a fifth.
+    expect(runningShoes.topicSpread / spread).toBeGreaterThan(0.8);
+    expect(runningShoes.topicSpread / spread).toBeLessThan(1.2);
+    const f = featuresOf(reader.read([{ role: 'user', content: 'which shoes for my first marathon?' }]), runningShoes);
+    expect(f.topic_z).toBeCloseTo((f.topic - runningShoes.topicMean) / runningShoes.topicSpread, 6);
+    expect(f.topic_z).toBeGreaterThan(2);
   });
 });
 
