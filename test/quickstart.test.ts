@@ -2,11 +2,11 @@
  * The README's quickstart, run as written: its shell blocks, in order, in one
  * bash session against an api and an auction process of this test (the run's
  * worker creates the campaign and exports the ledger), so the README cannot
- * drift from what the system does. Also: every link and repository path the
- * README and docs/ name exists.
+ * drift from what the system does. (That every link and repository path the
+ * README and docs name exists is test/docs/references.unit.test.ts's.)
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startApiProcess, startAuctionProcess, type ServiceProcess } from '../dev/processes';
 import { readDeliveryToken } from '../domain/delivery/tracking-token';
@@ -111,58 +111,3 @@ test('the quickstart, as written: an organization, a campaign approved and activ
   // Archived at the end: it no longer serves.
   expect(lines).toContain('archived');
 }, 150_000);
-
-/** README.md and the docs it links: markdown links and backticked repository paths. */
-const docs = [
-  'README.md',
-  'bench/README.md',
-  ...readdirSync(path.join(root, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
-const TOP = [
-  'activities',
-  'api',
-  'auction',
-  'bench',
-  'bin',
-  'dev',
-  'docs',
-  'domain',
-  'jobs',
-  'lib',
-  'prisma',
-  'scripts',
-  'test',
-  'use-cases',
-  'web',
-  'worker',
-  'workflows',
-];
-
-/** GitHub's anchor of each heading of a markdown file. */
-const anchorsOf = (file: string) =>
-  new Set(
-    [...readFileSync(file, 'utf8').matchAll(/^#+ (.+)$/gm)].map(([, heading]) =>
-      heading
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N} _-]/gu, '')
-        .replace(/ /g, '-'),
-    ),
-  );
-
-test.each(docs)('%s: every link, anchor and repository path it names exists', (doc) => {
-  const text = readFileSync(path.join(root, doc), 'utf8');
-  const missing: string[] = [];
-  for (const [link, target, anchor] of text.matchAll(/\]\(([^)#\s]*)(?:#([^)\s]*))?\)/g)) {
-    if (/^[a-z]+:/.test(target)) continue;
-    const file = path.resolve(root, path.dirname(doc), target || path.basename(doc));
-    if (!existsSync(file)) missing.push(link);
-    else if (anchor && file.endsWith('.md') && !anchorsOf(file).has(anchor)) missing.push(link);
-  }
-  for (const [, name] of text.matchAll(/`([a-z][\w.-]*\/[\w./-]*)`/g)) {
-    if (!TOP.includes(name.split('/')[0]) || /[{}<>*]/.test(name)) continue;
-    if (!existsSync(path.join(root, name))) missing.push(name);
-  }
-  expect(missing).toEqual([]);
-});
