@@ -2,7 +2,7 @@ import type { Db } from '../../lib/db';
 
 /**
  * The shared spend store (PostgreSQL `campaign_spend`). The trackers charge
- * through it (domain/delivery/charges.ts); everything else only reads it.
+ * through it (domain/delivery/charge.ts); everything else only reads it.
  */
 
 /** Whether a campaign has spent its whole lifetime budget. */
