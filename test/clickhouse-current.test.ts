@@ -27,7 +27,7 @@ import { AuctionLog } from '../auction/log/writer';
 import { dspReport } from '../auction/log/report';
 import { publisherReport, reportSql, reportWindow, type ReportQuery } from '../auction/reports/report';
 import { enrich, type InboxRow } from '../domain/events/enrich';
-import { RUNNING_INSERTS_SQL, storedInboxIdsSql } from '../domain/events/pipeline';
+import { RUNNING_INSERTS_SQL, storedInboxIdsSql } from '../jobs/event-mover';
 import { COLLECTED_EVENTS_TABLE } from '../domain/events/clickhouse-tables';
 import { conversionsByAd } from '../domain/events/conversions';
 import { runAnalyticsQuery } from '../domain/insights/analytics-query';

@@ -4,7 +4,7 @@ import { identifier } from '../../lib/clickhouse/sql';
 /**
  * ClickHouse table of collected events (one row per accepted, deduplicated
  * event), written only by the event pipeline. Plain MergeTree: exactly-once is
- * the pipeline's job (see domain/events/pipeline.ts), so reads need no FINAL.
+ * the pipeline's job (see jobs/event-mover.ts), so reads need no FINAL.
  * `params` and `consent` are JSON strings, queryable with `visitParamExtractString(params, 'plan')`
  * (ClickHouse 18.16) or `JSONExtractString(params, 'plan')` (19.x and later).
  */

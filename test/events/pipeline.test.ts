@@ -8,7 +8,7 @@ import { Client as PgClient, type PoolClient } from 'pg';
 import { config } from '../../lib/config';
 import { geoLookup } from '../../domain/events/geo';
 import { pruneCollectedEventIds, recordFirstSeen } from '../../domain/events/event-ids';
-import { EVENT_PIPELINE_LOCK, inboxRows, inboxWork, moveEventBatch } from '../../domain/events/pipeline';
+import { EVENT_PIPELINE_LOCK, inboxRows, inboxWork, moveEventBatch } from '../../jobs/event-mover';
 import { COLLECTED_EVENTS_TABLE } from '../../domain/events/clickhouse-tables';
 import { enrich } from '../../domain/events/enrich';
 import { insertInboxRows, serializeEvents } from '../../domain/events/inbox';

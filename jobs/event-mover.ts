@@ -1,21 +1,21 @@
 import type { PoolClient } from 'pg';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { inClientTransaction, plainPoolOf, withSessionLock, type Db } from '../../lib/db';
-import { sql } from '../../lib/clickhouse/sql';
-import { insertSettingAsideRefused } from '../../lib/clickhouse/refused-rows';
-import { deadInsertsSettled, runningInsertsSql } from '../../lib/clickhouse/running-inserts';
-import { deadLetterInsert, deadLettersOf, type DeadLetter } from '../dead-letters/store';
-import { COLLECTED_EVENTS_TABLE } from './clickhouse-tables';
-import { enrich, type CollectedEventRow, type GeoLookup, type InboxRow } from './enrich';
-import type { CollectedEvent } from './event';
-import { recordFirstSeen } from './event-ids';
+import { inClientTransaction, plainPoolOf, withSessionLock, type Db } from '../lib/db';
+import { sql } from '../lib/clickhouse/sql';
+import { insertSettingAsideRefused } from '../lib/clickhouse/refused-rows';
+import { deadInsertsSettled, runningInsertsSql } from '../lib/clickhouse/running-inserts';
+import { deadLetterInsert, deadLettersOf, type DeadLetter } from '../domain/dead-letters/store';
+import { COLLECTED_EVENTS_TABLE } from '../domain/events/clickhouse-tables';
+import { enrich, type CollectedEventRow, type GeoLookup, type InboxRow } from '../domain/events/enrich';
+import type { CollectedEvent } from '../domain/events/event';
+import { recordFirstSeen } from '../domain/events/event-ids';
 
 /**
  * Moves accepted events from the PostgreSQL inbox to ClickHouse, exactly once
  * (the event pipeline job, jobs/event-pipeline.ts, runs it).
  *
  * - Dedupe by event_id: `collected_event_ids` keeps the first inbox row seen for
- *   each (organization, event_id) (event-ids.ts); any other row with that id is dropped.
+ *   each (organization, event_id) (domain/events/event-ids.ts); any other row with that id is dropped.
  * - Exactly once into ClickHouse (18.16 has no insert-deduplication tokens for
  *   plain MergeTree): before inserting, the batch's inbox id range is recorded
  *   as in flight in PostgreSQL; the inbox rows are deleted (and the mark cleared)
