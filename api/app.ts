@@ -34,7 +34,7 @@ import { collectEndpoint, collectRoutes } from './events/collect';
 import { deliveryTrackingOperations, deliveryTrackingRoutes, viewPixelDirectRoute } from './tracking/delivery';
 import { trackingCors } from './tracking/cors';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
-import { startDeliveryLedger, type DeliveryLedgerProcess } from '../domain/delivery/tracker';
+import { startDeliveryLedger, type DeliveryLedgerProcess } from './tracking/delivery-ledger';
 import { campaignSearchOf } from '../domain/campaigns/search';
 import { temporalCreativeReviews } from '../workflows/clients/creative-review';
 import type { EagerStart } from '../workflows/clients/campaign-creation';
@@ -52,7 +52,7 @@ export interface AppDeps {
   creatives: CreativeGenerator;
   /** Where changed creatives of approved campaigns go for review (the per-ad review workflow). */
   creativeReviews?: CreativeReviewQueue;
-  /** The delivery ledger the trackers write through (domain/delivery/tracker.ts runs it with its exporter); default: a ledger of its own. */
+  /** The delivery ledger the trackers write through (api/tracking/delivery-ledger.ts starts it); default: a ledger of its own. */
   deliveryLedger?: DeliveryLedgerWriter;
   /** The api process's campaign-creation worker (api/server.ts), which creates start eagerly on; default: none. */
   eagerStart?: EagerStart;
@@ -70,7 +70,7 @@ export function apiProcessDeps(
   options: { onBudgetExhausted?: (campaignIds: string[]) => void } = {},
 ): { deps: AppDeps; metrics: ApiMetrics; delivery: DeliveryLedgerProcess } {
   const metrics = createApiMetrics(db);
-  // The trackers' ledger; its rows reach ClickHouse through the worker (domain/delivery/tracker.ts).
+  // The trackers' ledger; its rows reach ClickHouse through the worker (api/tracking/delivery-ledger.ts).
   const delivery = startDeliveryLedger({
     pool: createPgPool(undefined, 4),
     onBudgetExhausted: options.onBudgetExhausted ?? budgetExhaustionSignaller(temporal),
@@ -91,7 +91,7 @@ export function apiProcessDeps(
 
 /**
  * The api's metrics: HTTP durations, process defaults, the pipelines' dead letters, and
- * delivery (`delivery`: hand it to the process's ledger, domain/delivery/tracker.ts).
+ * delivery (`delivery`: hand it to the process's ledger, api/tracking/delivery-ledger.ts).
  */
 export type ApiMetrics = HttpMetrics & { delivery: LedgerObserver; tokens: TokenObserver };
 

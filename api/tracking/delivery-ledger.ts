@@ -1,9 +1,9 @@
 import type { Pool } from 'pg';
 import { config } from '../../lib/config';
 import { closeWithin } from '../../lib/deadline';
-import { feedbackCallbackOf } from './dsp-callbacks';
-import { createDeliveryLedger, type DeliveryLedgerWriter } from './ledger';
-import type { LedgerObserver } from './metrics';
+import { feedbackCallbackOf } from '../../domain/delivery/dsp-callbacks';
+import { createDeliveryLedger, type DeliveryLedgerWriter } from '../../domain/delivery/ledger';
+import type { LedgerObserver } from '../../domain/delivery/metrics';
 
 /**
  * The api's half of delivery tracking: the trackers write through the ledger
