@@ -48,6 +48,11 @@ export function createAuctionMetrics(index: { size(): number; loadedAt(): number
       "Auctions by where device.language came from (docs/signals.md): host (the request's language), conversation (detected), header (Accept-Language), none",
       ['source'],
     ),
+    contextualOnly: counter(
+      'auction_contextual_only_total',
+      'Auctions run contextual only for every bidder (no user id, the IP cut, capping by conversation: domain/privacy), by why: minor, no_tc_string, tcf_purposes, tcfca_purposes, gpp_opt_out, us_privacy_opt_out; its share of auction_requests_total is the contextual-only share',
+      ['reason'],
+    ),
     signalCategory: counter(
       'auction_signal_category_total',
       "Auctions by the conversation's first content category (IAB CT 3.0 tier-1 id, docs/signals.md), or none",

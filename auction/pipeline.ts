@@ -113,12 +113,14 @@ export async function runAuction(ctx: AuctionContext, deps: PipelineDeps) {
   return answer(ctx, ad, noFill);
 }
 
-/** Where device.language came from and the conversation's first category (tier 1: at most 36 values), per auction. */
+/** Where device.language came from, the conversation's first category (tier 1: at most 36 values) and whether it is contextual only, per auction. */
 function countSignals(ctx: AuctionContext, m: AuctionMetrics): void {
   const signals = ctx.signals;
   const source = ctx.request.language ? 'host' : (signals?.languageSource ?? 'none');
   m.signalLanguage.inc({ source });
   m.signalCategory.inc({ category: signals?.categories[0] ?? 'none' });
+  // Auctions that run (a minor's no-ad answer is auction_no_fills_total{reason="minor"}): the contextual-only share, by why.
+  if (!ctx.privacy.personalized) m.contextualOnly.inc({ reason: ctx.privacy.contextualReason ?? 'unknown' });
 }
 
 /** DESIGN's response: `ad`, or null and why; a sandbox publisher's answers say `test`. */

@@ -19,7 +19,9 @@ import { decodeGpp, decodeTcString, usPrivacyOptOut, type TcfConsent } from './s
  *  2 (basic ads), 7 (measure ad performance) and 5, 6, 8-11: not what decides
  *    personalization; the string travels to DSPs, which apply their own legal basis.
  * Without consent to 1, 3 and 4 (or without a TC string where GDPR applies) the
- * request is contextual only. Special features: 1 (precise geolocation) is
+ * request is contextual only. TCF Canada (GPP's tcfcav1 section, where it
+ * applies and GDPR does not) is read the same way, its express consents only
+ * (purposes, vendors) and its publisher restrictions (`tcfca_purposes`). Special features: 1 (precise geolocation) is
  * never sent (only the IP's country, region and city), 2 (device scanning)
  * never done, so neither changes a request.
  */
@@ -35,7 +37,7 @@ export interface PrivacySignals {
 }
 
 /** Why a request is contextual only (null: it may be personalized). */
-export type ContextualReason = 'minor' | 'no_tc_string' | 'tcf_purposes' | 'gpp_opt_out' | 'us_privacy_opt_out';
+export type ContextualReason = 'minor' | 'no_tc_string' | 'tcf_purposes' | 'tcfca_purposes' | 'gpp_opt_out' | 'us_privacy_opt_out';
 
 export interface PrivacyDecision {
   /** No ad at all: `child` (under 13, or COPPA), `teen` (13-17 where the publisher does not allow contextual ads); null: an auction. */
@@ -45,7 +47,10 @@ export interface PrivacyDecision {
   /** Personalized requests are allowed (a DSP's own consent still decides: dspAccess); false: contextual only for every bidder. */
   personalized: boolean;
   contextualReason: ContextualReason | null;
-  /** The TC string that governs, when GDPR applies and one was sent (`user.consent`, else GPP's tcfeuv2 section). */
+  /**
+   * The TC string that governs: when GDPR applies and one was sent (`user.consent`, else GPP's tcfeuv2
+   * section); when it does not, GPP's applicable tcfcav1 section (TCF Canada), if any.
+   */
   tcf: TcfConsent | null;
 }
 
@@ -83,7 +88,8 @@ export function privacyDecision(signals: PrivacySignals, country: string, publis
           : GDPR_COUNTRIES.has(country)
             ? 1
             : 0;
-  const tcf = gdpr === 1 ? (consent ?? gpp?.tcf ?? null) : null;
+  const tcfCa = gdpr === 0 ? (gpp?.tcfCa ?? null) : null;
+  const tcf = gdpr === 1 ? (consent ?? gpp?.tcf ?? null) : tcfCa;
   const base = { gdpr, tcf };
   if (regs?.coppa === 1 || age === 'under_13') return { ...base, noAd: 'child', personalized: false, contextualReason: 'minor' };
   if (age === '13_17') {
@@ -94,7 +100,9 @@ export function privacyDecision(signals: PrivacySignals, country: string, publis
     gdpr === 1 && !tcf
       ? 'no_tc_string'
       : tcf && !PERSONALIZATION_PURPOSES.every((p) => tcf.purposeConsent(p))
-        ? 'tcf_purposes'
+        ? tcf === tcfCa
+          ? 'tcfca_purposes'
+          : 'tcf_purposes'
         : gpp?.usOptOut
           ? 'gpp_opt_out'
           : regs?.us_privacy !== undefined && usPrivacyOptOut(regs.us_privacy)
@@ -115,14 +123,15 @@ export interface DspPrivacy {
 export type DspAccess = 'personalized' | 'contextual' | 'none';
 
 /**
- * Where GDPR applies, a personalized request needs the DSP's own consent: a
- * TCF vendor id the TC string consents to, with no publisher restriction
- * forbidding it purposes 1, 3 or 4. A DSP without it gets the contextual-only
- * request, or none if it declared it cannot bid without consent.
+ * Where a TC string governs (GDPR, or TCF Canada), a personalized request needs
+ * the DSP's own consent: a TCF vendor id the string consents to, with no
+ * publisher restriction forbidding it purposes 1, 3 or 4. A DSP without it gets
+ * the contextual-only request, or none if it declared it cannot bid without consent.
  */
 export function dspAccess(privacy: PrivacyDecision, dsp: DspPrivacy): DspAccess {
-  const consented =
-    privacy.personalized && (privacy.gdpr === 0 || (privacy.tcf !== null && dsp.tcfVendorId !== null && vendorConsented(privacy.tcf, dsp.tcfVendorId)));
+  const tcf = privacy.tcf;
+  // GDPR without a TC string is never personalized (no_tc_string): no string, no GDPR, no vendor check.
+  const consented = privacy.personalized && (tcf === null || (dsp.tcfVendorId !== null && vendorConsented(tcf, dsp.tcfVendorId)));
   if (consented) return 'personalized';
   return dsp.bidsWithoutConsent ? 'contextual' : 'none';
 }

@@ -1,11 +1,12 @@
 import { RestrictionType, TCString } from '@iabtechlabtcf/core';
-import { GppModel, Sections } from '@iabgpp/cmpapi';
+import { GppModel, Sections, type RangeEntry } from '@iabgpp/cmpapi';
 import { invalidValue } from '../errors';
 
 /**
  * The chat host's consent strings, decoded with IAB Tech Lab's own libraries
  * (never by hand): TCF v2 TC strings with `@iabtechlabtcf/core`, GPP strings
- * with `@iabgpp/cmpapi`; US Privacy is IAB's four-character `1YNN` string. A
+ * with `@iabgpp/cmpapi` (its tcfeuv2 and tcfcav1 sections with their publisher
+ * restrictions); US Privacy is IAB's four-character `1YNN` string. A
  * string that does not decode is the request's 400 `invalid_value` on its field.
  * Each is decoded at most once per request, and only when it is sent
  * (domain/privacy/index.ts).
@@ -50,9 +51,12 @@ export interface GppSignals {
   usOptOut: string | null;
   /** The applicable tcfeuv2 section, or null. */
   tcf: TcfConsent | null;
+  /** The applicable tcfcav1 section (TCF Canada), or null. */
+  tcfCa: TcfConsent | null;
 }
 
 const TCF_EU_V2 = 2;
+const TCF_CA_V1 = 5;
 const USP_V1 = 6;
 /** MSPA opt-out fields (usnat and the states'): 1 opted out, 2 did not, 0 not applicable. */
 const OPTED_OUT = 1;
@@ -83,11 +87,14 @@ export function decodeGpp(raw: string, sid: readonly number[] | undefined): GppS
   const applicable = sid ?? ids;
   let usOptOut: string | null = null;
   let tcf: TcfConsent | null = null;
+  let tcfCa: TcfConsent | null = null;
   for (const id of applicable) {
     const section = sections.get(id);
     const name = Sections.SECTION_ID_NAME_MAP.get(id);
     if (!section || !name) continue;
-    if (id === TCF_EU_V2) tcf = gppTcf(section);
+    if (id === TCF_EU_V2) tcf = gppTcf(section.PurposeConsents, section.VendorConsents, section.PublisherRestrictions);
+    // TCF Canada: express consent only, as TCF EU reads consent only (implied consent, like legitimate interest, does not personalize).
+    else if (id === TCF_CA_V1) tcfCa = gppTcf(section.PurposesExpressConsent, section.VendorExpressConsent, section.PubRestrictions);
     else if (id === USP_V1) {
       if (section.OptOutSale === 'Y') usOptOut ??= name;
     } else if (name.startsWith('us')) {
@@ -95,16 +102,28 @@ export function decodeGpp(raw: string, sid: readonly number[] | undefined): GppS
       if (US_OPT_OUTS.some((field) => section[field] === OPTED_OUT) || section.Gpc === true) usOptOut ??= name;
     }
   }
-  return { applicable, usOptOut, tcf };
+  return { applicable, usOptOut, tcf, tcfCa };
 }
 
-/** GPP's tcfeuv2 section read as a TC string (its publisher restrictions are not read: GPP's own encoding of them). */
-function gppTcf(section: Record<string, unknown>): TcfConsent {
-  const purposes = Array.isArray(section.PurposeConsents) ? (section.PurposeConsents as unknown[]) : [];
-  const vendors = new Set(Array.isArray(section.VendorConsents) ? (section.VendorConsents as number[]) : []);
+/** Publisher restriction type 0: the vendor may not process the purpose (TCF EU and Canada alike). */
+const NOT_ALLOWED = 0;
+
+/**
+ * A GPP TCF section (tcfeuv2, or tcfcav1's express consents) read as a TC
+ * string: purpose consents (a bitfield from purpose 1), vendor consents (ids)
+ * and the publisher restrictions (the library's RangeEntry: purpose, type, vendor ids).
+ */
+function gppTcf(purposeBits: unknown, vendorIds: unknown, restrictions: unknown): TcfConsent {
+  const purposes = Array.isArray(purposeBits) ? (purposeBits as unknown[]) : [];
+  const vendors = new Set(Array.isArray(vendorIds) ? (vendorIds as number[]) : []);
+  const forbidden = new Set<string>();
+  for (const entry of Array.isArray(restrictions) ? (restrictions as RangeEntry[]) : []) {
+    if (entry.getType() !== NOT_ALLOWED) continue;
+    for (const vendorId of entry.getIds()) forbidden.add(`${vendorId}:${entry.getKey()}`);
+  }
   return {
     purposeConsent: (purpose) => purposes[purpose - 1] === true,
     vendorConsent: (vendorId) => vendors.has(vendorId),
-    vendorRestricted: () => false,
+    vendorRestricted: (vendorId, purpose) => forbidden.has(`${vendorId}:${purpose}`),
   };
 }

@@ -11,7 +11,7 @@ import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { readDeliveryToken } from '../../domain/delivery/tracking-token';
 import { updatePublisherSettings } from '../../domain/publishers/settings';
-import { gppString, tcString } from '../support/consent-strings';
+import { gppString, gppTcfCanada, gppWithTcString, tcString } from '../support/consent-strings';
 import { eventually } from '../support/wait';
 import { addReferenceDsp, adRequest, contextualRequest, dropReferenceDsp, loggedBids, startAuction, until, type AuctionHarness } from './support';
 import type { ReferenceDsp } from '../../dev/reference-dsp/server';
@@ -67,6 +67,23 @@ test('each signal reaches the OpenRTB BidRequest as its 2.6 field; a consented v
   expect(bidCall(consentOnly)).toBeUndefined();
 });
 
+test("GPP's TCF sections: a tcfeuv2 publisher restriction takes a vendor's consent away; tcfcav1 (TCF Canada) needs the vendor's express consent", async () => {
+  const restricted = gppWithTcString(tcString({ purposes: [1, 3, 4], vendors: [755], restrictPurposeOne: [755] }));
+  await auction(request({ country_code: 'DE', regs: { gpp: restricted } }));
+  expect(bidCall(vendor)!.body).toMatchObject({ regs: { gdpr: 1, gpp: restricted }, device: { ip: '203.0.113.0' } });
+  expect(bidCall(vendor)!.body.user?.id).toBeUndefined();
+  expect(bidCall(consentOnly)).toBeUndefined();
+
+  for (const ref of [vendor, nonVendor, consentOnly]) ref.dsp.received.length = 0;
+  const canada = gppTcfCanada({ purposes: [1, 3, 4], vendors: [755] });
+  await auction(request({ country_code: 'CA', regs: { gpp: canada } }));
+  expect(bidCall(vendor)!.body).toMatchObject({ regs: { gdpr: 0, gpp: canada }, user: { id: 'user-anon-7' }, device: { ip: '203.0.113.9' } });
+  // No vendor id, so no consent of its own: the contextual-only request; vendor 32 (no consent, cannot bid without) is not called.
+  expect(bidCall(nonVendor)!.body.user?.id).toBeUndefined();
+  expect(bidCall(nonVendor)!.body.device.ip).toBe('203.0.113.0');
+  expect(bidCall(consentOnly)).toBeUndefined();
+});
+
 test('regs.gdpr follows the country when the host sends nothing: in the EEA no TC string means contextual only', async () => {
   await auction(request({ country_code: 'DE' }));
   const br = bidCall(vendor)!.body;
@@ -83,14 +100,31 @@ test('regs.gdpr follows the country when the host sends nothing: in the EEA no T
   expect(bidCall(vendor)!.body).toMatchObject({ regs: { gdpr: 0 }, user: { id: 'user-anon-7' } });
 });
 
+/** A counter of the auction's /metrics (what Prometheus scrapes), 0 before its first count. */
+async function counter(series: string): Promise<number> {
+  const text = await h.auction.deps.metrics.registry.metrics();
+  return Number(
+    text
+      .split('\n')
+      .find((l) => l.startsWith(`${series} `))
+      ?.split(' ')
+      .pop() ?? 0,
+  );
+}
+const contextualOnly = (reason: string) => counter(`auction_contextual_only_total{reason="${reason}"}`);
+
 describe('no consent for personalized ads: every DSP gets the contextual-only request', () => {
-  test.each<[string, Record<string, unknown>]>([
-    ['TCF without purpose 3 and 4', { country_code: 'FR', user: { consent: tcString({ purposes: [1], vendors: [755] }) } }],
-    ['a GPP usnat opt-out of targeted advertising', { regs: { gpp: gppString({ usnat: { TargetedAdvertisingOptOut: 1 } }) } }],
-    ['a GPP state (usca) opt-out of sale', { regs: { gpp: gppString({ usca: { SaleOptOut: 1 } }) } }],
-    ['a US Privacy opt-out', { regs: { us_privacy: '1YYN' } }],
-  ])('%s: no user id, the IP cut to its /24; the native userId scoped to the conversation', async (_label, signals) => {
+  test.each<[string, Record<string, unknown>, string]>([
+    ['TCF without purpose 3 and 4', { country_code: 'FR', user: { consent: tcString({ purposes: [1], vendors: [755] }) } }, 'tcf_purposes'],
+    ['a GPP usnat opt-out of targeted advertising', { regs: { gpp: gppString({ usnat: { TargetedAdvertisingOptOut: 1 } }) } }, 'gpp_opt_out'],
+    ['a GPP state (usca) opt-out of sale', { regs: { gpp: gppString({ usca: { SaleOptOut: 1 } }) } }, 'gpp_opt_out'],
+    ['a US Privacy opt-out', { regs: { us_privacy: '1YYN' } }, 'us_privacy_opt_out'],
+  ])('%s: no user id, the IP cut to its /24; the native userId scoped to the conversation; counted by its reason', async (_label, signals, reason) => {
+    const before = { reason: await contextualOnly(reason), auctions: await counter('auction_requests_total{result="no_fill"}') };
     const res = await auction(request({ ...signals, chatId: 'chat-privacy-1' }));
+    // The contextual-only share's numerator and denominator: this auction in both, under its reason.
+    expect(await contextualOnly(reason)).toBe(before.reason + 1);
+    expect(await counter('auction_requests_total{result="no_fill"}')).toBe(before.auctions + 1);
     for (const ref of [vendor, nonVendor]) {
       const br = bidCall(ref)!.body;
       expect(br.user?.id).toBeUndefined();
@@ -128,27 +162,20 @@ describe('no consent for personalized ads: every DSP gets the contextual-only re
 const ref2bodies = () => [vendor, nonVendor, native].flatMap((ref) => ref.dsp.received.map((r) => r.body));
 
 describe('minors', () => {
-  const noFillCount = async (reason: string) => {
-    const text = await h.auction.deps.metrics.registry.metrics();
-    return Number(
-      text
-        .split('\n')
-        .find((l) => l.startsWith(`auction_no_fills_total{reason="${reason}"} `))
-        ?.split(' ')
-        .pop() ?? 0,
-    );
-  };
+  const noFillCount = (reason: string) => counter(`auction_no_fills_total{reason="${reason}"}`);
 
   test.each<[string, Record<string, unknown>]>([
     ['under 13', { user: { age_group: 'under_13' } }],
     ['COPPA', { regs: { coppa: 1 } }],
     ['13-17, by default', { user: { age_group: '13_17' } }],
   ])('%s: no auction, no_fill_reason minor, logged and counted', async (_label, signals) => {
-    const before = await noFillCount('minor');
+    const before = { noFill: await noFillCount('minor'), contextual: await contextualOnly('minor') };
     const res = await auction(request(signals));
     expect(res.body).toEqual({ auction_id: expect.any(String), ad: null, no_fill_reason: 'minor' });
     expect(ref2bodies()).toEqual([]);
-    expect(await noFillCount('minor')).toBe(before + 1);
+    expect(await noFillCount('minor')).toBe(before.noFill + 1);
+    // No auction ran: not a contextual-only auction.
+    expect(await contextualOnly('minor')).toBe(before.contextual);
     await h.auction.deps.log.flush();
     const clickhouse = createClickhouse();
     try {
@@ -165,7 +192,9 @@ describe('minors', () => {
   test('13-17 where the publisher allows contextual-only ads: the contextual-only request; under 13 still no ad', async () => {
     await teenSetting(true);
     try {
+      const before = await contextualOnly('minor');
       await auction(request({ user: { age_group: '13_17' } }));
+      expect(await contextualOnly('minor')).toBe(before + 1);
       expect(bidCall(vendor)!.body).not.toHaveProperty('user');
       expect(bidCall(vendor)!.body.device.ip).toBe('203.0.113.0');
       expect(bidCall(consentOnly)).toBeUndefined();

@@ -7,7 +7,7 @@
 import { contextualIp, conversationScopedUserId, dspAccess, privacyDecision, type PrivacySignals } from '../../domain/privacy';
 import { whyThisAd } from '../../domain/privacy/why-this-ad';
 import { DomainError } from '../../domain/errors';
-import { gppString, gppWithTcString, tcString } from '../support/consent-strings';
+import { gppString, gppTcfCanada, gppWithTcString, tcString } from '../support/consent-strings';
 
 const adults = { teenContextualAds: false };
 const decide = (signals: PrivacySignals, country = 'US', publisher = adults) => privacyDecision(signals, country, publisher);
@@ -98,6 +98,20 @@ describe('personalized or contextual only', () => {
     });
   });
 
+  test('GPP tcfcav1 (TCF Canada), where GDPR does not apply: express consent to purposes 1, 3 and 4 needed, implied consent is not enough', () => {
+    expect(decide({ regs: { gpp: gppTcfCanada({ purposes: [1, 3, 4] }) } }, 'CA')).toMatchObject({ gdpr: 0, personalized: true });
+    expect(decide({ regs: { gpp: gppTcfCanada({ purposes: [1], implied: [3, 4] }) } }, 'CA')).toMatchObject({
+      gdpr: 0,
+      personalized: false,
+      contextualReason: 'tcfca_purposes',
+    });
+    // Named applicable by gpp_sid (5, tcfcav1): read the same way.
+    expect(decide({ regs: { gpp: gppTcfCanada({ purposes: [] }), gpp_sid: [5] } }, 'CA')).toMatchObject({
+      personalized: false,
+      contextualReason: 'tcfca_purposes',
+    });
+  });
+
   test('US Privacy: opted out of sale (third character Y) is contextual only', () => {
     expect(decide({ regs: { us_privacy: '1YYN' } })).toMatchObject({ personalized: false, contextualReason: 'us_privacy_opt_out' });
     expect(decide({ regs: { us_privacy: '1yyn' } })).toMatchObject({ personalized: false });
@@ -128,6 +142,24 @@ describe("each DSP's access", () => {
   test('a publisher restriction forbidding the vendor purpose 1 takes its consent away', () => {
     const d = decide({ user: { consent: tcString({ vendors: [755, 1000], restrictPurposeOne: [1000] }) } }, 'DE');
     expect([dspAccess(d, vendor(755)), dspAccess(d, vendor(1000))]).toEqual(['personalized', 'contextual']);
+  });
+
+  test("GPP's tcfeuv2 section: its publisher restrictions are read like a TC string's", () => {
+    const d = decide({ regs: { gpp: gppWithTcString(tcString({ vendors: [755, 1000], restrictPurposeOne: [1000] })) } }, 'DE');
+    expect(d).toMatchObject({ gdpr: 1, personalized: true });
+    expect([dspAccess(d, vendor(755)), dspAccess(d, vendor(1000)), dspAccess(d, vendor(1000, false))]).toEqual(['personalized', 'contextual', 'none']);
+  });
+
+  test('GPP tcfcav1 (TCF Canada): only a vendor with express consent and no restriction gets the personalized request', () => {
+    const d = decide({ regs: { gpp: gppTcfCanada({ vendors: [755, 1000], restrictPurposeOne: [1000] }) } }, 'CA');
+    expect(d).toMatchObject({ gdpr: 0, personalized: true });
+    expect([
+      dspAccess(d, vendor(755)),
+      dspAccess(d, vendor(1000)),
+      dspAccess(d, vendor(32)),
+      dspAccess(d, vendor(null)),
+      dspAccess(d, vendor(null, false)),
+    ]).toEqual(['personalized', 'contextual', 'contextual', 'contextual', 'none']);
   });
 
   test('contextual only for everyone (an opt-out, a teen): every DSP contextual, or none', () => {

@@ -1,10 +1,10 @@
 /**
  * Real consent strings for tests, encoded by IAB Tech Lab's own libraries (the
  * ones the auction decodes with): TCF v2.2 TC strings over a small vendor list,
- * GPP strings with usnat, a state's, uspv1 and tcfeuv2 sections.
+ * GPP strings with usnat, a state's, uspv1, tcfeuv2 and tcfcav1 sections.
  */
 import { GVL, PurposeRestriction, RestrictionType, TCModel, TCString } from '@iabtechlabtcf/core';
-import { GppModel } from '@iabgpp/cmpapi';
+import { GppModel, RangeEntry } from '@iabgpp/cmpapi';
 
 const purpose = (id: number) => [id, { id, name: `purpose ${id}`, description: '', illustrations: [] }];
 const vendor = (id: number) => [
@@ -59,5 +59,20 @@ export function gppString(sections: Record<string, Record<string, unknown>>): st
 export function gppWithTcString(tc: string): string {
   const model = new GppModel();
   model.decodeSection('tcfeuv2', tc);
+  return model.encode();
+}
+
+/**
+ * A GPP string with a TCF Canada (tcfcav1) section: express consent to `purposes` and `vendors`,
+ * implied consent to `implied` purposes, publisher restrictions forbidding `restrictPurposeOne` purpose 1.
+ */
+export function gppTcfCanada({ purposes = [1, 3, 4], vendors = [], implied = [], restrictPurposeOne = [] }: TcOptions & { implied?: number[] } = {}): string {
+  const bits = (ids: number[]) => Array.from({ length: 24 }, (_, i) => ids.includes(i + 1));
+  const model = new GppModel();
+  model.setFieldValue('tcfcav1', 'CmpId', 10);
+  model.setFieldValue('tcfcav1', 'PurposesExpressConsent', bits(purposes));
+  model.setFieldValue('tcfcav1', 'PurposesImpliedConsent', bits(implied));
+  model.setFieldValue('tcfcav1', 'VendorExpressConsent', vendors);
+  if (restrictPurposeOne.length) model.setFieldValue('tcfcav1', 'PubRestrictions', [new RangeEntry(1, RestrictionType.NOT_ALLOWED, restrictPurposeOne)]);
   return model.encode();
 }
