@@ -1,18 +1,16 @@
-import { config } from '../lib/config';
-import { sweepUserErasures } from '../domain/privacy/erasure';
+import { sweepUserErasures, userErasureSettleMs } from '../domain/privacy/erasure';
 import { defineJob } from './job';
 
 const PER_RUN = 500;
-/** Beyond a view link's lifetime: the auctions' batched writes of their wins, clocks that disagree. */
-const SETTLE_MARGIN_MS = 60_000;
+
+/** The settle time is the domain's (the auctions ignore an erased key's showings as long). */
+export { userErasureSettleMs };
 
 /**
  * Chat hosts' erasures of their users (domain/privacy/erasure.ts): each swept
  * at once, and again once every view link minted before it has expired (its
  * pixel could still record a row with the user's key), then done.
  */
-export const userErasureSettleMs = () => config.delivery.viewTokenTtlSeconds * 1000 + SETTLE_MARGIN_MS;
-
 export const userErasuresJob = defineJob({
   name: 'user-erasures',
   restMs: 5_000,

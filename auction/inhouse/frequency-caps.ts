@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { AuctionContext } from '../types';
 import { audienceKey, frequencyEventsSince, insertFrequencyEvents, type FrequencyEvent } from '../../domain/serving/frequency-events';
+import { pendingErasuresSince, userErasureSettleMs, type AcceptedErasure } from '../../domain/privacy/erasure';
 
 /**
  * Frequency caps, shared by any number of auction processes without a
@@ -20,6 +21,12 @@ import { audienceKey, frequencyEventsSince, insertFrequencyEvents, type Frequenc
  * requests reach P processes within that time can be shown up to P - 1
  * impressions past a cap. Nothing grows without bound: entries expire with
  * their window and are swept every minute.
+ *
+ * A user a chat host erased (domain/privacy/erasure.ts) is forgotten at the
+ * next sync in every copy: each reads the erasures accepted since its last look
+ * with the events, drops the user's key, and ignores the key's showings up to
+ * the erasure's settle time (the rows the worker's sweeps delete), so a late
+ * pixel or a row read again cannot bring the key back.
  */
 export interface FrequencySettings {
   perUserDay: number;
@@ -27,6 +34,8 @@ export interface FrequencySettings {
   provisionalMs: number;
   syncMs: number;
   windowMs?: number;
+  /** How long after an erasure the key's showings are ignored (default: the erasure's settle time). */
+  erasureSettleMs?: number;
 }
 
 /** The request's keys (computed once per request, when an ad first reaches the cap check). */
@@ -63,13 +72,18 @@ const DAY_MS = 86_400_000;
 const REREAD_MS = 1_000;
 const SWEEP_MS = 60_000;
 const READ_LIMIT = 20_000;
+/** Erasures read again on every sync: one committed late, or stamped by a clock behind ours, is still seen. */
+const ERASURE_REREAD_MS = 60_000;
 
 export class FrequencyCaps {
   private readonly users = new Map<string, Shown>();
   private readonly chats = new Map<string, Shown>();
   private readonly conversations = new Map<string, Conversation>();
+  /** Erased users (publisher and key): until when their showings are ignored. */
+  private readonly erased = new Map<string, number>();
   private pending: FrequencyEvent[] = [];
   private readFromMs = 0;
+  private erasuresFromMs = 0;
   private timer: NodeJS.Timeout | null = null;
   private lastSweep = 0;
   private syncing: Promise<void> = Promise.resolve();
@@ -89,6 +103,7 @@ export class FrequencyCaps {
   /** Loads the window's events, then syncs every syncMs (caps off, the replica still counts conversations' ads). */
   async start(now = Date.now()): Promise<void> {
     this.readFromMs = now - this.windowMs;
+    this.erasuresFromMs = now - this.windowMs;
     await this.sync(now);
     this.timer = setInterval(() => {
       void this.sync();
@@ -153,7 +168,7 @@ export class FrequencyCaps {
    */
   hold(keys: AudienceKeys, campaignId: string, auctionId: string, now = Date.now()): void {
     const expires = now + this.settings.provisionalMs;
-    if (keys.user) add(this.users, `${keys.publisherId}\u0000${keys.user}`, campaignId, auctionId, expires);
+    if (keys.user && !this.isErased(keys.publisherId, keys.user, now)) add(this.users, `${keys.publisherId}\u0000${keys.user}`, campaignId, auctionId, expires);
     if (keys.chat) add(this.chats, `${keys.publisherId}\u0000${keys.chat}`, campaignId, auctionId, expires);
   }
 
@@ -184,6 +199,11 @@ export class FrequencyCaps {
     }
     // Applying an event twice changes nothing (an auction counts once), so rows read again are harmless.
     const rows = await frequencyEventsSince(this.pool, this.readFromMs, READ_LIMIT);
+    // Erasures after the events: one accepted meanwhile is known before the rows it concerns are applied.
+    const erasures = await pendingErasuresSince(this.pool, this.erasuresFromMs, READ_LIMIT);
+    // A full page continues from its last erasure; otherwise the last minute is read again next time.
+    this.erasuresFromMs = erasures.length === READ_LIMIT ? erasures[erasures.length - 1].requestedMs : Math.max(this.erasuresFromMs, now - ERASURE_REREAD_MS);
+    for (const erasure of erasures) this.forget(erasure);
     for (const { event } of rows) this.apply(event);
     if (rows.length > 0) {
       const last = rows[rows.length - 1].recordedMs;
@@ -193,10 +213,26 @@ export class FrequencyCaps {
     if (now - this.lastSweep >= SWEEP_MS) this.sweep(now);
   }
 
+  /** An erased user: the key dropped now, its showings (pending writes included) ignored until the erasure settles. */
+  private forget({ publisherId, userKey, requestedMs }: AcceptedErasure): void {
+    const key = `${publisherId}\u0000${userKey}`;
+    const until = requestedMs + (this.settings.erasureSettleMs ?? userErasureSettleMs());
+    this.erased.set(key, Math.max(this.erased.get(key) ?? 0, until));
+    this.users.delete(key);
+    // Wins not written yet go without the user's key (the conversation's still counts).
+    for (const e of this.pending) if (e.publisherId === publisherId && e.userKey === userKey) e.userKey = '';
+  }
+
+  private isErased(publisherId: string, userKey: string, atMs: number): boolean {
+    const until = this.erased.get(`${publisherId}\u0000${userKey}`);
+    return until !== undefined && atMs <= until;
+  }
+
   private apply(e: FrequencyEvent): void {
     const expires = e.atMs + (e.kind === 'impression' ? this.windowMs : this.settings.provisionalMs);
     if (e.campaignId !== null) {
-      if (e.userKey) add(this.users, `${e.publisherId}\u0000${e.userKey}`, e.campaignId, e.auctionId, expires);
+      if (e.userKey && !this.isErased(e.publisherId, e.userKey, e.atMs))
+        add(this.users, `${e.publisherId}\u0000${e.userKey}`, e.campaignId, e.auctionId, expires);
       if (e.chatKey) add(this.chats, `${e.publisherId}\u0000${e.chatKey}`, e.campaignId, e.auctionId, expires);
     }
     if (e.chatKey) addShowing(this.conversations, `${e.publisherId}\u0000${e.chatKey}`, e, expires);
@@ -218,6 +254,8 @@ export class FrequencyCaps {
       for (const [auctionId, entry] of conversation) if (entry.expires <= now) conversation.delete(auctionId);
       if (conversation.size === 0) this.conversations.delete(key);
     }
+    // Kept a reread period past their settle time: a row recorded just before it may still be read.
+    for (const [key, until] of this.erased) if (until + ERASURE_REREAD_MS <= now) this.erased.delete(key);
   }
 
   /** Keys held (users and conversations): the replica's size, for metrics and tests. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { z } from 'zod';
+import { config } from '../../lib/config';
 import { utcTimestamp } from '../../lib/db';
 import { isUuid } from '../ids';
 import { audienceKey } from '../serving/frequency-events';
@@ -24,6 +25,10 @@ import { audienceKey } from '../serving/frequency-events';
  * request has expired (an ad shown just before may still fire its view pixel,
  * which records a frequency event with the user's key: SETTLE after the
  * request), then `done`, and the user's key is cleared from the erasure's own row.
+ * Every auction copy forgets the user's key in its in-memory frequency replica
+ * within one sync (auction/inhouse/frequency-caps.ts reads the erasures accepted
+ * since its last look: pendingErasuresSince) and ignores the key's showings until
+ * the second sweep would have deleted them.
  */
 export const USER_ID_MAX_CHARS = 200;
 
@@ -44,6 +49,16 @@ export type UserKeyedStore = (typeof USER_KEYED_STORES)[number];
 
 /** The promise made to hosts: done within a day. */
 export const ERASURE_DEADLINE_MS = 86_400_000;
+
+/** Beyond a view link's lifetime: the auctions' batched writes of their wins, clocks that disagree. */
+const SETTLE_MARGIN_MS = 60_000;
+
+/**
+ * How long after a request a row with the user's key may still be recorded (a
+ * view link minted before it fires late): the second sweep's delay, and how
+ * long the auctions ignore the key's showings.
+ */
+export const userErasureSettleMs = () => config.delivery.viewTokenTtlSeconds * 1000 + SETTLE_MARGIN_MS;
 
 export interface UserErasure {
   id: string;
@@ -196,6 +211,27 @@ function countOf<T>(rows: readonly T[], match: (row: T) => boolean): number {
   let n = 0;
   for (const r of rows) if (match(r)) n += 1;
   return n;
+}
+
+/** An erasure as an auction's frequency replica reads it: whose key, and since when. */
+export interface AcceptedErasure {
+  publisherId: string;
+  userKey: string;
+  requestedMs: number;
+}
+
+/**
+ * Erasures requested at `sinceMs` or later and not done yet (a done one's key is
+ * cleared, and its rows are gone), oldest first: what each auction copy reads
+ * at every frequency sync (the `user_erasures_pending_requested` index).
+ */
+export async function pendingErasuresSince(pool: Pool, sinceMs: number, limit = 10_000): Promise<AcceptedErasure[]> {
+  const { rows } = await pool.query<{ publisher_id: string; user_key: string; requested_ms: string }>(
+    `SELECT publisher_id, user_key, (extract(epoch FROM requested_at) * 1000)::bigint::text AS requested_ms
+       FROM user_erasures WHERE status = 'pending' AND requested_at >= $1::timestamp ORDER BY requested_at LIMIT $2`,
+    [utcTimestamp(sinceMs), limit],
+  );
+  return rows.map((r) => ({ publisherId: r.publisher_id, userKey: r.user_key, requestedMs: Number(r.requested_ms) }));
 }
 
 /** Erasures not done yet and the age of the oldest (seconds; 0 when none): the metric that says whether the day's promise holds. */
