@@ -1,5 +1,5 @@
 import { config } from '../lib/config';
-import { exportHeldImpressions, exportLedgerBatch, type ExportOptions } from '../domain/delivery/exporter';
+import { exportHeldImpressions, exportLedgerBatch, type ExportOptions } from './delivery-exporter';
 import { defineJob } from './job';
 
 /** The export's settings, from the configuration. */
@@ -11,7 +11,7 @@ export const exportOptions = (heartbeat?: () => void): ExportOptions => ({
 
 /**
  * Committed ledger rows -> ClickHouse by a cursor, exactly once
- * (domain/delivery/exporter.ts), about once a second: each insert feeds four
+ * (jobs/delivery-exporter.ts), about once a second: each insert feeds four
  * rollups, so fewer, larger inserts cost ClickHouse far less. After the ledger,
  * the DSP impressions held for their auction's record (domain/delivery/dsp-revenue.ts).
  */

@@ -9,7 +9,7 @@ import { DELIVERY_TABLES } from '../domain/delivery/clickhouse-tables';
 import { AUCTION_LOG_TABLES } from '../auction/log/clickhouse-tables';
 import { REPORT_TABLES } from '../auction/reports/clickhouse-tables';
 import { INHOUSE_STATS_TABLE } from '../domain/serving/traffic';
-import { pruneLedger } from '../domain/delivery/exporter';
+import { pruneLedger } from './delivery-exporter';
 import { pruneDeadLetters } from '../domain/dead-letters/store';
 import { pruneParkedCallbacks } from '../domain/delivery/dsp-callbacks';
 import { pruneExpiredSessions } from '../domain/dashboard/sessions';

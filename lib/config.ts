@@ -219,7 +219,7 @@ export const config = {
       minMicros: intFromEnv('PUBLISHER_SPEND_ALARM_MIN_MICROS', 10_000_000),
       capMicros: intFromEnv('PUBLISHER_SPEND_ALARM_CAP_MICROS', 0),
     },
-    /** Ledger rows per ClickHouse export batch (domain/delivery/exporter.ts). */
+    /** Ledger rows per ClickHouse export batch (jobs/delivery-exporter.ts). */
     exportBatch: intFromEnv('DELIVERY_EXPORT_BATCH', 5_000),
     /** Least time between the starts of two ledger flushes of one api process (lib/group-commit.ts): fuller, fewer flushes under load (bench/history.md, "tracking"). */
     ledgerFlushSpacingMs: intFromEnv('DELIVERY_LEDGER_FLUSH_SPACING_MS', 2),

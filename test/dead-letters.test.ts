@@ -12,7 +12,7 @@ import { sql } from '../lib/clickhouse/sql';
 import { config } from '../lib/config';
 import { createDb, createPgPool } from '../lib/db';
 import { recordDeadLetters } from '../domain/dead-letters/store';
-import { awaitingExport, exportLedgerBatch } from '../domain/delivery/exporter';
+import { awaitingExport, exportLedgerBatch } from '../jobs/delivery-exporter';
 import { exportOptions } from '../jobs/delivery-export';
 import type { AuctionContext } from '../auction/types';
 import { lostBid } from './support/fixtures';

@@ -11,7 +11,7 @@ import { dropExpiredPartitions } from '../lib/clickhouse/retention';
 import { config } from '../lib/config';
 import { createDb, createPgPool } from '../lib/db';
 import { recordDeliveries, type TrackedDelivery } from '../domain/delivery/ledger';
-import { awaitingExport, exportLedgerBatch } from '../domain/delivery/exporter';
+import { awaitingExport, exportLedgerBatch } from '../jobs/delivery-exporter';
 import { exportOptions } from '../jobs/delivery-export';
 import { applyRetention, pruneDeliveryLedger, pruneShownEvents, rawTableRetention } from '../jobs/retention';
 import { newOrg } from './support/harness';

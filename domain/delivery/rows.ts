@@ -93,7 +93,7 @@ export async function storedEventIds<R extends IdempotentRow>(
 /**
  * Whether a write first looks up which of its rows ClickHouse holds already.
  * Always, unless the caller knows none can be there (the ledger's export
- * does: domain/delivery/exporter.ts); the lookup is one more query per insert, with every id in it.
+ * does: jobs/delivery-exporter.ts); the lookup is one more query per insert, with every id in it.
  */
 export interface InsertOptions<R> {
   lookUpStored?: boolean;

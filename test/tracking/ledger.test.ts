@@ -10,7 +10,7 @@ import { createDb, createPgPool, type Db } from '../../lib/db';
 import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/ledger';
 import { feedbackCallbackOf } from '../../domain/delivery/dsp-callbacks';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { awaitingExport, EXPORT_LOCK, exportLedgerBatch, ledgerRowsAfter, pruneLedger } from '../../domain/delivery/exporter';
+import { awaitingExport, EXPORT_LOCK, exportLedgerBatch, ledgerRowsAfter, pruneLedger } from '../../jobs/delivery-exporter';
 import { exportOptions } from '../../jobs/delivery-export';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { config } from '../../lib/config';

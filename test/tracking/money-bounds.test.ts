@@ -13,7 +13,7 @@ import { config } from '../../lib/config';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import { sql } from '../../lib/clickhouse/sql';
 import { createPgPool } from '../../lib/db';
-import { EXPORT_LOCK, exportHeldImpressions, exportLedgerBatch } from '../../domain/delivery/exporter';
+import { EXPORT_LOCK, exportHeldImpressions, exportLedgerBatch } from '../../jobs/delivery-exporter';
 import { holdRows } from '../../domain/delivery/dsp-revenue';
 import { runningInsertsSql } from '../../lib/clickhouse/running-inserts';
 import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/ledger';

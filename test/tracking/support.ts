@@ -11,7 +11,7 @@ import type { Harness } from '../support/harness';
 import { until } from '../support/wait';
 import { signDeliveryToken, TRACKING_PATHS, type DeliveryClaims, type DeliveryTokenKind } from '../../domain/delivery/tracking-token';
 import { insertTree } from '../support/fixtures';
-import { awaitingExport, EXPORT_LOCK } from '../../domain/delivery/exporter';
+import { awaitingExport, EXPORT_LOCK } from '../../jobs/delivery-exporter';
 import { deliveryExportJob } from '../../jobs/delivery-export';
 
 export type Claims = Omit<DeliveryClaims, 'kind'>;

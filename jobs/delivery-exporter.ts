@@ -1,16 +1,17 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Pool, PoolClient } from 'pg';
-import { inClientTransaction, withSessionLock, type Db } from '../../lib/db';
-import type { RefusedRow } from '../../lib/clickhouse/refused-rows';
-import { deadInsertsSettled } from '../../lib/clickhouse/running-inserts';
-import { deadLettersOf, recordDeadLetters, type DeadLetter } from '../dead-letters/store';
-import { heldRows, holdRows, releaseHeld, verifiedRevenue } from './dsp-revenue';
-import { DELIVERY_TABLES } from './clickhouse-tables';
-import { insertDeliveryRows, insertDspDeliveryRows, type DeliveryRow, type DspDeliveryRow } from './rows';
+import { inClientTransaction, withSessionLock, type Db } from '../lib/db';
+import type { RefusedRow } from '../lib/clickhouse/refused-rows';
+import { deadInsertsSettled } from '../lib/clickhouse/running-inserts';
+import { deadLettersOf, recordDeadLetters, type DeadLetter } from '../domain/dead-letters/store';
+import { heldRows, holdRows, releaseHeld, verifiedRevenue } from '../domain/delivery/dsp-revenue';
+import { DELIVERY_TABLES } from '../domain/delivery/clickhouse-tables';
+import { insertDeliveryRows, insertDspDeliveryRows, type DeliveryRow, type DspDeliveryRow } from '../domain/delivery/rows';
 
 /**
  * Moves committed ledger rows (domain/delivery/ledger.ts) into ClickHouse in
- * batches, off the request path, by a cursor: rows are never touched after
+ * batches, off the request path (the worker's delivery-export job,
+ * jobs/delivery-export.ts, runs it), by a cursor: rows are never touched after
  * their insert (the migration 20261124010000 says why).
  *
  * Order and completeness: each row carries the id of the transaction that
@@ -24,7 +25,7 @@ import { insertDeliveryRows, insertDspDeliveryRows, type DeliveryRow, type DspDe
  * after ClickHouse took it, the cursor moves there. A process killed between the
  * two leaves the mark, and whoever exports next waits for that exporter's insert
  * if ClickHouse still runs it (lib/clickhouse/running-inserts.ts), then looks up
- * which of those rows ClickHouse holds already (rows.ts) instead of sending them twice. Without a
+ * which of those rows ClickHouse holds already (domain/delivery/rows.ts) instead of sending them twice. Without a
  * mark no lookup is needed: ClickHouse cannot hold a row the cursor has not
  * reached. One exporter at a time (a session advisory lock): the others skip
  * their turn.
@@ -53,7 +54,7 @@ interface LedgerRow {
   invalid_reason: string;
 }
 
-/** An invalid event (invalid-traffic.ts) counts nothing: it is in invalid_traffic_hourly by its reason. */
+/** An invalid event (domain/delivery/invalid-traffic.ts) counts nothing: it is in invalid_traffic_hourly by its reason. */
 const counts = (r: LedgerRow) =>
   r.invalid_reason ? { impressions: 0, clicks: 0 } : { impressions: r.event_type === 'impression' ? 1 : 0, clicks: r.event_type === 'click' ? 1 : 0 };
 
@@ -84,7 +85,7 @@ function ownRow(r: LedgerRow): DeliveryRow {
   };
 }
 
-/** A DSP delivery: what the DSP owes is verified against the auction log (dsp-revenue.ts) for impressions. */
+/** A DSP delivery: what the DSP owes is verified against the auction log (domain/delivery/dsp-revenue.ts) for impressions. */
 function dspRow(r: LedgerRow, revenue: Map<string, number | undefined>): DspDeliveryRow {
   return {
     ...eventOf(r),
@@ -139,7 +140,7 @@ async function sendRows(
   return [...deadLettersOf(DELIVERY_TABLES.rows, refusedOwn, (r) => r.event_id), ...deadLettersOf(DELIVERY_TABLES.dspRows, refusedDsp, (r) => r.event_id)];
 }
 
-/** The delivery tables as their inserts name them (rows.ts): what a recovering exporter waits on. */
+/** The delivery tables as their inserts name them (domain/delivery/rows.ts): what a recovering exporter waits on. */
 const deliveryInsertTargets = (database: string) => [`${database}.${DELIVERY_TABLES.rows}`, `${database}.${DELIVERY_TABLES.dspRows}`];
 
 const dspImpressions = (rows: LedgerRow[]) => rows.filter((r) => r.source === 'dsp' && r.event_type === 'impression');
