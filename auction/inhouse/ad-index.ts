@@ -5,7 +5,7 @@ import { servableCreative } from '../../domain/creatives/review';
 import { newProfileCache, profileOf, type ProfileCache } from './relevance';
 import { adCopy } from '../../domain/relevance/ranking';
 import type { RelevanceProfile } from '../../domain/relevance/profile';
-import { landingUrlOf, type ServableFacts } from '../../domain/serving/eligibility';
+import { INDEXED_BLOCKS, landingUrlOf, type ServableFacts } from '../../domain/serving/eligibility';
 import { newAdTally, type AdTally } from './tally';
 import { unpaced, type CampaignPacing } from './pacing-gate';
 
@@ -49,8 +49,8 @@ export interface IndexedAd extends ServableFacts {
 export const INDEX_PAGE_SIZE = 250;
 
 /**
- * The index's read: servable ads (the campaign could serve now or later; the
- * exact rules are domain/serving/eligibility.ts) with what an entry carries of
+ * The index's read: the ads whose `serving_block` (domain/serving/eligibility.sql) is null
+ * or one of INDEXED_BLOCKS, with what an entry carries of
  * their ad group, campaign, ad account and organization, one keyset page at a
  * time. Plain SQL on the plain pool (lib/db.ts): Prisma's query compiler
  * runs on the auction's main thread, in blocks that would hold up the requests
@@ -71,10 +71,10 @@ const INDEX_PAGE_SQL = `
     JOIN ad_accounts aa ON aa.id = c.ad_account_id
     JOIN organizations o ON o.id = c.organization_id
     LEFT JOIN campaign_spend s ON s.campaign_id = c.id
-   WHERE c.status = 'active' AND c.review_status = 'approved' AND c.lifecycle_state IS NULL
-     AND (c.end_time IS NULL OR c.end_time > $1::timestamp)
-     -- Budget spent: the charge that exhausted it notified auction_index (domain/delivery/ledger.ts).
-     AND COALESCE(s.spent_micros, 0) < c.lifetime_spend_limit_micros
+   -- Budget spent: the charge that exhausted it notified auction_index (domain/delivery/charge.sql).
+   WHERE coalesce(serving_block(c.status, c.review_status, c.lifecycle_state, c.lifecycle_reason, c.start_time, c.end_time,
+                                coalesce(s.spent_micros, 0) >= c.lifetime_spend_limit_micros, g.status, a.status, $1::timestamp), '')
+         IN ('', ${INDEXED_BLOCKS.map((block) => `'${block}'`).join(', ')})
      AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]) OR c.ad_account_id = ANY($3::uuid[]))
      AND ($4::uuid IS NULL OR a.id > $4::uuid)
    ORDER BY a.id

@@ -68,7 +68,7 @@ export async function verifiedRevenue(
     const record = records.get(r.auction_id);
     if (record) {
       const won = record.winner_bidder === r.dsp_id && record.winner_bid_id === r.bid_id;
-      // The record's price is a CPM, the ledger's the price of one impression (ledger.ts deliveryPriceMicros).
+      // The record's price is a CPM, the ledger's the price of one impression (charge.ts deliveryPriceMicros).
       revenue.set(r.event_id, won ? Math.min(Number(r.price_micros), Math.round(record.price_micros / 1000)) : 0);
       if (!won)
         console.error(

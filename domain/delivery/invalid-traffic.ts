@@ -17,7 +17,7 @@ import { DELIVERY_TABLES } from './clickhouse-tables';
  *    request's user (IPv4 /24, IPv6 /48);
  *  - burst: more impressions a minute for one publisher from one user key or
  *    one network than a person makes (counted in the ledger, the one place
- *    every api copy shares: prisma/routines/record_deliveries.sql, with the
+ *    every api copy shares: domain/delivery/charge.sql, with the
  *    thresholds below).
  * An invalid impression or click is recorded with its reason and charged nothing.
  */

@@ -4,6 +4,11 @@ import { identifier, sql } from '../../lib/clickhouse/sql';
 import { COLLECTED_EVENTS_TABLE } from './clickhouse-tables';
 
 /**
+ * Where a conversion is stored: as the advertiser's collected event (POST /v1/events,
+ * api/events/collect.ts), committed to the PostgreSQL inbox (inbox.ts) and moved by the event
+ * pipeline (jobs/event-mover.ts) to ClickHouse `collected_events` (clickhouse-tables.ts). It becomes a
+ * conversion when it is attributed, at read time, here.
+ *
  * Conversions for insights (`conversions` in `fields[]`): a collected event is
  * attributed to an ad when its `click_id` (the `ad_click_id` our click
  * redirect appended to the landing page, or the click's event id),

@@ -3,7 +3,9 @@
  * applies them per request (auction/inhouse/bidder.ts) and the delivery
  * diagnostics (diagnostics.ts) read them back to say why an ad does not serve.
  * One copy of each rule, so the explanation can never disagree with delivery.
- * (Charging re-checks the servability rules in SQL: prisma/routines/record_deliveries.sql.)
+ * In PostgreSQL the same rules are `serving_block` (eligibility.sql, beside this
+ * file), which the auction's index load and the charge (domain/delivery/charge.sql)
+ * call; test/serving/servability.test.ts holds both to the same answers.
  */
 
 /** An ad's state as far as serving is concerned (campaign, ad group, ad). */
@@ -53,6 +55,13 @@ export function servingBlocks(ad: ServableFacts, now: number): ServingBlock[] {
 
 export const isServable = (ad: ServableFacts, now: number): boolean => servingBlock(ad, now) === null;
 
+/**
+ * The blocks an ad stays in the auction's index with (auction/inhouse/ad-index.ts): a start
+ * time still to come (it passes with no change to reload on) and the ad group's or ad's own
+ * status, which the bidder checks per request. Any other block leaves the ad out of the index.
+ */
+export const INDEXED_BLOCKS: readonly ServingBlock[] = ['scheduled', 'ad_group_paused', 'ad_paused'];
+
 /** What a creative needs to be shown for a request. */
 export interface CreativeFacts {
   creativeType: 'chat_card' | 'poll';
@@ -100,7 +109,7 @@ export function landingUrlOf(
 
 /**
  * Why the in-house bidder passed over an ad in one auction (counted per ad,
- * auction/inhouse/skip-tally.ts): the serving and creative rules, then the
+ * auction/inhouse/tally.ts): the serving and creative rules, then the
  * request-dependent ones, and `outbid` for an eligible ad that did not win.
  * `eligible` and `won` are counted beside them so shares can be computed.
  * The skips are in the order the in-house bidder checks them: the furthest an

@@ -6,7 +6,7 @@ import { utcTimestamp } from '../../lib/db';
  * The shared store of frequency caps (`frequency_events`): who was shown which
  * campaign, by publisher and hashed user and conversation. Auctions write their
  * wins here (provisional), the delivery ledger the impressions its view pixel
- * records (prisma/routines/record_deliveries.sql); every auction process reads
+ * records (domain/delivery/charge.sql); every auction process reads
  * what was recorded since its last look (auction/inhouse/frequency-caps.ts).
  */
 export interface FrequencyEvent {

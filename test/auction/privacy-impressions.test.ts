@@ -2,7 +2,7 @@
  * A contextual-only request's impression (issue 48): the view pixel's ledger
  * write counts it toward its conversation (frequency_events, conversation
  * density) without a user key; a personalized one's carries the user's key.
- * Real auction, real api trackers, real PostgreSQL (prisma/routines/record_deliveries.sql).
+ * Real auction, real api trackers, real PostgreSQL (domain/delivery/charge.sql).
  */
 import { updatePublisherSettings } from '../../domain/publishers/settings';
 import { useApiAndAuction } from '../support/api-and-auction';
@@ -17,7 +17,7 @@ const onApi = (url: string) => `${api.url}${new URL(url).pathname}${new URL(url)
 
 test("the impression of a contextual-only request counts for its conversation alone; a personalized one's for its user too", async () => {
   const ref = await addReferenceDsp(h, 'openrtb', { price: 3 });
-  // Conversation density: the showing of a DSP's ad is counted (frequency-caps.ts, record_deliveries.sql).
+  // Conversation density: the showing of a DSP's ad is counted (frequency-caps.ts, domain/delivery/charge.sql).
   await updatePublisherSettings(h.db, h.publisherId, { maxAdsPerConversation: 100 });
   await until(
     () => [...h.auction.deps.catalog.publishers.values()].some((p) => p.publicId === h.publisherId && p.maxAdsPerConversation === 100),

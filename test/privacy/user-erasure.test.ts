@@ -7,7 +7,7 @@
  * user, another user's rows are untouched, and the money is exactly what it was.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { recordDeliveries } from '../../domain/delivery/ledger';
+import { recordDeliveries } from '../../domain/delivery/charge';
 import { audienceKey, insertFrequencyEvents } from '../../domain/serving/frequency-events';
 import { sweepUserErasures } from '../../domain/privacy/erasure';
 import { deliveryExportJob } from '../../jobs/delivery-export';

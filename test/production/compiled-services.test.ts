@@ -90,7 +90,9 @@ test('serve migrate: a new PostgreSQL database and ClickHouse database get every
     try {
       const { rows } = await applied.query<{ n: number }>('SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL');
       expect(rows[0].n).toBe(migrations);
-      expect((await applied.query("SELECT 1 FROM pg_proc WHERE proname = 'record_deliveries'")).rowCount).toBe(1);
+      // The routines, shipped beside the compiled code that calls them (scripts/routines.ts).
+      const routines = await applied.query("SELECT proname FROM pg_proc WHERE proname IN ('record_deliveries', 'serving_block') ORDER BY proname");
+      expect(routines.rows).toEqual([{ proname: 'record_deliveries' }, { proname: 'serving_block' }]);
     } finally {
       await applied.end();
     }

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { createDb, createPgPool, type Db } from '../../lib/db';
-import { recordDeliveries, type TrackedDelivery } from '../../domain/delivery/ledger';
+import { recordDeliveries } from '../../domain/delivery/charge';
+import type { TrackedDelivery } from '../../domain/delivery/ledger';
 import { feedbackCallbackOf } from '../../domain/delivery/dsp-callbacks';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { awaitingExport, EXPORT_LOCK, exportLedgerBatch, ledgerRowsAfter, pruneLedger } from '../../jobs/delivery-exporter';

@@ -1,10 +1,11 @@
--- record_deliveries: one group-commit flush of the delivery ledger
--- (domain/delivery/ledger.ts) in a single round trip. Called as one statement
--- outside any explicit transaction, so the call is its own transaction and the
--- spend rows stay locked only while it runs and commits.
+-- record_deliveries: the charge. One group-commit flush of the delivery ledger in a single round
+-- trip, called by charge.ts (recordDeliveries), which documents the rule and whose parameter list
+-- test/tracking/charge.test.ts pins to this signature. Called as one statement outside any
+-- explicit transaction, so the call is its own transaction and the spend rows stay locked only
+-- while it runs and commits.
 --
 -- Inputs are parallel arrays, one element per tracked event, in arrival order
--- (the caller prices each event from its token; it is bounded here). It returns, per input
+-- (the caller prices each event from its token, it is bounded here). It returns, per input
 -- element, whether it was recorded (false for a repeat, in the ledger or earlier
 -- in the batch) and what it charged, plus the campaigns this call exhausted.
 --
@@ -13,16 +14,14 @@
 -- statement after the lock takes a fresh snapshot (a VOLATILE function), so its
 -- repeat check and the spend it reads are exact.
 --
--- What a token claims is bounded by what the database knows, not by the token
--- (README "Delivery tracking and money"): an event is chargeable only when its
--- ad belongs to its ad group and campaign, its type is what the campaign's
--- pricing model pays for (impressions for cpm, clicks for cpc), and the
--- campaign may serve at the event's time (the rule of
--- auction/inhouse/eligibility.ts isServable: active, approved, in flight, not
--- completed or blocked, ad group and ad active). Its price is at most the ad
--- group's max bid (cpm: per impression, max bid / 1000; cpc: the max bid; the
--- defaults when none is set come from the caller), and the charge is at most
--- what is left of the lifetime budget: spend reaches the limit and never passes it.
+-- What a token claims is bounded by what the database knows, not by the token: an event is
+-- chargeable only when its ad belongs to its ad group and campaign, its type is what the
+-- campaign's pricing model pays for (impressions for cpm, clicks for cpc), and the ad may serve at
+-- the event's time (`serving_block` in domain/serving/eligibility.sql, the SQL twin of
+-- domain/serving/eligibility.ts servingBlock: the auction's index load calls it too). Its price is
+-- at most the ad group's max bid (cpm: per impression, max bid / 1000, cpc: the max bid, the
+-- defaults when none is set come from the caller), and the charge is at most what is left of the
+-- lifetime budget: spend reaches the limit and never passes it.
 --
 -- Invalid traffic (domain/delivery/invalid-traffic.ts) is recorded with its reason and charges
 -- nothing: the reason the tracker decided (p_invalid_reason), else `burst` for an impression beyond
@@ -115,9 +114,10 @@ BEGIN
         SELECT f.*, s.spent_micros AS spent_before_batch, c.lifetime_spend_limit_micros AS limit_micros,
                (f.source = 'inhouse' AND s.campaign_id IS NOT NULL AND ag.campaign_id = c.id
                 AND ((f.event_type = 'impression' AND c.pricing_model <> 'cpc') OR (f.event_type = 'click' AND c.pricing_model = 'cpc'))
-                AND c.status = 'active' AND c.review_status = 'approved' AND c.lifecycle_state IS NULL
-                AND c.start_time <= f.event_time AND (c.end_time IS NULL OR c.end_time > f.event_time)
-                AND ag.status = 'active' AND a.status = 'active' AND f.invalid_reason = '') AS chargeable,
+                -- The budget is not a block here: the charge below is cut to what is left of it.
+                AND serving_block(c.status, c.review_status, c.lifecycle_state, c.lifecycle_reason, c.start_time, c.end_time, false,
+                                  ag.status, a.status, f.event_time) IS NULL
+                AND f.invalid_reason = '') AS chargeable,
                least(f.price_micros, CASE WHEN c.pricing_model = 'cpc' THEN coalesce(ag.max_bid_micros, p_default_cpc_micros)
                                           ELSE round(coalesce(ag.max_bid_micros, p_default_cpm_micros) / 1000.0)::bigint END) AS bounded_price
           FROM fresh f
