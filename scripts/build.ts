@@ -9,8 +9,8 @@
  *   (dist/api/server.js, ...), so paths read at run time relative to a module resolve as in
  *   the source tree. Imported JSON (domain/safety/model-weights.json) is copied beside its module.
  * - What the code reads from disk is copied where it looks: the dashboard's browser bundle
- *   (generated/dashboard, api/dashboard/routes.ts), the content taxonomy (domain/understanding/data), and prisma/ (the schema and migrations
- *   `serve migrate` applies, the routines scripts/pg-routines.ts reads).
+ *   (generated/dashboard, api/dashboard/routes.ts), the content taxonomy (domain/understanding/data), prisma/ (the schema and migrations
+ *   `serve migrate` applies) and the PostgreSQL routines scripts/pg-routines.ts reads (scripts/routines.ts).
  * - The workflows are bundled once here (dist/workflow-bundle.js, worker/workflow-source.ts):
  *   the worker loads that bundle instead of running webpack at every start.
  * - dist/BUILD_INFO.json last: a build without it is incomplete.
@@ -21,6 +21,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { bundleWorkflows, WORKFLOW_BUNDLE_FILE } from '../worker/workflow-source';
 import { buildSdk } from './build-sdk';
+import { ROUTINE_FILES } from './routines';
 
 const root = path.resolve(__dirname, '..');
 const dist = path.join(root, 'dist');
@@ -106,8 +107,12 @@ function copyRunTimeFiles() {
   cpSync(path.join(root, 'generated/dashboard'), path.join(dist, 'generated/dashboard'), { recursive: true });
   // The IAB Content Taxonomy table the bid-request signals read (domain/understanding/content-taxonomy.ts).
   cpSync(path.join(root, 'domain/understanding/data'), path.join(dist, 'domain/understanding/data'), { recursive: true });
-  for (const entry of ['schema.prisma', 'migrations', 'routines']) {
+  for (const entry of ['schema.prisma', 'migrations']) {
     cpSync(path.join(root, 'prisma', entry), path.join(dist, 'prisma', entry), { recursive: true });
+  }
+  for (const file of ROUTINE_FILES) {
+    mkdirSync(path.dirname(path.join(dist, file)), { recursive: true });
+    copyFileSync(path.join(root, file), path.join(dist, file));
   }
 }
 
