@@ -185,6 +185,7 @@ export function referenceChecker(files: string[]) {
   const TAIL = `(?:\\.{1,2}/)?[A-Za-z0-9_][\\w.-]*(?:/[\\w.-]+)*\\.(?:ts|tsx|sql|prisma)\\b`;
   const P = `(?<![\\w./@-])\`?(${ROOTED}|${TAIL})`;
   const pathRe = new RegExp(P, 'g');
+  const anyPath = new RegExp(P);
   const rooted = new RegExp(`^${ROOTED}$`);
   const TICKED = '`([A-Za-z_$][\\w$.]*(?:\\(\\))?)`';
   const BARE = '\\b([a-z]+[A-Z][\\w$]*|[a-z]+_[a-z0-9_]+)(?:\\(\\))?';
@@ -215,6 +216,8 @@ export function referenceChecker(files: string[]) {
   /** What is stale in one file's text. */
   return (file: string, text: string): Stale[] => {
     const stale: Stale[] = [];
+    // Every reference holds a path, or a markdown link: a file whose whole text has neither needs no parse.
+    if (!anyPath.test(text) && !(file.endsWith('.md') && text.includes(']('))) return stale;
     const report = (offset: number, ref: string, why: string | null) => why && stale.push({ file, line: text.slice(0, offset).split('\n').length, ref, why });
     for (const { text: raw, start } of spansOf(file, text)) {
       const span = unwrap(raw);
