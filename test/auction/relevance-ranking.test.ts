@@ -28,9 +28,9 @@ const SOURDOUGH = [
   { role: 'user', content: 'My sourdough starter is not rising and the bread comes out flat. How do I fix my sourdough?' },
   { role: 'assistant', content: 'Feed your sourdough starter twice a day and let the dough proof longer before baking the bread.' },
 ];
-/** The ad groups: one exactly about it, one about bread in general (relevant, but far less). */
+/** The ad groups: one exactly about it, one a bakery's delivery of cakes that names bread (relevant, but far less). */
 const STARTER_KIT = { hints: ['sourdough bread', 'sourdough starter'], title: 'Sourdough starter kit', body: 'Bake crusty loaves at home' };
-const BAKERY = { hints: ['bread'], title: 'Bakery delivery', body: 'Fresh loaves at your door' };
+const BAKERY = { hints: ['bread'], title: 'Bakery delivery', body: 'Fresh pastries and cakes at your door' };
 
 /** A live CPM campaign of an organization of its own, targeting `country`, indexed by every auction given. */
 async function liveCampaign(country: string, group: typeof STARTER_KIT, maxBidMicros: bigint, auctions: AuctionHarness[] = [h]) {
