@@ -18,7 +18,7 @@ import { unknownRoute } from '../../lib/http/errors';
 import { mountOperations, type Operation } from '../../lib/http/operations';
 import { listApiKeys } from '../../domain/api-keys/service';
 import type { CampaignAction } from '../../domain/campaigns/campaigns';
-import { campaignDetail, campaignOverview, reviewQueue } from '../../domain/dashboard/views';
+import { campaignDetail, campaignOverview, reviewQueue } from './views';
 import { DomainError } from '../../domain/errors';
 import { parseInsightsQuery, type RawQuery } from '../../domain/insights/query';
 import { runInsights, type InsightsDeps } from '../../domain/insights/report';
@@ -39,7 +39,7 @@ import { relevanceTestDashboardOperation } from './relevance';
 import { DASHBOARD_API, dashboardOperation } from './operation';
 import { dashboardAuthOf, loadDashboardSession, memberOf, requireCsrf, requireSessionBeforeBody, securityHeaders, staffOf } from './session-cookie';
 
-/** Views shaped for the dashboard's own pages (domain/dashboard/views.ts), not a public contract. */
+/** Views shaped for the dashboard's own pages (api/dashboard/views.ts), not a public contract. */
 const view = z.looseObject({});
 const CAMPAIGN_ACTIONS = ['activate', 'pause', 'archive'] as const satisfies readonly CampaignAction[];
 const VERDICTS = ['approve', 'reject', 'block'] as const;

@@ -1,7 +1,7 @@
 /**
  * An ad as the chat host shows it: a sponsored card (image, title, body, call
  * to action) or a poll, as it serves (its approved version), with an edit that
- * waits for review or was rejected beside it (domain/dashboard/creatives.ts).
+ * waits for review or was rejected beside it (api/dashboard/creatives.ts).
  */
 import { count, h, type Child } from './dom';
 

@@ -5,14 +5,14 @@
  * would render them, so the image is a same-origin path (`/assets/...`).
  */
 import type { Db, Prisma } from '../../lib/db';
-import { accountDisplay } from '../ad-accounts/account';
-import { visibleCampaignStatus } from '../campaigns/lifecycle';
-import { findCampaign } from '../campaigns/campaigns';
-import { normalizeId } from '../ids';
-import { spentMicros } from '../delivery/spend';
-import { parseInsightsQuery } from '../insights/query';
-import { runInsightsInScope, type InsightsDeps } from '../insights/report';
-import { diagnose, loadCampaignTrees, type CampaignDelivery, type DeliveryIssue } from '../serving/diagnostics';
+import { accountDisplay } from '../../domain/ad-accounts/account';
+import { visibleCampaignStatus } from '../../domain/campaigns/lifecycle';
+import { findCampaign } from '../../domain/campaigns/campaigns';
+import { normalizeId } from '../../domain/ids';
+import { spentMicros } from '../../domain/delivery/spend';
+import { parseInsightsQuery } from '../../domain/insights/query';
+import { runInsightsInScope, type InsightsDeps } from '../../domain/insights/report';
+import { diagnose, loadCampaignTrees, type CampaignDelivery, type DeliveryIssue } from '../../domain/serving/diagnostics';
 import { presentTree, treeInclude, treeTallies } from './creatives';
 
 /** Campaigns on the overview page at most (newest first). */

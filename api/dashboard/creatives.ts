@@ -6,10 +6,10 @@
  * which the dashboard's CSP allows; landing URLs are where a click goes.
  */
 import type { Prisma } from '../../lib/db';
-import { assetKey } from '../assets/ad-images';
-import { servableCreative, snapshotOf, type ApprovedCreative } from '../creatives/review';
-import { pollTallies } from '../polls/service';
-import { landingUrlOf } from '../serving/eligibility';
+import { assetKey } from '../../domain/assets/ad-images';
+import { servableCreative, snapshotOf, type ApprovedCreative } from '../../domain/creatives/review';
+import { pollTallies } from '../../domain/polls/service';
+import { landingUrlOf } from '../../domain/serving/eligibility';
 
 const byCreation = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 
