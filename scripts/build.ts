@@ -7,7 +7,7 @@
  * - Emit: esbuild, one CommonJS file per source file the entries reach (found by esbuild's
  *   own resolution, so dynamic imports count), laid out as in the repository
  *   (dist/api/server.js, ...), so paths read at run time relative to a module resolve as in
- *   the source tree. Imported JSON (domain/safety/model-weights.json) is copied beside its module.
+ *   the source tree. Imported JSON (domain/safety/classifier/model-weights.json) is copied beside its module.
  * - What the code reads from disk is copied where it looks: the dashboard's browser bundle
  *   (generated/dashboard, api/dashboard/routes.ts), the content taxonomy (domain/understanding/data), prisma/ (the schema and migrations
  *   `serve migrate` applies) and the PostgreSQL routines scripts/pg-routines.ts reads (scripts/routines.ts).
