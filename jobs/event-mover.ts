@@ -87,8 +87,8 @@ function readEvent(text: string): CollectedEvent {
  * span of its ids: ids only grow, so the span is at least the rows waiting (gaps
  * of rolled-back inserts only make it larger, and a batch then starts a little
  * early). Counting the rows, and `EXISTS` on the table, scanned its heap, dead
- * rows included, on every poll: 5-10 ms each at 5,000 events/s, up to ten times a
- * second (bench/README.md, "events").
+ * rows included, on every poll, and it polls up to ten times a second
+ * (bench/history.md, "events").
  */
 export async function inboxWork(db: Db, batchSize: number, gatherMs: number): Promise<{ recovering: boolean; waiting: boolean; due: boolean }> {
   // Plain SQL (lib/db.ts plainPoolOf): this poll runs up to ten times a second while a batch gathers, and Prisma spends several times pg's CPU on a query.

@@ -46,7 +46,7 @@ CREATE OR REPLACE FUNCTION record_deliveries(
 LANGUAGE plpgsql
 -- Plan each statement once per connection: left to choose, the plan cache kept
 -- re-planning the big statement for every call (a custom plan per batch), which
--- cost more CPU than running it (measured: 1.0 -> 0.63 ms of PostgreSQL CPU a flush).
+-- cost more CPU than running it (bench/history.md, "tracking").
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
@@ -146,7 +146,7 @@ BEGIN
     ), done AS (
         -- The rows inserted, looked up among a jsonb object's sorted keys, not joined: a generic plan
         -- estimates one row on each side and joins by a nested loop that rescans `inserted` for every
-        -- row, quadratic in the batch (bench/README.md, "tracking": a flush in PostgreSQL).
+        -- row, quadratic in the batch (bench/history.md, "tracking": a flush in PostgreSQL).
         SELECT c.* FROM charged c WHERE (SELECT jsonb_object_agg(event_id, true) FROM inserted) ? c.event_id
     ), totals AS (
         SELECT nullif(campaign_id, '')::uuid AS campaign_id, sum(charge) AS charge,

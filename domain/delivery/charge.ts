@@ -156,6 +156,6 @@ export const RECORD_DELIVERIES_PARAMETERS: readonly { name: string; type: string
 
 /**
  * Named: each pooled connection parses and plans the call once, not once per flush
- * (bench/README.md, "tracking": a flush in PostgreSQL).
+ * (bench/history.md, "tracking": a flush in PostgreSQL).
  */
 const RECORD_DELIVERIES = `SELECT * FROM record_deliveries(${RECORD_DELIVERIES_PARAMETERS.map((p, i) => `$${i + 1}::${p.type}`).join(', ')})`;

@@ -124,7 +124,7 @@ function element(token: string, vocabulary: Vocabulary): PatternElement {
 /**
  * Elements are read-only, so each distinct token of a vocabulary is one element object that every sequence
  * holding it shares. The lexicon expands to about 80,000 sequences over a few thousand distinct tokens:
- * unshared, their 410,000 elements and id arrays were most of the classifier's 78 MB, all of it traced by
+ * unshared, their elements and id arrays would be most of the classifier's memory, all of it traced by
  * every major GC of the processes that load it.
  */
 const sharedElements = new WeakMap<Vocabulary, Map<string, PatternElement>>();
