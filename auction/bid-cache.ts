@@ -5,6 +5,7 @@ import type { ValidBid } from './types';
  * (spec: a bid stays valid for rendering about 60 seconds). Expired entries are
  * swept lazily and on a timer; past `maxEntries` (DSPs choose how many bids they
  * send) the oldest are dropped first, and their render fails as expired.
+ * A hold, not a cache (so not lru-cache): each bid is taken once, and expires on the caller's clock.
  */
 export class BidCache {
   private readonly entries = new Map<string, { bid: ValidBid; expiresAt: number }>();

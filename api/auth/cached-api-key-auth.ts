@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Db } from '../../lib/db';
 import { hashSecret } from '../../lib/secrets';
-import { BoundedMap } from '../../lib/bounded-map';
+import { LRUCache } from 'lru-cache';
 import { authenticateApiKey, type ApiKeyAuth } from '../../domain/api-keys/authenticate';
 import { authenticateBearer, bearerToken } from './api-key-auth';
 
@@ -44,7 +44,7 @@ export function cachedApiKeyAuth(db: Db, options: CachedApiKeyAuthOptions = {}) 
   const authenticateRequest = options.authenticateRequest ?? ((req) => authenticateBearer(db, req));
   const authenticateSecret = options.authenticateSecret ?? ((secret) => authenticateApiKey(db, secret));
   const now = options.now ?? Date.now;
-  const cache = new BoundedMap<string, Entry>(options.maxEntries ?? 10_000);
+  const cache = new LRUCache<string, Entry>({ max: options.maxEntries ?? 10_000 });
 
   const remember = (digest: string, auth: ApiKeyAuth) => {
     cache.set(digest, { auth, checkedAt: now(), refreshing: false });

@@ -1,4 +1,4 @@
-import { BoundedMap } from '../../lib/bounded-map';
+import { LRUCache } from 'lru-cache';
 import { BidRejection, type NonBidReason } from '../non-bid';
 
 /**
@@ -82,7 +82,7 @@ export function creativeUrl(value: string, where: string): string {
   if (value.length <= DSP_LIMITS.url) servedUrls.set(value, href);
   return href;
 }
-const servedUrls = new BoundedMap<string, string>(2_000);
+const servedUrls = new LRUCache<string, string>({ max: 2_000 });
 
 /** An advertiser domain (creative `domain`, OpenRTB `adomain`): a host name, as the URL parser spells it (lower case, punycode). */
 export function creativeDomain(value: string, where: string): string {

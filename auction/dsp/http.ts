@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import { BoundedMap } from '../../lib/bounded-map';
+import { LRUCache } from 'lru-cache';
 import type { NonBidReason } from '../non-bid';
 
 const MAX_BODY_BYTES = 256 * 1024;
@@ -69,7 +69,7 @@ export class Deadline {
 }
 
 /** Origin and path of each DSP URL, parsed once (a DSP's URLs are few and fixed). */
-const targets = new BoundedMap<string, { origin: string; path: string }>(10_000);
+const targets = new LRUCache<string, { origin: string; path: string }>({ max: 10_000 });
 function target(url: string) {
   let t = targets.get(url);
   if (!t) {

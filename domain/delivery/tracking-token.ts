@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoundedMap } from '../../lib/bounded-map';
+import { LRUCache } from 'lru-cache';
 import { compactCodec, type FieldType } from '../../lib/compact-record';
 import { inspectBoundToken, inspectToken, signBoundToken } from '../../lib/signed-token';
 import { isUuid } from '../ids';
@@ -167,12 +167,12 @@ const appendViewUrl = (clickUrl: string, viewUrl: string) => {
  * only on the click URL, so the result is the parts around the value's encoding.
  */
 const SLOT = 'viewurlslot0';
-const viewUrlSlots = new BoundedMap<string, readonly [string, string] | null>(10_000);
+const viewUrlSlots = new LRUCache<string, readonly [string, string]>({ max: 10_000 });
 function viewUrlSlot(clickUrl: string): readonly [string, string] | null {
   const marked = appendViewUrl(clickUrl, SLOT);
   const at = marked.indexOf(SLOT);
   const around = at >= 0 && marked.indexOf(SLOT, at + 1) < 0 ? ([marked.slice(0, at), marked.slice(at + SLOT.length)] as const) : null;
-  viewUrlSlots.set(clickUrl, around);
+  if (around) viewUrlSlots.set(clickUrl, around);
   return around;
 }
 

@@ -1,4 +1,4 @@
-import { BoundedMap } from '../../lib/bounded-map';
+import { LRUCache } from 'lru-cache';
 
 /**
  * A per-key event budget taken from the shared rate limiter in chunks: each
@@ -21,8 +21,8 @@ export function leasedBudget<V extends BudgetVerdict>(
   consume: (key: string, cost: number) => Promise<V>,
   chunk: () => number,
 ): (key: string, cost: number) => Promise<V> {
-  // One lease per key in use; bounded (lib/bounded-map.ts): an evicted lease's remainder counts as spent, as at its window's end.
-  const leases = new BoundedMap<string, Lease<V>>(10_000);
+  // One lease per key in use; bounded (the least recently used goes): an evicted lease's remainder counts as spent, as at its window's end.
+  const leases = new LRUCache<string, Lease<V>>({ max: 10_000 });
 
   /**
    * Reserves the next chunk while the lease still has half of one: a steady stream then never waits for

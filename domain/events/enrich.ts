@@ -1,5 +1,5 @@
 import { UAParser } from 'ua-parser-js';
-import { BoundedMap } from '../../lib/bounded-map';
+import { LRUCache } from 'lru-cache';
 import type { CollectedEvent } from './event';
 import { mayKeepIdentifiers, truncateIp } from './consent';
 
@@ -83,11 +83,11 @@ export interface UserAgentFields {
  * Parsed user agents, by string. Real traffic repeats a few thousand user-agent
  * strings, and ua-parser-js runs dozens of regular expressions per parse: it was
  * the pipeline worker's largest CPU cost (bench:events' worker profile), in
- * bursts that competed with the api. Bounded in entries (lib/bounded-map.ts)
+ * bursts that competed with the api. Bounded in entries (the least recently used goes)
  * and in key size: ua-parser-js reads only the first UA_MAX_LENGTH characters,
  * so that prefix is the key.
  */
-const uaCache = new BoundedMap<string, UserAgentFields>(5_000);
+const uaCache = new LRUCache<string, UserAgentFields>({ max: 5_000 });
 const UA_MAX_LENGTH = 500; // ua-parser-js 1.x
 
 export function parseUserAgent(userAgent: string | undefined): UserAgentFields {
