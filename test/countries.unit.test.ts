@@ -1,4 +1,5 @@
 import { COUNTRY_CODES, normalizeCountryCode } from '../domain/countries';
+import { ALPHA3 } from '../domain/countries-iso3';
 
 describe('COUNTRY_CODES', () => {
   test('holds the 249 assigned ISO 3166-1 alpha-2 codes, all two uppercase letters', () => {
@@ -62,5 +63,28 @@ describe('normalizeCountryCode', () => {
 
   test.each([null, undefined, 42, ['US'], { code: 'US' }, true])('non-string %p → null', (input) => {
     expect(normalizeCountryCode(input)).toBeNull();
+  });
+});
+
+describe('ALPHA3 (OpenRTB device.geo.country)', () => {
+  test('maps every assigned code, and no other, to its alpha-3 code', () => {
+    expect([...ALPHA3.keys()]).toEqual([...COUNTRY_CODES]);
+    for (const alpha3 of ALPHA3.values()) expect(alpha3).toMatch(/^[A-Z]{3}$/);
+    expect(new Set(ALPHA3.values()).size).toBe(249);
+  });
+
+  test.each([
+    ['US', 'USA'],
+    ['DE', 'DEU'],
+    ['GB', 'GBR'],
+    ['SS', 'SSD'],
+    ['BQ', 'BES'],
+    ['CW', 'CUW'],
+    ['AX', 'ALA'],
+    ['PS', 'PSE'],
+    ['TW', 'TWN'],
+    ['KM', 'COM'],
+  ])('%s -> %s', (alpha2, alpha3) => {
+    expect(ALPHA3.get(alpha2)).toBe(alpha3);
   });
 });

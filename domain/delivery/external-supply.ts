@@ -14,6 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { CsvError, parse as parseCsvRecords, type InfoRecord } from 'csv-parse/sync';
 import { identifier, inList, sql } from '../../lib/clickhouse/sql';
 import type { Db } from '../../lib/db';
 import { isUuid } from '../ids';
@@ -77,19 +78,35 @@ function checkRow(raw: Record<string, unknown>, line: string): ExternalReportRow
   };
 }
 
+/**
+ * CSV as RFC 4180 has it (csv-parse): a quoted field may hold commas, doubled quotes and line
+ * breaks; a byte order mark, blank lines and the spaces around fields are dropped. A row's line
+ * is the file's line its record ends on.
+ */
 function parseCsv(text: string): ExternalReportRow[] {
-  const lines = text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-  if (lines.length === 0) throw new ExternalReportError('The report is empty');
-  const header = lines[0].split(',').map((h) => h.trim());
+  let records: { record: string[]; info: InfoRecord }[];
+  try {
+    // `info: true` makes each record { record, info }: the library's types do not follow the option.
+    records = parseCsvRecords(text, {
+      bom: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      trim: true,
+      relax_column_count: true,
+      info: true,
+    }) as unknown as typeof records;
+  } catch (err) {
+    if (err instanceof CsvError) throw new ExternalReportError(`The CSV is malformed: ${err.message}`);
+    throw err;
+  }
+  if (records.length === 0) throw new ExternalReportError('The report is empty');
+  const header = records[0].record;
   const missing = COLUMNS.filter((c) => !header.includes(c));
   if (missing.length > 0) throw new ExternalReportError(`The CSV header lacks ${missing.join(', ')} (columns: ${COLUMNS.join(',')})`);
-  return lines.slice(1).map((l, i) => {
-    const cells = l.split(',');
-    if (cells.length !== header.length) throw new ExternalReportError(`line ${i + 2}: expected ${header.length} columns, got ${cells.length}`);
-    return checkRow(Object.fromEntries(header.map((h, j) => [h, cells[j]])), `line ${i + 2}`);
+  return records.slice(1).map(({ record: cells, info }) => {
+    const line = `line ${info.lines}`;
+    if (cells.length !== header.length) throw new ExternalReportError(`${line}: expected ${header.length} columns, got ${cells.length}`);
+    return checkRow(Object.fromEntries(header.map((h, j) => [h, cells[j]])), line);
   });
 }
 
@@ -108,10 +125,11 @@ function parseJsonReport(text: string): ExternalReportRow[] {
   });
 }
 
-/** A report's rows, CSV or JSON (told apart by the first character). */
+/** A report's rows, CSV or JSON (told apart by the first character; a byte order mark is not one). */
 export function parseExternalReport(text: string): ExternalReportRow[] {
-  const first = text.trimStart()[0];
-  const rows = first === '[' || first === '{' ? parseJsonReport(text) : parseCsv(text);
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const first = body.trimStart()[0];
+  const rows = first === '[' || first === '{' ? parseJsonReport(body) : parseCsv(body);
   if (rows.length === 0) throw new ExternalReportError('The report has no rows');
   return rows;
 }
