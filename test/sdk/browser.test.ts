@@ -261,11 +261,10 @@ describe('with a reference DSP', () => {
     const answer = await show(page, conversation(topics.poll, { ad_formats: ['poll'] }));
     expect(answer.ad).toMatchObject({ format: 'poll', question: 'Which loaf do you bake most?' });
     // The CTA is out of the tab order until the vote.
-    expect(await tabStops(page)).toEqual(['button:Sourdough', 'button:Rye', 'button:Baguette', 'button:Good ad', 'button:Not for me']);
+    expect(await tabStops(page)).toEqual(['button:Why this ad?', 'button:Sourdough', 'button:Rye', 'button:Baguette', 'button:Good ad', 'button:Not for me']);
 
     await page.locator('#before').focus();
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
+    for (let i = 0; i < 3; i += 1) await page.keyboard.press('Tab');
     const voted = debugLine(page, /^\[chat-ads\] vote/);
     await page.keyboard.press('Enter'); // Rye
     await voted;
@@ -276,7 +275,15 @@ describe('with a reference DSP', () => {
     const cta = page.getByRole('link', { name: 'Learn more' });
     expect(await cta.getAttribute('rel')).toBe('sponsored noopener');
     expect(await cta.getAttribute('target')).toBe('_blank');
-    expect(await tabStops(page)).toEqual(['button:Sourdough0%', 'button:Rye100%', 'button:Baguette0%', 'a:Learn more', 'button:Good ad', 'button:Not for me']);
+    expect(await tabStops(page)).toEqual([
+      'button:Why this ad?',
+      'button:Sourdough0%',
+      'button:Rye100%',
+      'button:Baguette0%',
+      'a:Learn more',
+      'button:Good ad',
+      'button:Not for me',
+    ]);
 
     // No second vote: another option pressed changes nothing.
     await page.getByRole('button', { name: /Sourdough/ }).click({ force: true }); // aria-disabled: pressable, and nothing happens
@@ -294,6 +301,55 @@ describe('with a reference DSP', () => {
     await results;
     await page.getByRole('button', { name: /Rye.*100%/ }).waitFor();
     expect(votes).toHaveLength(1);
+  });
+
+  test('"Why this ad?": a button beside the Sponsored label discloses the answer\'s why_this_ad, by keyboard, as text only; none without one', async () => {
+    const { page } = await openHost();
+    const answer = await show(page, conversation(topics.message));
+    const why = answer.ad.why_this_ad as string;
+    expect(why).toMatch(/^Shown because /);
+    const button = page.getByRole('button', { name: 'Why this ad?' });
+    expect(await button.getAttribute('aria-expanded')).toBe('false');
+    const panelId = (await button.getAttribute('aria-controls'))!;
+    const panel = page.locator(`[data-chat-ads] #${panelId}`);
+    expect(await panel.isVisible()).toBe(false);
+    // Beside the label, in the ad's header.
+    expect(await button.evaluate((el) => [el.parentElement!.className, el.previousElementSibling!.textContent])).toEqual(['top', 'Sponsored']);
+
+    await button.focus();
+    await page.keyboard.press('Enter');
+    expect(await button.getAttribute('aria-expanded')).toBe('true');
+    expect(await panel.isVisible()).toBe(true);
+    expect(await panel.textContent()).toBe(why);
+    await page.keyboard.press('Space');
+    expect(await button.getAttribute('aria-expanded')).toBe('false');
+    expect(await panel.isVisible()).toBe(false);
+
+    // Markup in the text is shown as text: no element is made of it, nothing runs.
+    const hostile = '<img src=x onerror="window.pwned=1"><b>bold</b> & more';
+    await page.evaluate(
+      ([a, text]) => {
+        const w = window as unknown as { handle: { destroy(): void }; ChatAds: { render: (c: unknown, a: unknown) => { destroy(): void } } };
+        w.handle.destroy();
+        w.handle = w.ChatAds.render(document.getElementById('slot'), { ...a, ad: { ...a.ad, why_this_ad: text } });
+      },
+      [answer, hostile] as const,
+    );
+    await page.getByRole('button', { name: 'Why this ad?' }).click();
+    const shown = page.locator(`[data-chat-ads] #${panelId}`);
+    expect(await shown.textContent()).toBe(hostile);
+    expect(await shown.evaluate((el) => el.children.length)).toBe(0);
+    expect(await page.evaluate(() => window.pwned)).toBeUndefined();
+
+    // An answer without it (an older auction's): no button.
+    await page.evaluate((a) => {
+      const w = window as unknown as { handle: { destroy(): void }; ChatAds: { render: (c: unknown, a: unknown) => { destroy(): void } } };
+      w.handle.destroy();
+      const { why_this_ad: _omitted, ...ad } = a.ad;
+      w.handle = w.ChatAds.render(document.getElementById('slot'), { ...a, ad });
+    }, answer);
+    await page.getByRole('complementary').waitFor();
+    expect(await page.getByRole('button', { name: 'Why this ad?' }).count()).toBe(0);
   });
 
   test('no fill: nothing rendered, the reason reported', async () => {
@@ -320,7 +376,14 @@ describe('with a reference DSP', () => {
       const { page, session } = await openHost();
       const answer = await show(page, conversation(`zc${randomBytes(4).toString('hex')}`, { ad_formats: ['sponsored_carousel'] }));
       expect(answer.ad.format).toBe('sponsored_carousel');
-      expect(await tabStops(page)).toEqual(['a:Model 1 (1 of 3)', 'a:Model 2 (2 of 3)', 'a:Model 3 (3 of 3)', 'button:Good ad', 'button:Not for me']);
+      expect(await tabStops(page)).toEqual([
+        'button:Why this ad?',
+        'a:Model 1 (1 of 3)',
+        'a:Model 2 (2 of 3)',
+        'a:Model 3 (3 of 3)',
+        'button:Good ad',
+        'button:Not for me',
+      ]);
       const tile = page.getByRole('link', { name: 'Model 2 (2 of 3)' });
       expect(await tile.getAttribute('href')).toBe(answer.ad.items[1].url);
       expect(await tile.getAttribute('rel')).toBe('sponsored noopener');

@@ -103,10 +103,12 @@ export function render(container: HTMLElement, answer: AdAnswer | null | undefin
 
   const foot = options.feedback === false ? null : feedbackRow(ad, id, emit, fail);
   const theme = options.theme ?? 'auto';
+  const why = typeof ad.why_this_ad === 'string' && ad.why_this_ad ? disclosure(ad.why_this_ad) : null;
   const root = h(
     'aside',
     { class: `ad ${theme}`, 'aria-label': `Sponsored${advertiser ? `: ${advertiser}` : ''}`, 'data-format': ad.format },
-    header(advertiser, safeUrl(ad.logo_url), answer.test === true),
+    header(advertiser, safeUrl(ad.logo_url), answer.test === true, why?.[0]),
+    why?.[1],
     ...body,
     foot,
   );
@@ -150,8 +152,8 @@ function styled(shadow: ShadowRoot): ShadowRoot {
   return shadow;
 }
 
-/** The "Sponsored" label and the advertiser's name, always shown; a sandbox answer's test marking. */
-function header(advertiser: string, logo: string | undefined, test: boolean): HTMLElement {
+/** The "Sponsored" label (with its "Why this ad?" button) and the advertiser's name, always shown; a sandbox answer's test marking. */
+function header(advertiser: string, logo: string | undefined, test: boolean, why: HTMLElement | undefined): HTMLElement {
   return h(
     'div',
     { class: 'top' },
@@ -159,9 +161,33 @@ function header(advertiser: string, logo: string | undefined, test: boolean): HT
     logo &&
       h('img', { class: 'logo', src: logo, alt: '', width: 24, height: 24, onerror: (e: Event) => ((e.target as HTMLElement).style.visibility = 'hidden') }),
     h('span', { class: 'lbl' }, 'Sponsored'),
+    why,
     test && h('span', { class: 'test', title: 'A sandbox test ad: never billed' }, 'Test ad'),
     h('span', { class: 'adv' }, advertiser),
   );
+}
+
+/**
+ * The auction's `why_this_ad` behind a "Why this ad?" button (a disclosure: aria-expanded,
+ * aria-controls), shown under the header when pressed. Text only, through h (never HTML).
+ */
+function disclosure(text: string): [HTMLButtonElement, HTMLElement] {
+  const panel = h('p', { class: 'wta', id: 'wta', hidden: true }, text);
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      class: 'wtb',
+      'aria-expanded': 'false',
+      'aria-controls': 'wta',
+      onclick: () => {
+        panel.hidden = !panel.hidden;
+        button.setAttribute('aria-expanded', String(!panel.hidden));
+      },
+    },
+    'Why this ad?',
+  );
+  return [button, panel];
 }
 
 type LinkFn = (url: string, attrs: Record<string, string>, tile: number | undefined, ...children: Child[]) => HTMLAnchorElement;

@@ -20,6 +20,8 @@ export const CSS = `
 .logo{width:24px;height:24px;border-radius:4px;object-fit:contain;flex:none}
 .lbl{font-weight:600;text-transform:uppercase;letter-spacing:.04em}
 .test{background:#b3261e;color:#fff;border-radius:4px;padding:0 6px;font-weight:700}
+.wtb{font:inherit;background:none;border:0;padding:0;color:inherit;text-decoration:underline;cursor:pointer}
+.wta{font-size:12px}
 .adv{color:var(--fg);font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .hero{display:block;width:100%;height:auto;aspect-ratio:1.91/1;object-fit:cover;border-radius:8px;background:var(--bd)}
 h3,h4{margin:8px 0 4px;font-size:15px;line-height:1.3}

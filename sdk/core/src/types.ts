@@ -16,6 +16,8 @@ export interface MessageAd {
   view_url: string;
   feedback_url: string;
   price?: number;
+  /** Why this ad was chosen (the auction's extension: the conversation's topic, never personal data): the "Why this ad?" disclosure. */
+  why_this_ad?: string;
 }
 
 export interface CarouselTile {
@@ -35,6 +37,7 @@ export interface CarouselAd {
   url: string;
   feedback_url: string;
   price?: number;
+  why_this_ad?: string;
 }
 
 export interface PollAd {
@@ -50,6 +53,7 @@ export interface PollAd {
   feedback_url: string;
   advertiser: string;
   price?: number;
+  why_this_ad?: string;
 }
 
 export type Ad = MessageAd | CarouselAd | PollAd;
