@@ -7,7 +7,8 @@ import type { Db } from '../lib/db';
 import { isUuid } from '../domain/ids';
 import { findOrganization } from '../domain/organizations/service';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/events';
-import { createWebhookEndpoint, deleteWebhookEndpoint, listAllWebhookEndpoints, webhookEndpointCreateSchema } from '../domain/webhooks/endpoints';
+import { listAllWebhookEndpoints, webhookEndpointCreateSchema } from '../domain/webhooks/endpoints';
+import { createWebhookEndpoint, deleteWebhookEndpoint } from '../use-cases/webhooks/endpoints';
 import { listWebhookDeliveries, presentWebhookDelivery, replayWebhookDelivery, sendTestWebhookEvent } from '../domain/webhooks/delivery';
 import { parseOrThrow } from '../lib/validation';
 

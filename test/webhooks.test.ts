@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '../domain/webhooks/signature';
 import { csrfTokenFor } from '../lib/csrf';
-import { insertAd, insertAdGroup, insertCampaign } from './support/fixtures';
+import { insertAd, insertAdGroup, insertCampaign, organizationIdOf } from './support/fixtures';
 import { adctl } from './support/cli';
 import { call, errorBody, newOrg, useHarness } from './support/harness';
 import { eventually, until } from './support/wait';
@@ -121,6 +121,56 @@ describe('endpoints', () => {
     expect([gone.status, gone.body]).toEqual([404, errorBody('not_found', 'invalid_request_error', 'webhook_endpoint_id')]);
   });
 
+  test('each change is in the audit log like any entity: created, updated, secret_rolled, deleted, by the key, the secrets masked', async () => {
+    const org = await newOrg(h.db);
+    const api = as(org);
+    const created = await api('POST', '/v1/webhook_endpoints', { url, description: 'ops' });
+    expect(created.status).toBe(201);
+    const { id, secret } = created.body;
+    expect((await api('POST', `/v1/webhook_endpoints/${id}`, { status: 'disabled' })).status).toBe(200);
+    expect((await api('POST', `/v1/webhook_endpoints/${id}`, { status: 'disabled' })).status).toBe(200); // no change: no entry
+    const rolled = await api('POST', `/v1/webhook_endpoints/${id}/roll_secret`);
+    expect(rolled.status).toBe(200);
+    expect((await api('DELETE', `/v1/webhook_endpoints/${id}`)).status).toBe(200);
+    // A failed change (already gone) leaves no entry.
+    expect((await api('POST', `/v1/webhook_endpoints/${id}/roll_secret`)).status).toBe(404);
+
+    const log = await api('GET', `/v1/audit_log?entity_type=webhook_endpoint&entity_id=${id}&order=asc`);
+    expect(log.status).toBe(200);
+    const organizationId = await organizationIdOf(h.db, org);
+    const key = { type: 'api_key', id: (await h.db.apiKey.findFirstOrThrow({ where: { organizationId, isActive: true } })).publicId };
+    const fields = { url, description: 'ops', enabled_events: ['*'], signing_secret: '[redacted]' };
+    expect(log.body.data.map((e: any) => ({ entity_type: e.entity_type, action: e.action, actor: e.actor, before: e.before, after: e.after }))).toEqual([
+      {
+        entity_type: 'webhook_endpoint',
+        action: 'created',
+        actor: key,
+        before: null,
+        after: { ...fields, status: 'enabled', previous_signing_secret: null, previous_secret_expires_at: null },
+      },
+      { entity_type: 'webhook_endpoint', action: 'updated', actor: key, before: { status: 'enabled' }, after: { status: 'disabled' } },
+      {
+        entity_type: 'webhook_endpoint',
+        action: 'secret_rolled',
+        actor: key,
+        before: { signing_secret: '[redacted]', previous_signing_secret: null, previous_secret_expires_at: null },
+        after: { signing_secret: '[redacted]', previous_signing_secret: '[redacted]', previous_secret_expires_at: expect.any(String) },
+      },
+      {
+        entity_type: 'webhook_endpoint',
+        action: 'deleted',
+        actor: key,
+        before: { ...fields, status: 'disabled', previous_signing_secret: '[redacted]', previous_secret_expires_at: expect.any(String) },
+        after: null,
+      },
+    ]);
+    const text = JSON.stringify(log.body);
+    for (const s of [secret, rolled.body.secret]) expect(text).not.toContain(s);
+    // Another organization sees none of it.
+    const other = await as(await newOrg(h.db))('GET', `/v1/audit_log?entity_id=${id}`);
+    expect(other.body.data).toEqual([]);
+  });
+
   test('at most 5 per organization → 400 webhook_endpoint_limit', async () => {
     const api = as(await newOrg(h.db));
     for (let i = 0; i < 5; i += 1) {
@@ -188,6 +238,12 @@ describe('adctl webhook', () => {
       { what: 'the replay received', timeoutMs: 90_000 },
     );
     expect(await run('delete', created.id)).toEqual({ id: created.id, object: 'webhook_endpoint', deleted: true });
+    // The operator's changes are in the organization's audit log as the operator's.
+    const entries = await h.db.auditEntry.findMany({ where: { entityType: 'webhook_endpoint', entityId: created.id }, orderBy: { createdAt: 'asc' } });
+    expect(entries.map((e) => [e.action, e.actorType])).toEqual([
+      ['created', 'operator'],
+      ['deleted', 'operator'],
+    ]);
     const unknown = await adctl('webhook', 'create', '--org', org.org_public_id, '--url', url, '--events', 'bogus');
     expect(unknown.code).toBe(2);
   });

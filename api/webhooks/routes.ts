@@ -2,17 +2,14 @@ import { z } from 'zod';
 import type { Db } from '../../lib/db';
 import { defineOperation, type Operation } from '../../lib/http/operations';
 import {
-  createWebhookEndpoint,
-  deleteWebhookEndpoint,
   findWebhookEndpoint,
   listWebhookEndpoints,
   presentWebhookEndpoint,
-  rollWebhookSecret,
-  updateWebhookEndpoint,
   WEBHOOK_STATUSES,
   webhookEndpointCreateSchema,
   webhookEndpointUpdateSchema,
 } from '../../domain/webhooks/endpoints';
+import { createWebhookEndpoint, deleteWebhookEndpoint, rollWebhookSecret, updateWebhookEndpoint } from '../../use-cases/webhooks/endpoints';
 import { listWebhookDeliveries, presentWebhookDelivery, replayWebhookDelivery, sendTestWebhookEvent } from '../../domain/webhooks/delivery';
 import { organizationOf } from '../auth/api-key-auth';
 import { EXCLUSIVE_CURSORS, listPageSchema, listQuerySchema, pageRequest, presentList } from '../http/pagination';

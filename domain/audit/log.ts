@@ -1,6 +1,6 @@
 /**
  * The audit log (issue 50): every change to campaigns, ad groups, ads, account
- * settings, API keys, publisher settings and DSPs, written by `recordChange`
+ * settings, API keys, webhook endpoints, publisher settings and DSPs, written by `recordChange`
  * inside the transaction of the change itself (a rolled-back change leaves no
  * entry, a committed one always has its entry): who (lib/actor.ts), when, what,
  * and the changed fields before and after. Organizations read their own entries
@@ -11,7 +11,7 @@ import { executeSql, type Db, type Prisma, type SqlExecutor } from '../../lib/db
 import { paginate, type PageRequest } from '../pagination';
 import { recordWebhookEvents, webhookEventsOf } from '../webhooks/events';
 
-export const AUDIT_ENTITY_TYPES = ['campaign', 'ad_group', 'ad', 'account', 'api_key', 'publisher', 'dsp'] as const;
+export const AUDIT_ENTITY_TYPES = ['campaign', 'ad_group', 'ad', 'account', 'api_key', 'webhook_endpoint', 'publisher', 'dsp'] as const;
 export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number];
 
 /** A snapshot's field values, as JSON holds them. */
@@ -22,7 +22,7 @@ export interface Change {
   /** The organization that owns the entity; null for the platform's own (publishers, DSPs). */
   organizationId: string | null;
   entity: { type: AuditEntityType; id: string };
-  /** What happened, in the past tense: created, updated, activated, paused, archived, reviewed, completed, blocked, rotated_out, revoked, disabled. */
+  /** What happened, in the past tense: created, updated, activated, paused, archived, reviewed, completed, blocked, rotated_out, revoked, disabled, deleted, secret_rolled. */
   action: string;
   /** The entity before (null: created) and after (null: gone); rows or plain objects, camelCase or snake_case. */
   before: object | null;

@@ -4,6 +4,9 @@
  * vetted by the same SSRF guard as image fetches when the endpoint is saved and
  * again at every delivery. Each has its signing secret (shown on create and on a
  * roll only); a roll keeps the previous secret signing beside the new one for a day.
+ * Every change is recorded by `record` in its own transaction: the audit log's
+ * entry, bound by use-cases/webhooks/endpoints.ts (the audit log raises webhook
+ * events, so importing it here would make a cycle).
  */
 import { z } from 'zod';
 import { config } from '../../lib/config';
@@ -52,6 +55,12 @@ export type WebhookEndpointCreate = z.output<typeof webhookEndpointCreateSchema>
 export type WebhookEndpointUpdate = z.output<typeof webhookEndpointUpdateSchema>;
 
 export type WebhookEndpointRow = Prisma.WebhookEndpointModel;
+
+/** Records one change of an endpoint inside the change's transaction (the audit log: before and after, secrets masked there). */
+export type RecordEndpointChange = (
+  tx: Prisma.TransactionClient,
+  change: { action: 'created' | 'updated' | 'deleted' | 'secret_rolled'; before: WebhookEndpointRow | null; after: WebhookEndpointRow | null },
+) => Promise<unknown>;
 
 /** The endpoint as the API shows it; `secret` only right after a create or a roll. */
 export function presentWebhookEndpoint(row: WebhookEndpointRow, secret?: string) {
@@ -110,7 +119,7 @@ export async function listWebhookEndpoints(db: Db, organizationId: string, page:
 }
 
 /** A new endpoint and its secret; the cap is counted under the organization's row lock. */
-export async function createWebhookEndpoint(db: Db, organizationId: string, input: WebhookEndpointCreate) {
+export async function createWebhookEndpoint(db: Db, organizationId: string, input: WebhookEndpointCreate, record: RecordEndpointChange) {
   await vetWebhookUrl(input.url);
   const secret = newSigningSecret();
   const row = await db.$transaction(async (tx) => {
@@ -118,44 +127,77 @@ export async function createWebhookEndpoint(db: Db, organizationId: string, inpu
     if ((await tx.webhookEndpoint.count({ where: { organizationId } })) >= MAX_WEBHOOK_ENDPOINTS) {
       throw new DomainError('webhook_endpoint_limit', `An organization has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`);
     }
-    return tx.webhookEndpoint.create({
+    const created = await tx.webhookEndpoint.create({
       data: { organizationId, url: input.url, description: input.description ?? '', enabledEvents: input.enabled_events ?? ['*'], signingSecret: secret },
     });
+    await record(tx, { action: 'created', before: null, after: created });
+    return created;
   });
   return presentWebhookEndpoint(row, secret);
 }
 
-export async function updateWebhookEndpoint(db: Db, organizationId: string, id: unknown, input: WebhookEndpointUpdate) {
-  const endpoint = await findWebhookEndpoint(db, organizationId, id);
-  if (input.url !== undefined) await vetWebhookUrl(input.url);
-  const row = await db.webhookEndpoint.update({
-    where: { id: endpoint.id },
-    data: {
-      ...(input.url !== undefined && { url: input.url }),
-      ...(input.description !== undefined && { description: input.description }),
-      ...(input.enabled_events !== undefined && { enabledEvents: input.enabled_events }),
-      ...(input.status !== undefined && { status: input.status }),
-    },
+/** One change of an existing endpoint, in a transaction with its record: the row as it was (locked) and as it is. */
+async function changeEndpoint(
+  db: Db,
+  organizationId: string,
+  id: unknown,
+  record: RecordEndpointChange,
+  action: 'updated' | 'deleted' | 'secret_rolled',
+  change: (tx: Prisma.TransactionClient, endpoint: WebhookEndpointRow) => Promise<WebhookEndpointRow | null>,
+): Promise<{ before: WebhookEndpointRow; after: WebhookEndpointRow | null }> {
+  return db.$transaction(async (tx) => {
+    const endpointId = normalizeId(id);
+    // Locked first: the entry's "before" is the row this change replaced, whatever runs beside it.
+    const locked = endpointId
+      ? await tx.$queryRaw<{ id: string }[]>`
+          SELECT id::text FROM webhook_endpoints WHERE id = ${endpointId}::uuid AND organization_id = ${organizationId}::uuid FOR UPDATE`
+      : [];
+    if (!locked[0]) throw notFound('webhook endpoint', 'webhook_endpoint_id');
+    const endpoint = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: locked[0].id } });
+    const after = await change(tx, endpoint);
+    await record(tx, { action, before: endpoint, after });
+    return { before: endpoint, after };
   });
-  return presentWebhookEndpoint(row);
+}
+
+export async function updateWebhookEndpoint(db: Db, organizationId: string, id: unknown, input: WebhookEndpointUpdate, record: RecordEndpointChange) {
+  if (input.url !== undefined) {
+    await findWebhookEndpoint(db, organizationId, id); // 404 before a URL is vetted
+    await vetWebhookUrl(input.url);
+  }
+  const { after } = await changeEndpoint(db, organizationId, id, record, 'updated', (tx, endpoint) =>
+    tx.webhookEndpoint.update({
+      where: { id: endpoint.id },
+      data: {
+        ...(input.url !== undefined && { url: input.url }),
+        ...(input.description !== undefined && { description: input.description }),
+        ...(input.enabled_events !== undefined && { enabledEvents: input.enabled_events }),
+        ...(input.status !== undefined && { status: input.status }),
+      },
+    }),
+  );
+  return presentWebhookEndpoint(after!);
 }
 
 /** Deletes the endpoint with its delivery log; deliveries still retrying stop at their next attempt. */
-export async function deleteWebhookEndpoint(db: Db, organizationId: string, id: unknown) {
-  const endpoint = await findWebhookEndpoint(db, organizationId, id);
-  await db.webhookEndpoint.deleteMany({ where: { id: endpoint.id } });
-  return { id: endpoint.id, object: 'webhook_endpoint' as const, deleted: true as const };
+export async function deleteWebhookEndpoint(db: Db, organizationId: string, id: unknown, record: RecordEndpointChange) {
+  const { before } = await changeEndpoint(db, organizationId, id, record, 'deleted', async (tx, endpoint) => {
+    await tx.webhookEndpoint.delete({ where: { id: endpoint.id } });
+    return null;
+  });
+  return { id: before.id, object: 'webhook_endpoint' as const, deleted: true as const };
 }
 
 /** A new signing secret; the old one keeps signing (a second `v1=`) for ROLLED_SECRET_GRACE_MS, so receivers can switch without losing events. */
-export async function rollWebhookSecret(db: Db, organizationId: string, id: unknown) {
-  const endpoint = await findWebhookEndpoint(db, organizationId, id);
+export async function rollWebhookSecret(db: Db, organizationId: string, id: unknown, record: RecordEndpointChange) {
   const secret = newSigningSecret();
-  const row = await db.webhookEndpoint.update({
-    where: { id: endpoint.id },
-    data: { signingSecret: secret, previousSigningSecret: endpoint.signingSecret, previousSecretExpiresAt: new Date(Date.now() + ROLLED_SECRET_GRACE_MS) },
-  });
-  return presentWebhookEndpoint(row, secret);
+  const { after } = await changeEndpoint(db, organizationId, id, record, 'secret_rolled', (tx, endpoint) =>
+    tx.webhookEndpoint.update({
+      where: { id: endpoint.id },
+      data: { signingSecret: secret, previousSigningSecret: endpoint.signingSecret, previousSecretExpiresAt: new Date(Date.now() + ROLLED_SECRET_GRACE_MS) },
+    }),
+  );
+  return presentWebhookEndpoint(after!, secret);
 }
 
 /** Every organization's endpoints (operators: `adctl webhook list`), without secrets. */
