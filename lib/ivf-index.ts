@@ -29,7 +29,7 @@ export interface IvfOptions {
   random?: () => number;
 }
 
-const DEFAULTS = { exactBelow: 2048, codeDims: 64, probes: 16, rerank: 320, listsPerRoot: 1, iterations: 5 };
+const DEFAULTS = { exactBelow: 2048, codeDims: 64, probes: 8, rerank: 320, listsPerRoot: 1, iterations: 5 };
 
 interface IvfParts {
   /** Projection rows (codeDims x dims); empty when exact. */
@@ -67,8 +67,7 @@ export class IvfIndex {
   constructor(
     private readonly vectors: readonly Float32Array[],
     private readonly dims: number,
-    private readonly probes: number,
-    private readonly rerank: number,
+    private readonly search: { probes: number; rerank: number },
     parts: IvfParts,
   ) {
     ({ projection: this.projection, codeDims: this.codeDims, centroids: this.centroids, offsets: this.offsets, ids: this.ids, codes: this.codes } = parts);
@@ -141,12 +140,15 @@ export class IvfIndex {
     }
     const cd = this.codeDims;
     const pq = new Float32Array(cd);
-    for (let r = 0; r < cd; r++) pq[r] = dotAt(q, this.projection, r * this.dims, this.dims);
-    const lists = new TopK(Math.min(this.probes, this.lists));
+    project(q, this.projection, this.dims, cd, pq, 0);
+    const { probes, rerank } = this.search;
+    const lists = new TopK(Math.min(probes, this.lists));
     for (let l = 0; l < this.lists; l++) lists.offer(dotAt(pq, this.centroids, l * cd, cd), l);
-    const approx = new TopK(Math.max(this.rerank, 4 * k));
+    const approx = new TopK(Math.max(rerank, 4 * k));
+    const { offsets, codes, ids } = this;
     for (const l of lists.ids()) {
-      for (let at = this.offsets[l]; at < this.offsets[l + 1]; at++) approx.offer(dotAt(pq, this.codes, at * cd, cd), this.ids[at]);
+      const end = offsets[l + 1];
+      for (let at = offsets[l]; at < end; at++) approx.offer(dotAt(pq, codes, at * cd, cd), ids[at]);
     }
     const exact = new TopK(k);
     for (const i of approx.ids()) exact.offer(dotAt(q, this.vectors[i], 0, this.dims), i);
@@ -162,7 +164,7 @@ function* build(vectors: readonly Float32Array[], options: IvfOptions, base?: Iv
   const random = options.random ?? seededRandom(0x1d0c);
   const n = vectors.length;
   const dims = vectors[0]?.length ?? 0;
-  const construct = (parts: IvfParts) => new IvfIndex(vectors, dims, o.probes, o.rerank, parts);
+  const construct = (parts: IvfParts) => new IvfIndex(vectors, dims, { probes: o.probes, rerank: o.rerank }, parts);
   if (n < o.exactBelow || dims === 0) {
     return construct({
       projection: new Float32Array(0),
@@ -192,25 +194,29 @@ function* build(vectors: readonly Float32Array[], options: IvfOptions, base?: Iv
     }
     if (fresh > REUSE_AT_MOST * n) model = undefined;
   }
-  const { projection, centroids } = model ?? (yield* trainModel(vectors, cd, lists, o.iterations, random));
-  const sizes = new Int32Array(lists);
+  const trained = model ?? (yield* trainModel(vectors, cd, lists, o.iterations, random));
+  const projection = trained.projection;
+  const centroids = trained.centroids;
   for (let i = 0; i < n; i++) {
     if (!model || assign[i] < 0) {
-      for (let r = 0; r < cd; r++) codesById[i * cd + r] = dotAt(vectors[i], projection, r * dims, dims);
+      project(vectors[i], projection, dims, cd, codesById, i * cd);
       assign[i] = -1;
     }
     if ((i & 255) === 255) yield;
   }
   for (let i = 0; i < n; i++) {
     if (assign[i] < 0) assign[i] = nearestRow(codesById, i * cd, centroids, cd);
-    sizes[assign[i]]++;
     if ((i & 127) === 127) yield;
   }
+  // The lists' count is the centroids' (a reused model's may differ from what this many vectors would get).
+  const count = centroids.length / cd;
+  const sizes = new Int32Array(count);
+  for (let i = 0; i < n; i++) sizes[assign[i]]++;
 
   // 4. The lists, each contiguous (ids and codes in list order).
-  const offsets = new Int32Array(lists + 1);
-  for (let l = 0; l < lists; l++) offsets[l + 1] = offsets[l] + sizes[l];
-  const fill = offsets.slice(0, lists);
+  const offsets = new Int32Array(count + 1);
+  for (let l = 0; l < count; l++) offsets[l + 1] = offsets[l] + sizes[l];
+  const fill = offsets.slice(0, count);
   const ids = new Int32Array(n);
   const codes = new Float32Array(n * cd);
   for (let i = 0; i < n; i++) {
@@ -249,7 +255,7 @@ function* trainModel(
   const projection = yield* principalRows(moment, dims, cd, random);
   const codes = new Float32Array(sample.length * cd);
   for (let t = 0; t < sample.length; t++) {
-    for (let r = 0; r < cd; r++) codes[t * cd + r] = dotAt(vectors[sample[t]], projection, r * dims, dims);
+    project(vectors[sample[t]], projection, dims, cd, codes, t * cd);
     if ((t & 255) === 255) yield;
   }
   return { projection, centroids: yield* kmeans(codes, sample.length, cd, lists, iterations, random) };
@@ -284,11 +290,49 @@ function* kmeans(points: Float32Array, n: number, dims: number, lists: number, i
   return centroids;
 }
 
-/** The row of `rows` (x dims) with the largest inner product with points[at .. at + dims]. */
+/**
+ * The row of `rows` (x dims) with the largest inner product with points[at .. at + dims]
+ * (the first such row on a tie). Four rows per pass over the point, so each of its entries is read once per four rows.
+ */
 function nearestRow(points: Float32Array, at: number, rows: Float32Array, dims: number): number {
   let best = 0;
   let bestScore = -Infinity;
-  for (let l = 0, count = rows.length / dims; l < count; l++) {
+  const count = rows.length / dims;
+  let l = 0;
+  for (; l + 3 < count; l += 4) {
+    const r0 = l * dims;
+    const r1 = r0 + dims;
+    const r2 = r1 + dims;
+    const r3 = r2 + dims;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let j = 0; j < dims; j++) {
+      const x = points[at + j];
+      s0 += x * rows[r0 + j];
+      s1 += x * rows[r1 + j];
+      s2 += x * rows[r2 + j];
+      s3 += x * rows[r3 + j];
+    }
+    if (s0 > bestScore) {
+      bestScore = s0;
+      best = l;
+    }
+    if (s1 > bestScore) {
+      bestScore = s1;
+      best = l + 1;
+    }
+    if (s2 > bestScore) {
+      bestScore = s2;
+      best = l + 2;
+    }
+    if (s3 > bestScore) {
+      bestScore = s3;
+      best = l + 3;
+    }
+  }
+  for (; l < count; l++) {
     const s = dotAt(points, rows, l * dims, dims, at);
     if (s > bestScore) {
       bestScore = s;
@@ -296,6 +340,33 @@ function nearestRow(points: Float32Array, at: number, rows: Float32Array, dims: 
     }
   }
   return best;
+}
+
+/** out[outAt .. outAt + rows) = projection (rows x dims) times v, four rows per pass over v. */
+function project(v: Float32Array, projection: Float32Array, dims: number, rows: number, out: Float32Array, outAt: number): void {
+  let r = 0;
+  for (; r + 3 < rows; r += 4) {
+    const p0 = r * dims;
+    const p1 = p0 + dims;
+    const p2 = p1 + dims;
+    const p3 = p2 + dims;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let j = 0; j < dims; j++) {
+      const x = v[j];
+      s0 += x * projection[p0 + j];
+      s1 += x * projection[p1 + j];
+      s2 += x * projection[p2 + j];
+      s3 += x * projection[p3 + j];
+    }
+    out[outAt + r] = s0;
+    out[outAt + r + 1] = s1;
+    out[outAt + r + 2] = s2;
+    out[outAt + r + 3] = s3;
+  }
+  for (; r < rows; r++) out[outAt + r] = dotAt(v, projection, r * dims, dims);
 }
 
 /**

@@ -48,3 +48,14 @@ test('among thousands, a planted near vector is found first, and again after a r
   expect(rebuilt.nearest(q, 64)[0]).toBe(2500);
   expect(rebuilt.nearest(q2, 64)[0]).toBe(700);
 });
+
+test('a rebuild over fewer vectors (fewer lists by its size) reusing the last build still holds every vector', () => {
+  const vectors = Array.from({ length: 4000 }, randomUnit);
+  const index = IvfIndex.buildSync(vectors, options);
+  // A reload that dropped 600 groups: sqrt(n) names fewer lists than the reused build has.
+  const fewer = vectors.slice(0, 3400);
+  const rebuilt = IvfIndex.buildSync(fewer, options, index);
+  expect(rebuilt.size).toBe(3400);
+  const missed = fewer.filter((v, i) => i % 17 === 0 && rebuilt.nearest(v, 1)[0] !== i);
+  expect(missed).toEqual([]);
+});
