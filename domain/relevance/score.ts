@@ -44,40 +44,91 @@ export const FEATURES = [
 export type Features = Record<(typeof FEATURES)[number], number>;
 
 export function featuresOf(view: ConversationView, profile: RelevanceProfile): Features {
+  const memo = memoOf(view);
   let bestHint = 0;
-  for (const h of profile.hintVectors) bestHint = Math.max(bestHint, dot(view.recent, h));
+  for (const h of profile.hintVectors) bestHint = Math.max(bestHint, recentDot(view, memo, h));
   let phrase = 0;
   let multiword = 0;
   let turnedAway = 0;
   let older = 0;
   let phraseUser = 0;
   for (const p of profile.phrases) {
-    if (!mayHavePhrase(view, p)) continue;
-    if (hasPhrase(view.userText, p)) phraseUser = 1;
-    if (hasPhrase(view.negatedText, p)) turnedAway = 1;
-    if (hasPhrase(view.recentText, p)) {
+    const where = phraseIn(view, memo, p);
+    if (where === 0) continue;
+    if (where & IN_USER) phraseUser = 1;
+    if (where & IN_NEGATED) turnedAway = 1;
+    if (where & IN_RECENT) {
       phrase = 1;
       if (p.includes(' ')) multiword = 1;
-    } else if (hasPhrase(view.olderText, p)) older = 1;
+    } else if (where & IN_OLDER) older = 1;
   }
   const topic = dot(view.recent, profile.topic);
   const need = viewNeed(view);
+  let user = memo.userDots.get(profile.hints);
+  if (user === undefined) memo.userDots.set(profile.hints, (user = dot(view.user, profile.hints)));
   return {
     topic,
-    hints: dot(view.recent, profile.hints),
-    user: dot(view.user, profile.hints),
+    hints: recentDot(view, memo, profile.hints),
+    user,
     best_hint: bestHint,
     phrase,
     phrase_multiword: multiword,
     phrase_agrees: phrase * topic,
     phrase_turned_away: turnedAway,
     phrase_older_only: phrase ? 0 : older,
-    older: dot(view.older, profile.topic),
+    // No older messages: their vector is all zeros.
+    older: view.olderText ? dot(view.older, profile.topic) : 0,
     phrase_user: phraseUser,
     topic_z: (topic - profile.topicMean) / profile.topicSpread,
     need,
     need_phrase: need * phrase,
   };
+}
+
+/**
+ * What scoring one conversation learns that other ad groups reuse: a catalog's
+ * groups share hints (their vectors and phrases are shared within a load), so
+ * the candidates of one request ask the same questions many times.
+ */
+interface ViewMemo {
+  recentDots: Map<Float32Array, number>;
+  userDots: Map<Float32Array, number>;
+  /** Where a phrase occurs (IN_* bits). */
+  phrases: Map<string, number>;
+}
+
+const memos = new WeakMap<ConversationView, ViewMemo>();
+
+function memoOf(view: ConversationView): ViewMemo {
+  let memo = memos.get(view);
+  if (!memo) memos.set(view, (memo = { recentDots: new Map(), userDots: new Map(), phrases: new Map() }));
+  return memo;
+}
+
+function recentDot(view: ConversationView, memo: ViewMemo, v: Float32Array): number {
+  let d = memo.recentDots.get(v);
+  if (d === undefined) memo.recentDots.set(v, (d = dot(view.recent, v)));
+  return d;
+}
+
+const IN_USER = 1;
+const IN_NEGATED = 2;
+const IN_RECENT = 4;
+const IN_OLDER = 8;
+
+function phraseIn(view: ConversationView, memo: ViewMemo, p: string): number {
+  let where = memo.phrases.get(p);
+  if (where === undefined) {
+    where = 0;
+    if (mayHavePhrase(view, p)) {
+      if (hasPhrase(view.userText, p)) where |= IN_USER;
+      if (hasPhrase(view.negatedText, p)) where |= IN_NEGATED;
+      if (hasPhrase(view.recentText, p)) where |= IN_RECENT;
+      else if (hasPhrase(view.olderText, p)) where |= IN_OLDER;
+    }
+    memo.phrases.set(p, where);
+  }
+  return where;
 }
 
 /**
