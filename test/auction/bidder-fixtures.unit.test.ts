@@ -4,9 +4,12 @@
  * as Prebid Server tests its adapters: no reference DSP, no service; a loopback
  * server answers as each fixture says. A new case is a new file.
  */
+import { dspAgent } from '../../auction/dsp/http';
 import { filled, loadFixtures, runFixture } from './bidder-fixtures';
 
 const fixtures = loadFixtures();
+// The DSP calls' pooled keep-alive connections end with the file.
+afterAll(() => dspAgent.close());
 
 test('both protocols have fixtures', () => {
   expect(new Set(fixtures.map(([, protocol]) => protocol))).toEqual(new Set(['native', 'openrtb']));
