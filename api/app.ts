@@ -25,13 +25,12 @@ import { errorHandler, unknownRoute } from '../lib/http/errors';
 import { buildOpenApiDocument } from '../lib/http/openapi';
 import { mountOperations } from '../lib/http/operations';
 import { requestId } from '../lib/http/request-id';
-import { directRoutesFirst } from '../lib/http/direct-route';
 import { insightsOperations } from './insights/routes';
 import { rateLimit } from './rate-limit/rate-limiter';
 import { assetRoutes, uploadOperation } from './uploads/routes';
 import { pollOperations, pollRoutes } from './tracking/polls';
-import { collectEndpoint, collectRoutes } from './events/collect';
-import { deliveryTrackingOperations, deliveryTrackingRoutes, viewPixelDirectRoute } from './tracking/delivery';
+import { collectOperation, collectRoutes } from './events/collect';
+import { deliveryTrackingOperations, deliveryTrackingRoutes } from './tracking/delivery';
 import { trackingCors } from './tracking/cors';
 import { createDeliveryLedger, type DeliveryLedgerWriter } from '../domain/delivery/ledger';
 import { startDeliveryLedger, type DeliveryLedgerProcess } from './tracking/delivery-ledger';
@@ -113,10 +112,6 @@ export function createApp(deps: AppDeps) {
   // One ClickHouse client for every report the api answers (/v1 insights, the dashboard's).
   const analytics = createClickhouse(undefined, { compressResponses: false });
   const ledger = deps.deliveryLedger ?? createDeliveryLedger(createPgPool());
-  // The hot requests' plain forms are answered before Express sees them: event collection's
-  // steady stream (api/events/collect.ts) and the impression pixel (api/tracking/delivery.ts).
-  const collect = collectEndpoint(db, metrics);
-  directRoutesFirst(app, [collect.directRoute, viewPixelDirectRoute(ledger, metrics)]);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
@@ -141,7 +136,7 @@ export function createApp(deps: AppDeps) {
   // {tracking_url}: the signed token is the auth; {events_url}: the organization's ak_ key.
   const deliveryOperations = deliveryTrackingOperations(ledger, metrics.tokens);
   const trackingOperations = pollOperations(db);
-  const collectOperations = [collect.operation];
+  const collectOperations = [collectOperation(db)];
   const reportDownload = reportDownloadOperation(db);
   const dashboardJson = dashboardOperations({ db, temporal: deps.temporal, assets: deps.assets }, analytics);
   // The contract itself is public: it holds no organization's data.
@@ -161,6 +156,12 @@ export function createApp(deps: AppDeps) {
     res.json(openApi);
   });
 
+  // The busiest requests (event collection, the trackers) first: they walk no other surface's routers.
+  app.use(collectRoutes(collectOperations));
+  app.use(trackingCors);
+  app.use(deliveryTrackingRoutes(deliveryOperations));
+  app.use(pollRoutes(trackingOperations));
+
   app.use(apiKeyRoutes(db, deps.temporal));
 
   const v1 = Router();
@@ -173,10 +174,6 @@ export function createApp(deps: AppDeps) {
   // Mounted without stripping the prefix, so routes declare (and document) their full paths.
   app.use((req, res, next) => (req.path === '/v1' || req.path.startsWith('/v1/') ? v1(req, res, next) : next()));
   app.use(assetRoutes(deps.assets));
-  app.use(trackingCors);
-  app.use(deliveryTrackingRoutes(deliveryOperations));
-  app.use(pollRoutes(trackingOperations));
-  app.use(collectRoutes(collectOperations));
   app.use(reportDownloadRoutes(reportDownload));
   // {platform_url}'s dashboard: pages and its own JSON under the session cookie (README, Dashboard).
   app.use(dashboardApiRoutes(db, dashboardJson));

@@ -7,7 +7,6 @@ import { Catalog } from './catalog';
 import { DspHealth } from './dsp/health';
 import { errorHandler, unknownRoute } from '../lib/http/errors';
 import { mountOperations } from '../lib/http/operations';
-import { directRoutesFirst } from '../lib/http/direct-route';
 import { alwaysOpenBudget, priorCtr, type BudgetGate, type CtrEstimator } from './inhouse/eligibility';
 import { AuctionLog, nowDateTime } from './log/writer';
 import { loadRelevanceIndex } from './inhouse/relevance';
@@ -20,8 +19,6 @@ import { createAuctionMetrics } from './metrics';
 import { auctionBidders } from './bidders';
 import { recordDeadLetters } from '../domain/dead-letters/store';
 import { adRequestOperation, auctionOpenApi } from './openapi';
-import { directAdRequestRoute } from './ad-request-route';
-import type { AdRequest } from './request-schema';
 import { runAuction, type PipelineDeps } from './pipeline';
 import { auctionSettings, type AuctionSettings } from './settings';
 import { authenticatePublisher, intake } from './stages/1-intake';
@@ -172,13 +169,12 @@ function deliveryControls(input: AuctionDeps, settings: AuctionSettings) {
   };
 }
 
-/** The service's HTTP surface over the pipeline: the ad request (direct route first), the publisher's report, health, the OpenAPI document. */
+/** The service's HTTP surface over the pipeline: the ad request, the publisher's report, health, the OpenAPI document. */
 function auctionApp(deps: PipelineDeps, rateLimit: PublisherRateLimit, stores: { db: Db; ch: ClickHouseClient; database: string }): express.Express {
   const { catalog, settings } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  const run = (req: IncomingMessage, body: AdRequest, publisher: PublisherRecord) => runAuction(intake(req, body, publisher, settings.floorMicros), deps);
   const authenticate = (req: IncomingMessage) => authenticatePublisher(req.headers.authorization, catalog.publishers);
   // An ad request: its key, then its publisher's rate limit, both before the body is read.
   const admit = (req: IncomingMessage) => {
@@ -186,14 +182,9 @@ function auctionApp(deps: PipelineDeps, rateLimit: PublisherRateLimit, stores: {
     rateLimit.admit(publisher);
     return publisher;
   };
-  const adRequest = adRequestOperation(async ({ body }, req) => run(req, body, publisherOf(req)));
+  const adRequest = adRequestOperation(async ({ body }, req) => runAuction(intake(req, body, publisherOf(req), settings.floorMicros), deps));
   const reports = reportsOperation({ authenticate, report: stores });
   const erasures = userErasureOperations({ authenticate, db: stores.db });
-  // The hot route first, before Express handles the request at all: the ordinary
-  // ad request never walks the generic chain below. What it hands over (anything
-  // else, or its error) is handled by Express as usual, the error first.
-  const direct = directAdRequestRoute({ authenticate: admit, run });
-  directRoutesFirst(app, [direct]);
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true, index_ads: catalog.ads.length });
   });

@@ -4,15 +4,13 @@ import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 /**
  * Prometheus metrics for an Express process (the api): process defaults and
  * one request-duration histogram in milliseconds, labelled by method, route
- * pattern and status. `metrics.middleware` times requests; `metrics.observe` records
- * a request answered outside Express (lib/http/direct-route.ts). The registry
- * is served on the process's internal metrics port (lib/metrics-server.ts).
+ * pattern and status. `metrics.middleware` times every request (each has one
+ * Express route: docs/architecture.md, "One door"). The registry is served on
+ * the process's internal metrics port (lib/metrics-server.ts).
  */
 export interface HttpMetrics {
   registry: Registry;
   middleware: RequestHandler;
-  /** Records a request Express never saw (answered from `startedMs`, performance.now()), under its route pattern. */
-  observe(method: string, route: string, status: number, startedMs: number): void;
 }
 
 const MS_BUCKETS = [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
@@ -31,7 +29,6 @@ export function createHttpMetrics(prefix: string): HttpMetrics {
     duration.observe({ method, route, status: String(status) }, performance.now() - startedMs);
   return {
     registry,
-    observe,
     middleware(req: Request, res: Response, next: NextFunction) {
       const started = performance.now();
       // The matched route's declared pattern (labelRoute), never the raw path: ids must not become label values.

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { DomainError, InvalidRequestError } from './errors';
 
 /**
@@ -142,4 +142,17 @@ export function bodyObject(body: unknown): Record<string, unknown> {
     throw new DomainError('invalid_value', 'Request body must be a JSON object');
   }
   return body as Record<string, unknown>;
+}
+
+const COMPILED = new WeakMap<z.ZodType, z.ZodType>();
+
+/**
+ * `schema` with a parser generated from it (zod's `z.compile`, once per schema): a valid input
+ * takes straight-line code, anything else falls back to zod's own parse, so the output, the
+ * errors and their wording are the schema's. A schema zod cannot compile is used as it is.
+ */
+export function compiledSchema<S extends z.ZodType>(schema: S): S {
+  let compiled = COMPILED.get(schema);
+  if (!compiled) COMPILED.set(schema, (compiled = z.compile(schema)));
+  return compiled as S;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { Router, type Request, type Response } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { Pool } from 'pg';
 import { z } from 'zod';
 import type { Db } from '../../lib/db';
@@ -11,12 +11,9 @@ import { createInboxWriter, serializeEvents } from '../../domain/events/inbox';
 import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { apiKeyAuthOf, type ApiKeyAuth } from '../auth/api-key-auth';
 import { cachedApiKeyAuth } from '../auth/cached-api-key-auth';
-import { errorHandler, writeError } from '../../lib/http/errors';
-import { plainJsonLength } from '../../lib/http/plain-json';
+import { errorHandler } from '../../lib/http/errors';
+import { plainJsonLength, readPlainJsonBody, writeJson } from '../../lib/http/plain-json';
 import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
-import { readPlainJsonBody, writeJson, type DirectRoute } from '../../lib/http/direct-route';
-import { nextId } from '../../lib/http/request-id';
-import type { HttpMetrics } from '../../lib/http-metrics';
 import { consume, throttled, type RateLimitVerdict } from '../../domain/rate-limits/sliding-window';
 import { rateBudgetHeaders } from '../../lib/errors';
 
@@ -69,11 +66,8 @@ function parseCollectBody(body: unknown, validateOnly: boolean): { events: Colle
   return { events, results };
 }
 
-/**
- * `POST /api/collect`: the operation, declared once (mounted by collectRoutes,
- * documented in the OpenAPI document), and its direct route (see below).
- */
-export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): { operation: Operation; directRoute: DirectRoute } {
+/** `POST /api/collect`: the operation, declared once (mounted by collectRoutes, documented in the OpenAPI document). */
+export function collectOperation(db: Db): Operation {
   const budget = leasedBudget(
     (apiKeyId: string, cost: number) => consume(db, `events:${apiKeyId}`, config.events.perKeyPerHour, Date.now(), cost),
     () => defaultChunk(config.events.perKeyPerHour),
@@ -116,7 +110,7 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
     writeJson(res, 200, { validate_only: validateOnly, accepted: validateOnly ? 0 : results.length - rejected, rejected, results });
   }
 
-  const operation = defineOperation({
+  return defineOperation({
     id: 'collectEvents',
     method: 'post',
     path: PATH,
@@ -131,36 +125,11 @@ export function collectEndpoint(db: Db, metrics: Pick<HttpMetrics, 'observe'>): 
     errors: ['invalid_value', 'required', 'invalid_json', 'body_too_large', 'unsupported_media_type'],
     handle: async ({ query }, req, res) => collect(req, res, apiKeyAuthOf(res), await readJsonBody(req, res), query.validate_only === 'true'),
   });
-
-  /**
-   * The steady stream's direct route (lib/http/direct-route.ts), answered
-   * before Express sees the request: a POST to exactly `/api/collect` (no
-   * query) with a plain JSON body and a key this process checked in the last
-   * few seconds (api/auth/cached-api-key-auth.ts) is served here by the same `collect`, its errors in the
-   * same error object as the route's (`writeError`). Everything else (a
-   * key's first request, bad or no auth, validate_only, other methods, bodies
-   * and spellings of the path) takes the route.
-   */
-  const directRoute: DirectRoute = (req, res, fallThrough) => {
-    const length = plainJsonLength(req.headers, COLLECT_BODY_LIMIT_BYTES);
-    if (req.method !== 'POST' || req.url !== PATH || length === null) return fallThrough();
-    const key = auth.lookup(req);
-    if (!key) return fallThrough();
-    const started = performance.now();
-    res.setHeader('Request-Id', nextId());
-    res.once('finish', () => metrics.observe('POST', PATH, res.statusCode, started));
-    readPlainJsonBody(req, length, { strict: false })
-      .then((body) => collect(req, res, key, body, false))
-      .catch((err: unknown) => writeError(res, PATH, err));
-  };
-
-  return { operation, directRoute };
 }
 
 /** `{events_url}` routes: the operation, its errors in the `/v1` error object. */
 export function collectRoutes(operations: Operation[]): Router {
-  const router = Router();
-  router.use(mountOperations(operations));
+  const router = mountOperations(operations);
   router.use(PATH, errorHandler);
   return router;
 }

@@ -1,25 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { DomainError } from '../../lib/errors';
-import { errorHandler, writeError } from '../../lib/http/errors';
+import { errorHandler } from '../../lib/http/errors';
 import { defineOperation, mountOperations, type Operation } from '../../lib/http/operations';
-import type { DirectRoute } from '../../lib/http/direct-route';
-import { nextId } from '../../lib/http/request-id';
-import type { HttpMetrics } from '../../lib/http-metrics';
 import { FEEDBACK_REASONS, type DeliveryLedgerWriter, type DeliveryEventType } from '../../domain/delivery/ledger';
 import type { TokenObserver } from '../../domain/delivery/metrics';
 import { judgeTrackedRequest, type InvalidTrafficReason } from '../../domain/delivery/invalid-traffic';
 import { clientIp } from '../../domain/events/client-ip';
 import { config } from '../../lib/config';
-import {
-  readDeliveryToken,
-  TRACKING_PATHS,
-  withClickId,
-  type DeliveryClaims,
-  type DeliveryToken,
-  type DeliveryTokenKind,
-} from '../../domain/delivery/tracking-token';
+import { readDeliveryToken, TRACKING_PATHS, withClickId, type DeliveryClaims, type DeliveryTokenKind } from '../../domain/delivery/tracking-token';
 
 /**
  * `{tracking_url}` view, click and feedback trackers: the signed token in the
@@ -75,75 +65,30 @@ const invalidOf = (req: IncomingMessage, claims: DeliveryClaims): InvalidTraffic
     ip: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustedProxies),
   });
 
-const recordView = (ledger: DeliveryLedgerWriter, claims: DeliveryClaims, req: IncomingMessage) =>
-  ledger.record({ type: 'impression', claims, time: new Date(), invalid: invalidOf(req, claims) });
-
-/** Counts a token read by its form (api_tracking_tokens_total); `none` when missing or unreadable. */
-const countToken = (tokens: TokenObserver, kind: DeliveryTokenKind, token: ReturnType<typeof readDeliveryToken>) => tokens.read(kind, token?.form ?? 'none');
-
-/** A tracker's token, counted by its form. */
+/** A tracker's token, counted by its form (api_tracking_tokens_total); `none` when missing or unreadable. */
 const countedTokenReader = (tokens: TokenObserver) => (value: unknown, kind: DeliveryTokenKind) => {
   const token = readDeliveryToken(value, kind);
-  countToken(tokens, kind, token);
+  tokens.read(kind, token?.form ?? 'none');
   return token;
 };
 
-/** Tokens the view pixel's direct route read and handed on to the operation (a DSP's ad): read once, not twice. */
-const handedOn = new WeakMap<object, DeliveryToken>();
+export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter, tokens: TokenObserver): Operation[] {
+  const record = (type: DeliveryEventType, claims: DeliveryClaims, req?: IncomingMessage) =>
+    ledger.record({ type, claims, time: new Date(), invalid: req ? invalidOf(req, claims) : null });
+  const readToken = countedTokenReader(tokens);
 
-/** The view pixel's operation (any request form, any method the route takes). */
-function viewTracker(ledger: DeliveryLedgerWriter, tokens: TokenObserver) {
-  return async (tokenValue: unknown, req: Request, res: Response): Promise<void> => {
-    const token = handedOn.get(req) ?? readDeliveryToken(tokenValue, 'view');
-    countToken(tokens, 'view', token);
+  /** The view pixel: the plain request of one of our own ads, the busiest there is, and any other form. */
+  async function trackView(tokenValue: unknown, req: Request, res: Response): Promise<void> {
+    const token = readToken(tokenValue, 'view');
     if (token && !token.expired && counts(req)) {
-      const outcome = await recordView(ledger, token.claims, req);
+      const outcome = await record('impression', token.claims, req);
       if (outcome.recorded && isHttpUrl(token.claims.dsp_view_url)) {
         noStore(res);
         return void res.redirect(302, token.claims.dsp_view_url);
       }
     }
     writePixel(res);
-  };
-}
-
-/**
- * The view pixel's direct route (lib/http/direct-route.ts): the plain request
- * (GET, one `token` parameter in the unencoded form the auction mints, for one
- * of our own ads) is answered before Express sees it, with the same headers and
- * effects as the operation below. Anything else takes the operation's route,
- * a DSP's ad too (its first impression redirects, which is Express's to answer), with the token
- * already read.
- */
-const PLAIN_VIEW = new RegExp(`^${TRACKING_PATHS.view}\\?token=([A-Za-z0-9_.-]+)$`);
-export function viewPixelDirectRoute(ledger: DeliveryLedgerWriter, metrics: Pick<HttpMetrics, 'observe'> & { tokens: TokenObserver }): DirectRoute {
-  return (req, res, fallThrough) => {
-    const plain = req.method === 'GET' ? PLAIN_VIEW.exec(req.url!) : null;
-    if (!plain) return fallThrough();
-    const started = performance.now();
-    const token = readDeliveryToken(plain[1], 'view');
-    if (token?.claims.dsp_view_url !== undefined) {
-      handedOn.set(req, token);
-      return fallThrough();
-    }
-    // Counted here only when answered here: what falls through is counted by the operation.
-    countToken(metrics.tokens, 'view', token);
-    res.setHeader('Request-Id', nextId());
-    const answer = () => {
-      writePixel(res);
-      metrics.observe('GET', TRACKING_PATHS.view, 200, started);
-    };
-    if (!token || token.expired) return answer();
-    // A failed record answers as the route would (its error object, not the platform envelope Express would reach).
-    recordView(ledger, token.claims, req).then(answer, (err: unknown) => writeError(res, TRACKING_PATHS.view, err));
-  };
-}
-
-export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter, tokens: TokenObserver): Operation[] {
-  const record = (type: DeliveryEventType, claims: DeliveryClaims, req?: IncomingMessage) =>
-    ledger.record({ type, claims, time: new Date(), invalid: req ? invalidOf(req, claims) : null });
-  const readToken = countedTokenReader(tokens);
-  const trackView = viewTracker(ledger, tokens);
+  }
 
   return [
     defineOperation({
@@ -209,8 +154,7 @@ export function deliveryTrackingOperations(ledger: DeliveryLedgerWriter, tokens:
 
 /** The trackers' routes; their errors (405 too) in the `/v1` error object, not the platform envelope of other `/api` paths. */
 export function deliveryTrackingRoutes(operations: Operation[]): Router {
-  const router = Router();
-  router.use(mountOperations(operations));
+  const router = mountOperations(operations);
   router.use(
     operations.map((op) => op.path),
     errorHandler,

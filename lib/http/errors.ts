@@ -84,11 +84,7 @@ export function logServerError(res: ServerResponse, path: string, err: unknown):
 /** Last middleware of a surface that answers with the spec's error object. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => writeError(res, req.path, err);
 
-/**
- * The error answer, written on node's own response (the bytes and headers
- * res.json would write), so that a request answered before Express saw it
- * (lib/http/direct-route.ts) gets the very same answer.
- */
+/** errorHandler's answer, written on node's own response (the bytes and headers res.json would write). */
 export function writeError(res: ServerResponse, path: string, err: unknown): void {
   const answer = toErrorResponse(err);
   if (answer.status >= 500) logServerError(res, path, err);

@@ -1,8 +1,9 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import { DomainError } from '../errors';
-import { bodyObject, parseOrThrow } from '../validation';
+import { bodyObject, compiledSchema, parseOrThrow } from '../validation';
 import { jsonBody } from './body';
+import { writeJson } from './plain-json';
 import type { ErrorCode } from './error-codes';
 import { labelRoute } from '../http-metrics';
 import { runAs, type Actor } from '../actor';
@@ -81,6 +82,8 @@ export function defineOperation<Q extends z.ZodObject | undefined = undefined, B
 /** How a surface sends a success body (`/v1`: as is; the platform surface: in its envelope). */
 export type Respond = (res: Response, status: number, body: unknown) => void;
 const respondJson: Respond = (res, status, body) => {
+  // The common answer (a JSON value, no type of the handler's own): res.json's bytes without its generic steps.
+  if (body !== undefined && status !== 204 && !res.hasHeader('Content-Type')) return writeJson(res, status, body);
   res.status(status).json(body);
 };
 
@@ -90,7 +93,8 @@ function handlerOf(op: Operation, respond: Respond): RequestHandler {
   return async (req, res) => {
     const input: ParsedInput<unknown, unknown> = {
       query: op.query && !op.handlerValidatesQuery ? parseOrThrow(op.query, req.query) : undefined,
-      body: op.body && !op.handlerValidatesBody ? parseOrThrow(op.body, bodyObject(req.body)) : undefined,
+      // The body's one validation, generated from its one declaration (lib/validation.ts compiledSchema).
+      body: op.body && !op.handlerValidatesBody ? parseOrThrow(compiledSchema(op.body), bodyObject(req.body)) : undefined,
       params: req.params as Record<string, string>,
     };
     // The caller the surface's auth bound (res.locals.actor): what the audit log names as the change's author.

@@ -164,7 +164,7 @@ describe('request validation', () => {
     expect(((await res.json()) as any).error.code).toBe('unsupported_media_type');
   });
 
-  test('the direct route (plain JSON with a Content-Length) and the general chain (here: a chunked body) answer alike', async () => {
+  test('a plain body (JSON with a Content-Length, read directly) and any other (here: chunked, read by body-parser) answer alike', async () => {
     const send = async (body: string, token: string | null, chunked: boolean) => {
       const stream = new ReadableStream({
         start(c) {

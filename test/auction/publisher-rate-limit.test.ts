@@ -56,7 +56,7 @@ test('past the limit, counted across two copies, the auction answers the spec 42
   const refused = await post(b.url, b.publisherKey, contextualRequest({ country_code: 'AQ' }));
   expect(refused).toEqual({ status: 429, retryAfter: '1', body: THROTTLED });
   expect(await post(a.url, a.publisherKey, contextualRequest({ country_code: 'AQ' }))).toEqual({ status: 429, retryAfter: '1', body: THROTTLED });
-  // A body too large for the direct route goes through Express: the same limit, before the body is read.
+  // A large body: the same limit, before the body is read.
   const large = contextualRequest({
     country_code: 'AQ',
     messages: Array.from({ length: 40 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: 'x'.repeat(8000) })),

@@ -153,7 +153,7 @@ describe('POST /api/collect', () => {
     expect(text.body).toEqual(errorBody('unsupported_media_type'));
   });
 
-  it('answers a remembered key (the fast lane) exactly as the route answers its first request', async () => {
+  it("answers a remembered key's request exactly as its first one", async () => {
     const { key, id } = await org();
     const answers = [];
     for (let i = 0; i < 2; i++) {

@@ -110,7 +110,7 @@ describe('impression pixel', () => {
     const again = await get(view);
     expect(again.status).toBe(200);
     expect(again.headers.get('content-type')).toContain(PIXEL_TYPE);
-    // Read by the direct route and handed on to the operation, which answers a DSP's ad: counted once a request.
+    // Each request reads its token once: counted once a request.
     const counted =
       sample(await scrape(), 'api_tracking_tokens_total', 'kind="view",form="compact"') -
       sample(before, 'api_tracking_tokens_total', 'kind="view",form="compact"');
@@ -121,8 +121,8 @@ describe('impression pixel', () => {
   });
 });
 
-describe('impression pixel: its direct route and its Express route', () => {
-  // The plain request (GET, one token parameter) is answered before Express sees it; any other form takes the route.
+describe('impression pixel: its plain form and any other', () => {
+  // The plain request (GET, one token parameter), as the auction mints it, and one with another parameter: one route answers both.
   const forms = (view: string) => ({ direct: view, routed: `${view}&utm=1` });
   const headersOf = (res: Response) =>
     Object.fromEntries(['cache-control', 'referrer-policy', 'content-type', 'content-length'].map((k) => [k, res.headers.get(k)]));
