@@ -14,7 +14,9 @@ import {
   reportExportCreateSchema,
 } from '../../domain/insights/exports';
 import { LEVELS } from '../../domain/insights/query';
+import { ROW_CAP } from '../../domain/insights/report';
 import { organizationOf } from '../auth/api-key-auth';
+import { INSIGHTS_REQUEST_ERRORS } from './routes';
 import { listPageSchema } from '../http/pagination';
 import { listOperation, retrieveOperation } from '../http/resource-operations';
 
@@ -32,7 +34,17 @@ export const reportExportSchema = z.object({
   progress: z
     .object({ rows_written: z.int(), rows_total: z.int().nullable() })
     .describe('rows_total is null while the report is being counted, then set while the file is written'),
-  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable() }).nullable().describe("Why it failed: the insights endpoint's error"),
+  error: z
+    .object({
+      message: z.string(),
+      type: z.enum(['invalid_request_error', 'authentication_error', 'rate_limit_error', 'server_error']),
+      param: z.string().nullable(),
+      code: z.string(),
+    })
+    .nullable()
+    .describe(
+      `Why it failed, as the spec's error object: the insights endpoint's error (the entity deleted since, analytics_timeout), or report_too_large: the report holds more than ${ROW_CAP} rows (the insights row cap; an export holds every row or none), narrow it or export it in parts`,
+    ),
   download_url: z.string().nullable().describe('Once succeeded: a link that needs no key and works for an hour (each read gives a fresh one)'),
   download_expires_at: z.int().nullable(),
   created_at: z.int(),
@@ -57,26 +69,8 @@ export function reportExportOperations(db: Db): Operation[] {
         schema: reportExportSchema,
         links: { GetReportExport: { operationId: 'getReportExport', parameters: { report_export_id: '$response.body#/id' } } },
       },
-      errors: [
-        'invalid_value',
-        'required',
-        'string_too_long',
-        'not_found',
-        'aggregation_level_too_high',
-        'invalid_time_range',
-        'range_too_wide',
-        'hourly_range_too_wide',
-        'hourly_unsupported_for_external_source',
-        'unknown_field',
-        'invalid_filter',
-        'invalid_filter_operator',
-        'too_many_segments',
-        'invalid_segment',
-        'unsupported_segment',
-        'segment_source_unsupported',
-        'segment_granularity_unsupported',
-        'unsupported_parameter',
-      ],
+      // The body's own (id required below the ad account, bounded strings), then the insights endpoints' checks.
+      errors: ['required', 'string_too_long', ...INSIGHTS_REQUEST_ERRORS],
       handle: async ({ body }, _req, res) => present(await createReportExport(db, organizationOf(res), body)),
     }),
     listOperation({

@@ -3,8 +3,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { config } from '../../lib/config';
 import { createClickhouse } from '../../lib/clickhouse/client';
 import type { Db } from '../../lib/db';
-import { insightsQuerySchemaFor, parseInsightsQuery, type Level, type RawQuery } from '../../domain/insights/query';
-import { runInsights, type InsightsDeps } from '../../domain/insights/report';
+import { insightsQuerySchemaFor, type Level, type RawQuery } from '../../domain/insights/query';
+import { parseInsightsRequest, runInsights, type InsightsDeps } from '../../domain/insights/report';
 import type { ErrorCode } from '../../lib/http/error-codes';
 import { defineOperation, type Operation } from '../../lib/http/operations';
 import { organizationOf } from '../auth/api-key-auth';
@@ -44,8 +44,12 @@ const ENDPOINTS: { id: string; level: Level; path: string; param?: string; what:
   { id: 'getAdInsights', level: 'ad', path: '/v1/ads/:ad_id/insights', param: 'ad_id', what: 'an ad' },
 ];
 
-/** The spec's insights error table (auth and rate limits come with the `/v1` surface). */
-const INSIGHTS_ERRORS: ErrorCode[] = [
+/**
+ * What an insights request answers once parsed and its entity looked up
+ * (domain/insights/report.ts parseInsightsRequest, resolveScope): the insights
+ * endpoints and a report export's create alike.
+ */
+export const INSIGHTS_REQUEST_ERRORS: ErrorCode[] = [
   'invalid_value',
   'aggregation_level_too_high',
   'invalid_time_range',
@@ -60,11 +64,11 @@ const INSIGHTS_ERRORS: ErrorCode[] = [
   'unsupported_segment',
   'segment_source_unsupported',
   'segment_granularity_unsupported',
-  'invalid_cursor',
   'unsupported_parameter',
   'not_found',
-  'analytics_timeout',
 ];
+/** The spec's insights error table (auth and rate limits come with the `/v1` surface): a page's cursor and the query's time budget besides. */
+const INSIGHTS_ERRORS: ErrorCode[] = [...INSIGHTS_REQUEST_ERRORS, 'invalid_cursor', 'analytics_timeout'];
 
 /**
  * The four insights endpoints: same parameters, same list shape, scope from the
@@ -87,8 +91,7 @@ export function insightsOperations(db: Db, ch: ClickHouseClient = createClickhou
       success: { status: 200, description: 'A page of insight rows', schema: insightsPageSchema },
       errors: INSIGHTS_ERRORS,
       handle: async (_input, req, res) => {
-        const query = parseInsightsQuery(req.query as RawQuery, endpoint.level);
-        const target = { level: endpoint.level, id: endpoint.param ? String(req.params[endpoint.param]) : undefined };
+        const { target, query } = parseInsightsRequest(endpoint.level, endpoint.param ? String(req.params[endpoint.param]) : undefined, req.query as RawQuery);
         return runInsights(deps(), organizationOf(res), target, query);
       },
     }),

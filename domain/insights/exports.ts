@@ -7,12 +7,13 @@
  */
 import { z } from 'zod';
 import type { Db, Prisma } from '../../lib/db';
+import { ERROR_CODES, errorTypeOf, isKnownCode } from '../../lib/http/error-codes';
 import { signToken, verifyToken } from '../../lib/signed-token';
 import { DomainError, notFound } from '../errors';
 import { normalizeId } from '../ids';
 import { paginate, type PageRequest } from '../pagination';
-import { LEVELS, parseInsightsQuery, type Level, type RawQuery } from './query';
-import { allInsightRows, resolveScope, type InsightRow, type InsightsDeps } from './report';
+import { LEVELS, type Level, type RawQuery } from './query';
+import { allInsightRows, parseInsightsRequest, resolveScope, type InsightRow, type InsightsDeps } from './report';
 
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -37,6 +38,15 @@ export type ReportExportRow = Prisma.ReportExportModel;
 
 const seconds = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
 
+type StoredError = { code: string; message: string; param: string | null };
+/** A failed export's error in the spec's error object shape, its `type` from the code's status in the one table (lib/http/error-codes.ts). */
+const specError = (e: StoredError) => ({
+  message: e.message,
+  type: errorTypeOf(isKnownCode(e.code) ? ERROR_CODES[e.code].status : 500),
+  param: e.param,
+  code: e.code,
+});
+
 /** The export as the API shows it: with a fresh download link once it succeeded. */
 export function presentReportExport(row: ReportExportRow, downloadBase: string, now = Date.now()) {
   const done = row.status === 'succeeded';
@@ -49,7 +59,7 @@ export function presentReportExport(row: ReportExportRow, downloadBase: string, 
     format: row.format as ExportFormat,
     status: row.status as 'queued' | 'running' | 'succeeded' | 'failed',
     progress: { rows_written: row.rowsWritten, rows_total: row.rowsTotal },
-    error: (row.error ?? null) as { code: string; message: string; param: string | null } | null,
+    error: row.error ? specError(row.error as StoredError) : null,
     download_url: token ? `${downloadBase}?token=${encodeURIComponent(token)}` : null,
     download_expires_at: token ? Math.floor(now / 1000) + DOWNLOAD_TTL_SECONDS : null,
     created_at: seconds(row.createdAt)!,
@@ -59,12 +69,9 @@ export function presentReportExport(row: ReportExportRow, downloadBase: string, 
 
 /** The target and query of an export, checked as the insights endpoint checks them (the same 400s and 404s). */
 async function checked(db: Db, organizationId: string, input: { level: Level; id?: string | null; query: RawQuery }) {
-  if (input.level === 'ad_account' && input.id) throw new DomainError('invalid_value', 'id is not used with level ad_account', 'id');
-  if (input.level !== 'ad_account' && !input.id) throw new DomainError('required', `id is required with level ${input.level}`, 'id');
-  const query = parseInsightsQuery(input.query, input.level);
-  const target = { level: input.level, ...(input.id ? { id: input.id } : {}) };
-  await resolveScope(db, organizationId, target);
-  return { target, query };
+  const request = parseInsightsRequest(input.level, input.id, input.query);
+  await resolveScope(db, organizationId, request.target);
+  return request;
 }
 
 /** Queues an export (the job runs it); its parameters are checked now, so a bad one is a 400 at once. */

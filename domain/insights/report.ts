@@ -10,7 +10,7 @@ import { DomainError, notFound } from '../errors';
 import { isUuid, normalizeId } from '../ids';
 import { runAnalyticsQuery } from './analytics-query';
 import { engagementRows, mergeEngagement, type MergedRow } from './engagement';
-import type { InsightsQuery, Level, Metric, SortKey } from './query';
+import { parseInsightsQuery, type InsightsQuery, type Level, type Metric, type RawQuery, type SortKey } from './query';
 import { REPORT_COLUMNS, reportQuery, type ReportScope } from './sql';
 import { readableTime, reportBucket, type TimeWindow } from './time-windows';
 
@@ -30,6 +30,19 @@ export interface InsightsDeps {
 export interface ReportTarget {
   level: Level;
   id?: string;
+}
+
+/**
+ * One insights request, parsed once for every caller: the four endpoints (the
+ * level theirs, the id from their path) and report exports (both from the body,
+ * the id then required below the ad account and refused with it). The query by
+ * the endpoint's own rules and codes (query.ts parseInsightsQuery).
+ */
+export function parseInsightsRequest(level: Level, id: string | null | undefined, raw: RawQuery): { target: ReportTarget; query: InsightsQuery } {
+  if (level === 'ad_account' && id) throw new DomainError('invalid_value', 'id is not used with level ad_account', 'id');
+  if (level !== 'ad_account' && !id) throw new DomainError('required', `id is required with level ${level}`, 'id');
+  const query = parseInsightsQuery(raw, level);
+  return { target: { level, ...(id ? { id } : {}) }, query };
 }
 
 export type InsightRow = Record<string, string | number | null>;
@@ -291,11 +304,21 @@ export async function runInsightsInScope(deps: InsightsDeps, resolved: ResolvedS
 /**
  * Every row of the report, in its order, as the pages show them: what a report
  * export writes (domain/insights/exports.ts). The same decoded set as the pages
- * (cap, filters, sort), so its figures are the paged endpoint's; `limit`,
- * `before` and `after` are not used.
+ * (filters, sort), so its figures are the paged endpoint's; `limit`, `before`
+ * and `after` are not used. A report over the row cap is `report_too_large`:
+ * the pages would show its first ROW_CAP rows only, and an export equal to the
+ * pages and holding every row cannot be both.
  */
 export async function allInsightRows(deps: InsightsDeps, organizationId: string, target: ReportTarget, query: InsightsQuery): Promise<InsightRow[]> {
-  const { rows, present } = await sortedReport(deps, await resolveScope(deps.db, organizationId, target), target.level, query);
+  const { rows, present, capped } = await sortedReport(deps, await resolveScope(deps.db, organizationId, target), target.level, query);
+  // An export promises every row: a report the cap cut short is refused, never written short.
+  if (capped) {
+    throw new DomainError(
+      'report_too_large',
+      `The report holds more than ${ROW_CAP.toLocaleString('en-US')} rows, the most one report decodes: narrow the time range, the granularity, the aggregation level or the segment, or export it in parts`,
+      null,
+    );
+  }
   return rows.map(present);
 }
 
@@ -308,11 +331,13 @@ async function sortedReport(deps: InsightsDeps, resolved: ResolvedScope, targetL
     query.level === targetLevel ? new Map([[resolved.id, resolved.name]]) : entityNames(deps.db, resolved.scope, query.level, null),
     engagementRows(deps, resolved.scope, query, metricsUsed(query)),
   ]);
-  // Over the cap: the first ROW_CAP rows in (window, bucket, entity, segment) order are the decoded set.
-  const capped = mergeEngagement(result, engagement, ROW_CAP);
-  const unnamed = [...new Set(capped.map((r) => r.entity_id))].filter((id) => !names.has(id));
+  // Over the cap: the first ROW_CAP rows in (window, bucket, entity, segment) order are the decoded set (the query reads one more, to know).
+  const merged = mergeEngagement(result, engagement, ROW_CAP + 1);
+  const capped = merged.length > ROW_CAP;
+  const decoded = capped ? merged.slice(0, ROW_CAP) : merged;
+  const unnamed = [...new Set(decoded.map((r) => r.entity_id))].filter((id) => !names.has(id));
   if (unnamed.length > 0) for (const [id, name] of await entityNames(deps.db, resolved.scope, query.level, unnamed)) names.set(id, name);
-  const rows = decode(query, capped).filter((row) => matchesFilters(query, row));
+  const rows = decode(query, decoded).filter((row) => matchesFilters(query, row));
   rows.sort(compareRows(query.sort));
-  return { rows, present: (row: DecodedRow) => present(query, names, row) };
+  return { rows, capped, present: (row: DecodedRow) => present(query, names, row) };
 }

@@ -39,6 +39,10 @@ export const ERROR_CODES = {
   },
   range_too_wide: { status: 400, when: 'insights time window over 366 days' },
   hourly_range_too_wide: { status: 400, when: 'hourly insights window over 25 hours' },
+  report_too_large: {
+    status: 400,
+    when: "a report export's report over the insights row cap (20,000 decoded rows): the export fails with it; narrow it or export it in parts",
+  },
   hourly_unsupported_for_external_source: { status: 400, when: 'insights source=external with hourly granularity' },
   unknown_field: { status: 400, when: 'unknown metric in insights fields[]' },
   invalid_filter: { status: 400, when: 'insights filter malformed, unknown field, id finer than the level, or source disagreeing with source' },

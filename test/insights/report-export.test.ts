@@ -108,6 +108,60 @@ test("the endpoint's errors, at once: a bad query, another organization's campai
   expect([noId.status, noId.body]).toEqual([400, errorBody('required', 'invalid_request_error', 'id')]);
 });
 
+test("over the 20,000-row cap: the export fails with report_too_large in the spec's error object, no file; the pages still answer", async () => {
+  // One ad group's 2 ads x 365 days x 28 countries (the country segment is an ad group's or an ad's) = 20,440 decoded rows: one report decodes 20,000 at most.
+  const big = await newTenant(h, { campaigns: 1, groups: 1, ads: 2 });
+  const countries = 'AT BE BG CH CY CZ DE DK EE ES FI FR GB GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI'.split(' ');
+  const days = Array.from({ length: 365 }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
+  await insertRows(
+    ch,
+    big.ads.flatMap((ad) => days.flatMap((day) => countries.map((country) => row(ad, `${day}T12:00:00Z`, { country })))),
+  );
+  const wide = {
+    aggregation_level: 'ad',
+    time_granularity: 'daily',
+    'time_ranges[]': [JSON.stringify({ type: 'date_range', since: days[0], until: days[days.length - 1] })],
+    'segments[]': 'country',
+  };
+  const created = await call(h.url, 'POST', '/v1/report_exports', {
+    token: big.org.api_key,
+    body: { level: 'ad_group', id: big.ads[0].adGroupId, query: wide },
+  });
+  expect([created.status, created.body.error ?? created.body.status]).toEqual([202, 'queued']);
+  const done = await eventually(
+    async () => (await call(h.url, 'GET', `/v1/report_exports/${created.body.id}`, { token: big.org.api_key })).body,
+    (body) => body.status === 'succeeded' || body.status === 'failed',
+    { what: 'the export over the cap', timeoutMs: 90_000, everyMs: 200 },
+  );
+  expect(done).toMatchObject({
+    status: 'failed',
+    download_url: null,
+    progress: { rows_written: 0 },
+    error: {
+      message: expect.stringContaining('more than 20,000 rows'),
+      type: 'invalid_request_error',
+      param: null,
+      code: 'report_too_large',
+    },
+  });
+  expect(Object.keys(done.error)).toEqual(['message', 'type', 'param', 'code']);
+  expect((await h.db.reportExport.findUniqueOrThrow({ where: { id: created.body.id } })).content).toBeNull();
+  // The paged endpoint is unchanged: its decoded set is the first 20,000 rows.
+  const page = await big.get(`/v1/ad_groups/${big.ads[0].adGroupId}/insights`, { ...wide, limit: '2000' });
+  expect([page.status, page.body.data.length, page.body.has_more]).toEqual([200, 2000, true]);
+  // Narrowed (one ad), the same report fits and is exported whole.
+  const narrow = await call(h.url, 'POST', '/v1/report_exports', {
+    token: big.org.api_key,
+    body: { level: 'ad', id: big.ads[0].adId, format: 'jsonl', query: wide },
+  });
+  const fits = await eventually(
+    async () => (await call(h.url, 'GET', `/v1/report_exports/${narrow.body.id}`, { token: big.org.api_key })).body,
+    (body) => body.status === 'succeeded' || body.status === 'failed',
+    { what: 'the narrowed export', timeoutMs: 90_000, everyMs: 200 },
+  );
+  expect(fits).toMatchObject({ status: 'succeeded', error: null, progress: { rows_written: days.length * countries.length } });
+}, 180_000);
+
 test('the download link needs no key, and expires', async () => {
   const done = await finished((await post({ level: 'ad_account', query })).body.id);
   expect((await fetch(local(done.download_url))).status).toBe(200);
