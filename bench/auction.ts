@@ -28,7 +28,7 @@
  * BENCH_FRESH_CONVERSATIONS=0, the same conversation every time)
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { build } from 'esbuild';
@@ -85,8 +85,9 @@ async function compileChildren() {
   );
   const sources = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'));
   await build({ entryPoints: sources, outdir: BUILD_DIR, outbase: ROOT, format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning' });
-  // JSON the modules import (the safety model's weights) is read as it is, beside them.
-  for (const json of files.filter((f) => f.endsWith('.json'))) cpSync(json, path.join(BUILD_DIR, path.relative(ROOT, json)));
+  // Data the modules read (the safety model's weights, the content taxonomy's table) is copied as it is, beside them.
+  const data = files.filter((f) => !f.endsWith('.ts') && statSync(f).isFile());
+  for (const file of data) cpSync(file, path.join(BUILD_DIR, path.relative(ROOT, file)));
 }
 
 interface Child {
