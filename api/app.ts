@@ -156,10 +156,10 @@ export function createApp(deps: AppDeps) {
     res.json(openApi);
   });
 
-  // The busiest requests (event collection, the trackers) first: they walk no other surface's routers.
-  app.use(collectRoutes(collectOperations));
+  // The busiest requests (the trackers, event collection) first: they walk no other surface's routers.
   app.use(trackingCors);
   app.use(deliveryTrackingRoutes(deliveryOperations));
+  app.use(collectRoutes(collectOperations));
   app.use(pollRoutes(trackingOperations));
 
   app.use(apiKeyRoutes(db, deps.temporal));

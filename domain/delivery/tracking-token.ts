@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compiledSchema } from '../../lib/validation';
 import { LRUCache } from 'lru-cache';
 import { compactCodec, type FieldType } from '../../lib/compact-record';
 import { inspectBoundToken, inspectToken, signBoundToken } from '../../lib/signed-token';
@@ -136,7 +137,7 @@ export function readDeliveryToken(token: unknown, kind: DeliveryTokenKind): Deli
   const shared = dot < 0 ? null : claimsCodec.decode(bound.body.slice(0, dot), { kind });
   const claims = shared && claimsCodec.decode(bound.body.slice(dot + 1), shared);
   if (!claims) return null;
-  const parsed = deliveryClaimsSchema.safeParse(claims);
+  const parsed = compiledSchema(deliveryClaimsSchema).safeParse(claims);
   return parsed.success ? { claims: parsed.data, expired: bound.expired, form: 'compact' } : null;
 }
 
