@@ -23,7 +23,7 @@ import { jsonBody } from '../lib/http/body';
 import { envelopeErrorHandler } from './http/envelope';
 import { errorHandler, unknownRoute } from '../lib/http/errors';
 import { buildOpenApiDocument } from '../lib/http/openapi';
-import { mountOperations } from '../lib/http/operations';
+import { mountOperations, onlyOnPaths } from '../lib/http/operations';
 import { requestId } from '../lib/http/request-id';
 import { insightsOperations } from './insights/routes';
 import { rateLimit } from './rate-limit/rate-limiter';
@@ -158,8 +158,8 @@ export function createApp(deps: AppDeps) {
 
   // The busiest requests (the trackers, event collection) first: they walk no other surface's routers.
   app.use(trackingCors);
-  app.use(deliveryTrackingRoutes(deliveryOperations));
-  app.use(collectRoutes(collectOperations));
+  app.use(onlyOnPaths(deliveryOperations, deliveryTrackingRoutes(deliveryOperations)));
+  app.use(onlyOnPaths(collectOperations, collectRoutes(collectOperations)));
   app.use(pollRoutes(trackingOperations));
 
   app.use(apiKeyRoutes(db, deps.temporal));
