@@ -292,58 +292,22 @@ function* kmeans(points: Float32Array, n: number, dims: number, lists: number, i
 
 /**
  * The row of `rows` (x dims) with the largest inner product with points[at .. at + dims]
- * (the first such row on a tie). Four rows per pass over the point, so each of its entries is read once per four rows.
+ * (the first such row on a tie): every row's product by project's kernel, then the largest.
  */
 function nearestRow(points: Float32Array, at: number, rows: Float32Array, dims: number): number {
-  let best = 0;
-  let bestScore = -Infinity;
   const count = rows.length / dims;
-  let l = 0;
-  for (; l + 3 < count; l += 4) {
-    const r0 = l * dims;
-    const r1 = r0 + dims;
-    const r2 = r1 + dims;
-    const r3 = r2 + dims;
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    for (let j = 0; j < dims; j++) {
-      const x = points[at + j];
-      s0 += x * rows[r0 + j];
-      s1 += x * rows[r1 + j];
-      s2 += x * rows[r2 + j];
-      s3 += x * rows[r3 + j];
-    }
-    if (s0 > bestScore) {
-      bestScore = s0;
-      best = l;
-    }
-    if (s1 > bestScore) {
-      bestScore = s1;
-      best = l + 1;
-    }
-    if (s2 > bestScore) {
-      bestScore = s2;
-      best = l + 2;
-    }
-    if (s3 > bestScore) {
-      bestScore = s3;
-      best = l + 3;
-    }
-  }
-  for (; l < count; l++) {
-    const s = dotAt(points, rows, l * dims, dims, at);
-    if (s > bestScore) {
-      bestScore = s;
-      best = l;
-    }
-  }
+  if (scores.length < count) scores = new Float32Array(count);
+  project(points, rows, dims, count, scores, 0, at);
+  let best = 0;
+  for (let l = 1; l < count; l++) if (scores[l] > scores[best]) best = l;
   return best;
 }
 
-/** out[outAt .. outAt + rows) = projection (rows x dims) times v, four rows per pass over v. */
-function project(v: Float32Array, projection: Float32Array, dims: number, rows: number, out: Float32Array, outAt: number): void {
+/** nearestRow's products, reused across calls (the build is synchronous between its pauses). */
+let scores = new Float32Array(0);
+
+/** out[outAt .. outAt + rows) = projection (rows x dims) times v[vAt .. vAt + dims), four rows per pass over v. */
+function project(v: Float32Array, projection: Float32Array, dims: number, rows: number, out: Float32Array, outAt: number, vAt = 0): void {
   let r = 0;
   for (; r + 3 < rows; r += 4) {
     const p0 = r * dims;
@@ -355,7 +319,7 @@ function project(v: Float32Array, projection: Float32Array, dims: number, rows: 
     let s2 = 0;
     let s3 = 0;
     for (let j = 0; j < dims; j++) {
-      const x = v[j];
+      const x = v[vAt + j];
       s0 += x * projection[p0 + j];
       s1 += x * projection[p1 + j];
       s2 += x * projection[p2 + j];
@@ -366,7 +330,7 @@ function project(v: Float32Array, projection: Float32Array, dims: number, rows: 
     out[outAt + r + 2] = s2;
     out[outAt + r + 3] = s3;
   }
-  for (; r < rows; r++) out[outAt + r] = dotAt(v, projection, r * dims, dims);
+  for (; r < rows; r++) out[outAt + r] = dotAt(v, projection, r * dims, dims, vAt);
 }
 
 /**
