@@ -6,7 +6,7 @@ import type { Db } from '../../lib/db';
 import { config } from '../../lib/config';
 import { DomainError } from '../../domain/errors';
 import { clientIp } from '../../domain/events/client-ip';
-import { MAX_BATCH_EVENTS, MAX_STRING_LENGTH, MAX_TIMESTAMP, OBJECT_LIMITS, parseEvent, type CollectedEvent } from '../../domain/events/event';
+import { collectedEventSchema, MAX_BATCH_EVENTS, parseEvent, type CollectedEvent } from '../../domain/events/event';
 import { createInboxWriter, serializeEvents } from '../../domain/events/inbox';
 import { defaultChunk, leasedBudget } from '../../domain/events/budget-lease';
 import { apiKeyAuthOf, type ApiKeyAuth } from '../auth/api-key-auth';
@@ -134,37 +134,7 @@ export function collectRoutes(operations: Operation[]): Router {
   return router;
 }
 
-// Exactly what parseEvent (domain/events/event.ts) accepts: strings up to MAX_STRING_LENGTH,
-// well-formed Unicode (no lone surrogate), null read as absent, unknown fields dropped;
-// params and consent within OBJECT_LIMITS.
-const str = z.string().max(MAX_STRING_LENGTH);
-const OBJECT_BOUNDS = `At most ${OBJECT_LIMITS.maxDepth} levels deep, ${OBJECT_LIMITS.maxMembers} keys and array elements in all, and ${OBJECT_LIMITS.maxJsonLength} characters as JSON; every string well-formed Unicode.`;
-const optionalStr = str.nullable().optional();
 const validateOnlyQuery = z.object({ validate_only: z.enum(['true', 'false']).optional().describe('true: check only, store nothing') });
-export const collectedEventSchema = z.object({
-  event_name: str.min(1).describe('A standard or custom event name'),
-  tag_id: optionalStr.describe('Advertiser tag id; derived from the host of page_url when omitted'),
-  event_id: optionalStr.describe("Deduplication key: an organization's events with one event_id are stored once"),
-  timestamp: z.number().min(0).max(MAX_TIMESTAMP).nullable().optional().describe('Unix seconds; defaults to the receive time'),
-  page_url: optionalStr,
-  referrer: optionalStr,
-  channel: optionalStr.describe('Ignored: always stored as server'),
-  user_agent: optionalStr.describe('Parsed into ua_browser, ua_os, ua_device'),
-  session_id: optionalStr,
-  client_id: optionalStr,
-  click_id: optionalStr,
-  impression_id: optionalStr,
-  bid_id: optionalStr,
-  attribution_type: z.enum(['click', 'view', 'organic']).nullable().optional(),
-  consent: z
-    .record(z.string(), z.unknown())
-    .nullable()
-    .optional()
-    .describe(
-      `Consent flags: ad_storage (granted | denied) and gdpr (true when consent is required); without consent to keep them the IP address is stored truncated and the raw user agent dropped. ${OBJECT_BOUNDS}`,
-    ),
-  params: z.record(z.string(), z.unknown()).nullable().optional().describe(`Free-form properties, stored as JSON. ${OBJECT_BOUNDS}`),
-});
 /** Batch items are checked one by one and reported in the 200 results, so any JSON value is a valid item. */
 const batchSchema = z.object({
   events: z.array(z.unknown().describe('An event (as the single form); an invalid one is reported in results, not refused')).min(1).max(MAX_BATCH_EVENTS),
