@@ -7,11 +7,8 @@
  * window's counts as the service would; pacing plans come from the database.
  * The index: INDEX_SIZE servable ads of as many campaigns (every one reaches the controls).
  */
-import { randomUUID } from 'node:crypto';
-import { benchAuctionContext } from './support/auction-context';
+import { benchAuctionContext, benchServableAd } from './support/auction-context';
 import type { Db } from '../lib/db';
-import type { IndexedAd } from '../auction/inhouse/ad-index';
-import type { AdTally } from '../auction/inhouse/tally';
 import { textEncoder } from '../domain/understanding/encoder';
 import { relevanceProfile } from '../domain/relevance/profile';
 
@@ -28,7 +25,6 @@ export async function controlsCostMs(db: Db): Promise<{ withoutMs: number; withM
   const { FrequencyCaps } = await import('../auction/inhouse/frequency-caps');
   const { PacingGate } = await import('../auction/inhouse/pacing-gate');
   const { createPgPool } = await import('../lib/db');
-  const { newAdTally } = await import('../auction/inhouse/tally');
   const { config } = await import('../lib/config');
   const pool = createPgPool(undefined, 1);
   const caps = new FrequencyCaps(pool, {
@@ -40,7 +36,7 @@ export async function controlsCostMs(db: Db): Promise<{ withoutMs: number; withM
   const pacing = new PacingGate(db, 60_000);
   try {
     await Promise.all([caps.start(), pacing.refresh()]);
-    const ads = Array.from({ length: INDEX_SIZE }, () => servableAd(newAdTally()));
+    const ads = Array.from({ length: INDEX_SIZE }, () => benchServableAd(relevance, { title: 'Run faster', body: 'Light shoes' }));
     pacing.adopt(ads);
     const plain = { budget: alwaysOpenBudget, ctr: priorCtr };
     const controlled = { ...plain, pacing, caps };
@@ -63,37 +59,4 @@ export async function controlsCostMs(db: Db): Promise<{ withoutMs: number; withM
     await caps.close();
     await pool.end();
   }
-}
-
-function servableAd(tally: AdTally): IndexedAd {
-  return {
-    adId: randomUUID(),
-    adGroupId: randomUUID(),
-    campaignId: randomUUID(),
-    organizationId: randomUUID(),
-    adAccountId: randomUUID(),
-    creativeType: 'chat_card',
-    title: 'Run faster',
-    body: 'Light shoes',
-    cta: 'Shop',
-    options: [],
-    imageUrl: null,
-    logoUrl: 'https://bench.example/logo.png',
-    advertiser: 'Bench',
-    domain: 'bench.example',
-    clickUrl: 'https://bench.example/',
-    countries: null,
-    pricingModel: 'cpm',
-    maxBidMicros: 1_000_000,
-    relevance,
-    campaignStatus: 'active',
-    reviewStatus: 'approved',
-    startTime: 0,
-    endTime: null,
-    adGroupStatus: 'active',
-    adStatus: 'active',
-    lifecycleState: null,
-    tally,
-    pacing: { participation: 1 },
-  };
 }

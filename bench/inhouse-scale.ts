@@ -13,14 +13,12 @@
  * steadier figures), and the bytes a group's profile and index entry hold.
  */
 import { seededRandom } from '../lib/ivf-index';
-import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { benchAuctionContext } from './support/auction-context';
+import { benchAuctionContext, benchServableAd } from './support/auction-context';
 import type { IndexedAd } from '../auction/inhouse/ad-index';
 import type { AuctionContext } from '../auction/types';
 import { inhouseBid } from '../auction/inhouse/bidder';
 import { alwaysOpenBudget, priorCtr } from '../auction/inhouse/eligibility';
-import { newAdTally } from '../auction/inhouse/tally';
 import {
   loadRelevanceIndex,
   NEAREST_GROUPS,
@@ -31,7 +29,6 @@ import {
   type RelevanceIndex,
 } from '../auction/inhouse/relevance';
 import { dot } from '../domain/understanding/encoder';
-import type { RelevanceProfile } from '../domain/relevance/profile';
 
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 100_000);
 const FLOOR_GROUPS = 1_000;
@@ -187,39 +184,6 @@ export function conversation(random: () => number, n: number): { role: string; c
   ];
 }
 
-function servableAd(relevance: RelevanceProfile): IndexedAd {
-  return {
-    adId: randomUUID(),
-    adGroupId: randomUUID(),
-    campaignId: randomUUID(),
-    organizationId: randomUUID(),
-    adAccountId: randomUUID(),
-    creativeType: 'chat_card',
-    title: 'Bench',
-    body: 'Bench ad',
-    cta: 'Shop',
-    options: [],
-    imageUrl: null,
-    logoUrl: 'https://bench.example/logo.png',
-    advertiser: 'Bench',
-    domain: 'bench.example',
-    clickUrl: 'https://bench.example/',
-    countries: null,
-    pricingModel: 'cpm',
-    maxBidMicros: 1_000_000,
-    relevance,
-    campaignStatus: 'active',
-    reviewStatus: 'approved',
-    startTime: 0,
-    endTime: null,
-    adGroupStatus: 'active',
-    adStatus: 'active',
-    lifecycleState: null,
-    tally: newAdTally(),
-    pacing: { participation: 1 },
-  };
-}
-
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
@@ -233,7 +197,7 @@ async function loadCatalog(
   const cpuStarted = process.cpuUsage();
   const cache = newProfileCache();
   const ads: IndexedAd[] = [];
-  for (let g = 0; g < groups; g++) ads.push(servableAd(profileOf(`g${g}`, groupSource(random), cache)));
+  for (let g = 0; g < groups; g++) ads.push(benchServableAd(profileOf(`g${g}`, groupSource(random), cache)));
   const profilesS = (performance.now() - started) / 1000;
   const indexStarted = performance.now();
   const index = await loadRelevanceIndex(ads);

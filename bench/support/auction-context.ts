@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AuctionContext } from '../../auction/types';
+import type { IndexedAd } from '../../auction/inhouse/ad-index';
+import { newAdTally } from '../../auction/inhouse/tally';
+import type { RelevanceProfile } from '../../domain/relevance/profile';
 import { privacyDecision } from '../../domain/privacy';
 
 /** An opener request from a fresh user as the in-house bidder sees it, for benches that call the bidder in process. */
@@ -26,5 +29,38 @@ export function benchAuctionContext(request: { country_code: string; ad_formats:
       ...request,
       config: { max_headline_chars: 100, image_enabled: true },
     } as unknown as AuctionContext['request'],
+  };
+}
+
+/** A servable in-house ad (active, approved, untargeted, a CPM bid of $1), one per ad group, for benches that call the bidder in process. */
+export function benchServableAd(relevance: RelevanceProfile, creative: { title: string; body: string } = { title: 'Bench', body: 'Bench ad' }): IndexedAd {
+  return {
+    adId: randomUUID(),
+    adGroupId: randomUUID(),
+    campaignId: randomUUID(),
+    organizationId: randomUUID(),
+    adAccountId: randomUUID(),
+    creativeType: 'chat_card',
+    ...creative,
+    cta: 'Shop',
+    options: [],
+    imageUrl: null,
+    logoUrl: 'https://bench.example/logo.png',
+    advertiser: 'Bench',
+    domain: 'bench.example',
+    clickUrl: 'https://bench.example/',
+    countries: null,
+    pricingModel: 'cpm',
+    maxBidMicros: 1_000_000,
+    relevance,
+    campaignStatus: 'active',
+    reviewStatus: 'approved',
+    startTime: 0,
+    endTime: null,
+    adGroupStatus: 'active',
+    adStatus: 'active',
+    lifecycleState: null,
+    tally: newAdTally(),
+    pacing: { participation: 1 },
   };
 }
