@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conversationWindow } from './conversation-window';
 import type { DspConfig } from '../domain/dsps';
 import { newAuctionId } from '../domain/ids';
+import { publisherWithDefaults } from '../domain/publishers';
 import { privacyDecision } from '../domain/privacy';
 import { BidCache } from './bid-cache';
 import { dspAgent } from './dsp/http';
@@ -68,23 +69,7 @@ function baseContext(variant: { opener: boolean; imageEnabled: boolean; formats:
     tmaxMs: 2000,
     request,
     window: conversationWindow(request.messages),
-    publisher: {
-      id: randomUUID(),
-      publicId: randomUUID(),
-      name: 'adctl dsp check',
-      domain: 'check.example',
-      tmaxMs: 2000,
-      floorMicros: 0,
-      maxAdsPerConversation: null,
-      minTurnsBetweenAds: 0,
-      blockedCategories: [],
-      blockedAdvertisers: new Set(),
-      safetyOverrides: {},
-      minRelevance: null,
-      teenContextualAds: false,
-      test: false,
-      rateLimitPerSecond: null,
-    },
+    publisher: publisherWithDefaults({ id: randomUUID(), publicId: randomUUID(), name: 'adctl dsp check', domain: 'check.example' }),
     // A US request without privacy signals: the personalized request.
     privacy: privacyDecision(request, request.country_code, { teenContextualAds: false }),
     userIp: '203.0.113.7',

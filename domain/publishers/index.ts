@@ -89,6 +89,22 @@ export interface PublisherRecord {
   test: boolean;
 }
 
+/** A publisher with every setting at its default (the table's column defaults): adctl dsp check's, the bidder fixtures'. */
+export const publisherWithDefaults = (identity: Pick<PublisherRecord, 'id' | 'publicId' | 'name' | 'domain'>): PublisherRecord => ({
+  ...identity,
+  tmaxMs: 2000,
+  floorMicros: 0,
+  maxAdsPerConversation: null,
+  minTurnsBetweenAds: 0,
+  blockedCategories: [],
+  blockedAdvertisers: new Set(),
+  safetyOverrides: {},
+  rateLimitPerSecond: null,
+  minRelevance: null,
+  teenContextualAds: false,
+  test: false,
+});
+
 export const publisherRecord = (p: PublisherRow): PublisherRecord => ({
   id: p.id,
   publicId: p.publicId,

@@ -29,7 +29,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { DspConfig } from '../../domain/dsps';
-import type { PublisherRecord } from '../../domain/publishers';
+import { publisherWithDefaults, type PublisherRecord } from '../../domain/publishers';
 import { BidCache } from '../../auction/bid-cache';
 import { dspBidder } from '../../auction/bidders';
 import { DspHealth } from '../../auction/dsp/health';
@@ -85,23 +85,7 @@ export function loadFixtures(): [string, 'native' | 'openrtb', BidderFixture][] 
   );
 }
 
-const PUBLISHER: PublisherRecord = {
-  id: 'pub-internal-1',
-  publicId: 'pub_fixture',
-  name: 'Fixture Chat',
-  domain: 'chat.example',
-  tmaxMs: 2000,
-  floorMicros: 0,
-  maxAdsPerConversation: null,
-  minTurnsBetweenAds: 0,
-  blockedCategories: [],
-  blockedAdvertisers: new Set(),
-  safetyOverrides: {},
-  rateLimitPerSecond: null,
-  minRelevance: null,
-  teenContextualAds: false,
-  test: false,
-};
+const PUBLISHER = publisherWithDefaults({ id: 'pub-internal-1', publicId: 'pub_fixture', name: 'Fixture Chat', domain: 'chat.example' });
 
 /** A received body as fixtures write it: JSON parsed, an OpenRTB native request parsed too. */
 function readable(raw: string): unknown {
