@@ -3,7 +3,7 @@
  * as Express would match them (any case, one trailing slash), and every other request passes
  * it untouched.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { Router } from 'express';
 import { errorHandler } from '../lib/http/errors';
