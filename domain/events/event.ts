@@ -1,29 +1,15 @@
 import { z } from 'zod';
 import { DomainError } from '../errors';
+import { isPlainObject } from '../schema-rules';
 import { compiledSchema } from '../../lib/validation';
 
-/**
+/*
  * A collected event (spec: "Collected event"): the basic shape check applied at
  * the edge before the event is durably stored. Only `event_name` is required;
  * known fields must have their documented type; unknown fields are dropped
- * (fire-and-forget: they are not an error).
+ * (fire-and-forget: they are not an error). The one declaration: collectedEventSchema below.
  */
-export const STRING_FIELDS = [
-  'event_name',
-  'tag_id',
-  'event_id',
-  'page_url',
-  'referrer',
-  'user_agent',
-  'session_id',
-  'client_id',
-  'click_id',
-  'impression_id',
-  'bid_id',
-  'attribution_type',
-  'channel',
-] as const;
-export const OBJECT_FIELDS = ['consent', 'params'] as const;
+
 export const ATTRIBUTION_TYPES = ['click', 'view', 'organic'] as const;
 export const MAX_BATCH_EVENTS = 1000;
 /** Strings longer than this are refused (ids and URLs; params carry the free-form data). */
@@ -56,8 +42,6 @@ export interface CollectedEvent {
   consent?: Record<string, unknown>;
   params?: Record<string, unknown>;
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A string field: a string, at most MAX_STRING_LENGTH long, well-formed Unicode (`required`: not empty either). */
 const stringField = (field: string, required = false) => {
