@@ -5,12 +5,14 @@
  * a query scans only the lists whose centroids are nearest it, then reranks
  * the best of what it scanned by the exact inner product on the full vectors.
  * Per-query cost grows with sqrt(n), not n. Small sets are scanned exactly.
+ * The scans run in WebAssembly SIMD (lib/vector-kernel) over the index's own
+ * copy of the codes and vectors, laid out list after list.
  *
  * Building is a generator that pauses between chunks of work, so a caller on
  * an event loop can build a large index without holding the loop (buildAsync);
  * buildSync runs it through.
  */
-import { dotAt } from './vectors';
+import { paddedDims, RowProducts, VectorArena, type Region } from './vector-kernel';
 
 export interface IvfOptions {
   /** Below this many vectors every query is exact (a scan of all of them). */
@@ -40,25 +42,50 @@ interface IvfParts {
   /** List l holds positions offsets[l] .. offsets[l+1] of ids and codes. */
   offsets: Int32Array;
   ids: Int32Array;
+  /** Codes by position (n x codeDims). */
   codes: Float32Array;
 }
 
 interface ReusableModel {
   projection: Float32Array;
   centroids: Float32Array;
-  codes: Float32Array;
+  /** The code at a position of the last build (codeDims floats). */
+  codeAt(at: number): Float32Array;
   at(vector: Float32Array): number | undefined;
   listAt(at: number): number;
 }
 
-/** The built index; `vectors[i]` are the caller's own arrays (not copied). */
+/**
+ * Where the index keeps what a query scans, in one VectorArena (rows padded to
+ * the kernel's step): the projection, the centroids, the codes and the full
+ * vectors in list order (a probed list's rows are contiguous), and the
+ * query's scratch.
+ */
+interface Layout {
+  arena: VectorArena;
+  /** Floats between rows: dims and codeDims padded to the kernel's step. */
+  vectorStride: number;
+  codeStride: number;
+  projection: Region;
+  centroids: Region;
+  codes: Region;
+  vectors: Region;
+  query: Region;
+  queryCode: Region;
+  out: Region;
+  positions: Region;
+  /** Floats the out region holds, and positions the positions region. */
+  outSize: number;
+  positionsSize: number;
+}
+
+/** The built index; `vectors[i]` are the caller's own arrays (its regions hold a copy for the scans). */
 export class IvfIndex {
-  private readonly projection: Float32Array;
+  private readonly centroidsJs: Float32Array;
+  private readonly projectionJs: Float32Array;
   private readonly codeDims: number;
-  private readonly centroids: Float32Array;
   private readonly offsets: Int32Array;
   private readonly ids: Int32Array;
-  private readonly codes: Float32Array;
 
   /** Each vector's position and list, made when a later build first reuses this one. */
   private where: { at: Map<Float32Array, number>; listOf: Int32Array } | undefined;
@@ -68,9 +95,10 @@ export class IvfIndex {
     private readonly vectors: readonly Float32Array[],
     private readonly dims: number,
     private readonly search: { probes: number; rerank: number },
-    parts: IvfParts,
+    parts: Omit<IvfParts, 'codes'>,
+    private readonly layout: Layout,
   ) {
-    ({ projection: this.projection, codeDims: this.codeDims, centroids: this.centroids, offsets: this.offsets, ids: this.ids, codes: this.codes } = parts);
+    ({ projection: this.projectionJs, codeDims: this.codeDims, centroids: this.centroidsJs, offsets: this.offsets, ids: this.ids } = parts);
   }
 
   get size(): number {
@@ -81,9 +109,9 @@ export class IvfIndex {
     return this.offsets.length - 1;
   }
 
-  /** Bytes the index holds beyond the caller's vectors. */
+  /** Bytes the index holds beyond the caller's vectors (its regions hold a copy of them). */
   get bytes(): number {
-    return this.projection.byteLength + this.centroids.byteLength + this.offsets.byteLength + this.ids.byteLength + this.codes.byteLength;
+    return this.layout.arena.bytes + this.projectionJs.byteLength + this.centroidsJs.byteLength + this.offsets.byteLength + this.ids.byteLength;
   }
 
   static buildSync(vectors: readonly Float32Array[], options: IvfOptions = {}, base?: IvfIndex): IvfIndex {
@@ -126,32 +154,53 @@ export class IvfIndex {
       this.where = { at: where, listOf };
     }
     const { at, listOf } = this.where;
-    return { projection: this.projection, centroids: this.centroids, codes: this.codes, at: (v) => at.get(v), listAt: (i) => listOf[i] };
+    const { arena, codes, codeStride } = this.layout;
+    return {
+      projection: this.projectionJs,
+      centroids: this.centroidsJs,
+      codeAt: (i) => arena.f32.subarray(codes + i * codeStride, codes + i * codeStride + codeDims),
+      at: (v) => at.get(v),
+      listAt: (i) => listOf[i],
+    };
   }
 
   /** The ids of (about) the k vectors with the largest inner product with q, best first. */
   nearest(q: Float32Array, k: number): number[] {
     const n = this.vectors.length;
     if (k <= 0 || n === 0) return [];
+    const { arena, query, queryCode, out, vectorStride, codeStride } = this.layout;
+    const f32 = arena.f32;
+    f32.set(q, query);
     if (this.lists === 0) {
+      arena.dots(query, this.layout.vectors, vectorStride, n, out);
       const top = new TopK(Math.min(k, n));
-      for (let i = 0; i < n; i++) top.offer(dotAt(q, this.vectors[i], 0, this.dims), i);
+      for (let i = 0; i < n; i++) top.offer(f32[out + i], i);
       return top.sorted();
     }
-    const cd = this.codeDims;
-    const pq = new Float32Array(cd);
-    project(q, this.projection, this.dims, cd, pq, 0);
+    arena.dots(query, this.layout.projection, vectorStride, this.codeDims, queryCode);
+    arena.dots(queryCode, this.layout.centroids, codeStride, this.lists, out);
     const { probes, rerank } = this.search;
     const lists = new TopK(Math.min(probes, this.lists));
-    for (let l = 0; l < this.lists; l++) lists.offer(dotAt(pq, this.centroids, l * cd, cd), l);
+    for (let l = 0; l < this.lists; l++) lists.offer(f32[out + l], l);
+    // The best codes of the probed lists, by position.
     const approx = new TopK(Math.max(rerank, 4 * k));
-    const { offsets, codes, ids } = this;
+    const { offsets } = this;
     for (const l of lists.ids()) {
-      const end = offsets[l + 1];
-      for (let at = offsets[l]; at < end; at++) approx.offer(dotAt(pq, codes, at * cd, cd), ids[at]);
+      const start = offsets[l];
+      const count = offsets[l + 1] - start;
+      arena.dots(queryCode, this.layout.codes + start * codeStride, codeStride, count, out);
+      for (let j = 0; j < count; j++) approx.offer(f32[out + j], start + j);
     }
+    // Reranked by the exact inner product on the full vectors, in batches of what the positions region holds.
     const exact = new TopK(k);
-    for (const i of approx.ids()) exact.offer(dotAt(q, this.vectors[i], 0, this.dims), i);
+    const found = approx.ids();
+    const { positions, positionsSize } = this.layout;
+    for (let from = 0; from < found.length; from += positionsSize) {
+      const batch = found.subarray(from, from + positionsSize);
+      arena.i32.set(batch, positions);
+      arena.gatherDots(query, this.layout.vectors, vectorStride, positions, batch.length, out);
+      for (let j = 0; j < batch.length; j++) exact.offer(f32[out + j], this.ids[batch[j]]);
+    }
     return exact.sorted();
   }
 }
@@ -164,16 +213,11 @@ function* build(vectors: readonly Float32Array[], options: IvfOptions, base?: Iv
   const random = options.random ?? seededRandom(0x1d0c);
   const n = vectors.length;
   const dims = vectors[0]?.length ?? 0;
-  const construct = (parts: IvfParts) => new IvfIndex(vectors, dims, { probes: o.probes, rerank: o.rerank }, parts);
+  const search = { probes: o.probes, rerank: o.rerank };
   if (n < o.exactBelow || dims === 0) {
-    return construct({
-      projection: new Float32Array(0),
-      codeDims: 0,
-      centroids: new Float32Array(0),
-      offsets: new Int32Array(1),
-      ids: new Int32Array(0),
-      codes: new Float32Array(0),
-    });
+    const parts = { projection: new Float32Array(0), codeDims: 0, centroids: new Float32Array(0), offsets: new Int32Array(1), ids: new Int32Array(0) };
+    const layout = yield* layOut(vectors, dims, parts, undefined, o.rerank);
+    return new IvfIndex(vectors, dims, search, parts, layout);
   }
   const cd = Math.min(o.codeDims, dims);
   const lists = Math.max(1, Math.round(o.listsPerRoot * Math.sqrt(n)));
@@ -187,7 +231,7 @@ function* build(vectors: readonly Float32Array[], options: IvfOptions, base?: Iv
       const at = model.at(vectors[i]);
       if (at === undefined) fresh++;
       else {
-        codesById.set(model.codes.subarray(at * cd, (at + 1) * cd), i * cd);
+        codesById.set(model.codeAt(at), i * cd);
         assign[i] = model.listAt(at);
       }
       if ((i & 1023) === 1023) yield;
@@ -197,34 +241,88 @@ function* build(vectors: readonly Float32Array[], options: IvfOptions, base?: Iv
   const trained = model ?? (yield* trainModel(vectors, cd, lists, o.iterations, random));
   const projection = trained.projection;
   const centroids = trained.centroids;
+  const projector = new RowProducts(projection, dims);
   for (let i = 0; i < n; i++) {
     if (!model || assign[i] < 0) {
-      project(vectors[i], projection, dims, cd, codesById, i * cd);
+      codesById.set(projector.of(vectors[i]), i * cd);
       assign[i] = -1;
     }
-    if ((i & 255) === 255) yield;
+    if ((i & 1023) === 1023) yield;
   }
+  const toCentroids = new RowProducts(centroids, cd);
   for (let i = 0; i < n; i++) {
-    if (assign[i] < 0) assign[i] = nearestRow(codesById, i * cd, centroids, cd);
-    if ((i & 127) === 127) yield;
+    if (assign[i] < 0) assign[i] = largest(toCentroids.of(codesById, i * cd));
+    if ((i & 511) === 511) yield;
   }
   // The lists' count is the centroids' (a reused model's may differ from what this many vectors would get).
   const count = centroids.length / cd;
   const sizes = new Int32Array(count);
   for (let i = 0; i < n; i++) sizes[assign[i]]++;
 
-  // 4. The lists, each contiguous (ids and codes in list order).
+  // The lists, each contiguous (ids, codes and vectors in list order).
   const offsets = new Int32Array(count + 1);
   for (let l = 0; l < count; l++) offsets[l + 1] = offsets[l] + sizes[l];
   const fill = offsets.slice(0, count);
   const ids = new Int32Array(n);
-  const codes = new Float32Array(n * cd);
-  for (let i = 0; i < n; i++) {
-    const at = fill[assign[i]]++;
-    ids[at] = i;
-    codes.set(codesById.subarray(i * cd, (i + 1) * cd), at * cd);
+  for (let i = 0; i < n; i++) ids[fill[assign[i]]++] = i;
+  const parts = { projection, codeDims: cd, centroids, offsets, ids };
+  const layout = yield* layOut(vectors, dims, parts, codesById, o.rerank);
+  return new IvfIndex(vectors, dims, search, parts, layout);
+}
+
+/** The regions a query scans, filled in list order (codesById: each vector's code, by id). */
+function* layOut(
+  vectors: readonly Float32Array[],
+  dims: number,
+  parts: Omit<IvfParts, 'codes'>,
+  codesById: Float32Array | undefined,
+  rerank: number,
+): Generator<void, Layout> {
+  const n = vectors.length;
+  const { codeDims: cd, offsets, ids } = parts;
+  const lists = offsets.length - 1;
+  const vectorStride = paddedDims(dims);
+  const codeStride = paddedDims(cd);
+  let largestList = 0;
+  for (let l = 0; l < lists; l++) largestList = Math.max(largestList, offsets[l + 1] - offsets[l]);
+  const positionsSize = Math.max(rerank, 256);
+  const outSize = Math.max(lists === 0 ? n : Math.max(lists, largestList), positionsSize);
+  const sizes = {
+    projection: cd * vectorStride,
+    centroids: lists * codeStride,
+    codes: lists === 0 ? 0 : n * codeStride,
+    vectors: n * vectorStride,
+    query: vectorStride,
+    queryCode: codeStride,
+    out: outSize,
+    positions: positionsSize,
+  };
+  const arena = new VectorArena(VectorArena.floatsFor(...Object.values(sizes)));
+  const layout: Layout = {
+    arena,
+    vectorStride,
+    codeStride,
+    projection: arena.region(sizes.projection),
+    centroids: arena.region(sizes.centroids),
+    codes: arena.region(sizes.codes),
+    vectors: arena.region(sizes.vectors),
+    query: arena.region(sizes.query),
+    queryCode: arena.region(sizes.queryCode),
+    out: arena.region(sizes.out),
+    positions: arena.region(sizes.positions),
+    outSize,
+    positionsSize,
+  };
+  const f32 = arena.f32;
+  for (let r = 0; r < cd; r++) f32.set(parts.projection.subarray(r * dims, (r + 1) * dims), layout.projection + r * vectorStride);
+  for (let l = 0; l < lists; l++) f32.set(parts.centroids.subarray(l * cd, (l + 1) * cd), layout.centroids + l * codeStride);
+  for (let at = 0; at < n; at++) {
+    const i = lists === 0 ? at : ids[at];
+    f32.set(vectors[i], layout.vectors + at * vectorStride);
+    if (codesById) f32.set(codesById.subarray(i * cd, (i + 1) * cd), layout.codes + at * codeStride);
+    if ((at & 1023) === 1023) yield;
   }
-  return construct({ projection, codeDims: cd, centroids, offsets, ids, codes });
+  return layout;
 }
 
 /**
@@ -254,9 +352,10 @@ function* trainModel(
   for (let a = 0; a < dims; a++) for (let b = 0; b < a; b++) moment[a * dims + b] = moment[b * dims + a];
   const projection = yield* principalRows(moment, dims, cd, random);
   const codes = new Float32Array(sample.length * cd);
+  const projector = new RowProducts(projection, dims);
   for (let t = 0; t < sample.length; t++) {
-    project(vectors[sample[t]], projection, dims, cd, codes, t * cd);
-    if ((t & 255) === 255) yield;
+    codes.set(projector.of(vectors[sample[t]]), t * cd);
+    if ((t & 1023) === 1023) yield;
   }
   return { projection, centroids: yield* kmeans(codes, sample.length, cd, lists, iterations, random) };
 }
@@ -270,9 +369,10 @@ function* kmeans(points: Float32Array, n: number, dims: number, lists: number, i
   for (let iteration = 0; iteration < iterations; iteration++) {
     const sums = new Float32Array(lists * dims);
     const counts = new Int32Array(lists);
+    const toCentroids = new RowProducts(centroids, dims);
     for (let t = 0; t < train.length; t++) {
       const i = train[t];
-      const l = nearestRow(points, i * dims, centroids, dims);
+      const l = largest(toCentroids.of(points, i * dims));
       counts[l]++;
       for (let r = 0; r < dims; r++) sums[l * dims + r] += points[i * dims + r];
       if ((t & 127) === 127) yield;
@@ -290,47 +390,11 @@ function* kmeans(points: Float32Array, n: number, dims: number, lists: number, i
   return centroids;
 }
 
-/**
- * The row of `rows` (x dims) with the largest inner product with points[at .. at + dims]
- * (the first such row on a tie): every row's product by project's kernel, then the largest.
- */
-function nearestRow(points: Float32Array, at: number, rows: Float32Array, dims: number): number {
-  const count = rows.length / dims;
-  if (scores.length < count) scores = new Float32Array(count);
-  project(points, rows, dims, count, scores, 0, at);
+/** The index of the largest of `xs` (the first on a tie). */
+function largest(xs: Float32Array): number {
   let best = 0;
-  for (let l = 1; l < count; l++) if (scores[l] > scores[best]) best = l;
+  for (let l = 1; l < xs.length; l++) if (xs[l] > xs[best]) best = l;
   return best;
-}
-
-/** nearestRow's products, reused across calls (the build is synchronous between its pauses). */
-let scores = new Float32Array(0);
-
-/** out[outAt .. outAt + rows) = projection (rows x dims) times v[vAt .. vAt + dims), four rows per pass over v. */
-function project(v: Float32Array, projection: Float32Array, dims: number, rows: number, out: Float32Array, outAt: number, vAt = 0): void {
-  let r = 0;
-  for (; r + 3 < rows; r += 4) {
-    const p0 = r * dims;
-    const p1 = p0 + dims;
-    const p2 = p1 + dims;
-    const p3 = p2 + dims;
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    for (let j = 0; j < dims; j++) {
-      const x = v[vAt + j];
-      s0 += x * projection[p0 + j];
-      s1 += x * projection[p1 + j];
-      s2 += x * projection[p2 + j];
-      s3 += x * projection[p3 + j];
-    }
-    out[outAt + r] = s0;
-    out[outAt + r + 1] = s1;
-    out[outAt + r + 2] = s2;
-    out[outAt + r + 3] = s3;
-  }
-  for (; r < rows; r++) out[outAt + r] = dotAt(v, projection, r * dims, dims, vAt);
 }
 
 /**
