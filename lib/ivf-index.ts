@@ -31,7 +31,7 @@ export interface IvfOptions {
   random?: () => number;
 }
 
-const DEFAULTS = { exactBelow: 2048, codeDims: 64, probes: 8, rerank: 320, listsPerRoot: 1, iterations: 5 };
+const DEFAULTS = { exactBelow: 2048, codeDims: 64, probes: 12, rerank: 320, listsPerRoot: 1, iterations: 5 };
 
 interface IvfParts {
   /** Projection rows (codeDims x dims); empty when exact. */
@@ -57,7 +57,8 @@ interface ReusableModel {
 
 /**
  * Where the index keeps what a query scans, in one VectorArena (rows padded to
- * the kernel's step): the projection, the centroids, the codes and the full
+ * the kernel's step): the projection, the centroids, the codes (int8, a scale
+ * per dimension: a list scan reads a quarter of the bytes) and the full
  * vectors in list order (a probed list's rows are contiguous), and the
  * query's scratch.
  */
@@ -72,6 +73,10 @@ interface Layout {
   vectors: Region;
   query: Region;
   queryCode: Region;
+  /** The query's code in int8, as the codes are. */
+  queryCode8: Region;
+  /** codes' int8 = round(code x codeScales[d]). */
+  codeScales: Float32Array;
   out: Region;
   positions: Region;
   /** Floats the out region holds, and positions the positions region. */
@@ -86,6 +91,11 @@ export class IvfIndex {
   private readonly codeDims: number;
   private readonly offsets: Int32Array;
   private readonly ids: Int32Array;
+
+  /** A query's scanned scores and their positions, and the selection's scratch (grown as needed, reused: queries are synchronous). */
+  private scanScores = new Int32Array(0);
+  private scanPositions = new Int32Array(0);
+  private selectScratch = new Int32Array(0);
 
   /** Each vector's position and list, made when a later build first reuses this one. */
   private where: { at: Map<Float32Array, number>; listOf: Int32Array } | undefined;
@@ -154,11 +164,11 @@ export class IvfIndex {
       this.where = { at: where, listOf };
     }
     const { at, listOf } = this.where;
-    const { arena, codes, codeStride } = this.layout;
+    const { arena, codes, codeStride, codeScales } = this.layout;
     return {
       projection: this.projectionJs,
       centroids: this.centroidsJs,
-      codeAt: (i) => arena.f32.subarray(codes + i * codeStride, codes + i * codeStride + codeDims),
+      codeAt: (i) => Float32Array.from(arena.i8.subarray(codes * 4 + i * codeStride, codes * 4 + i * codeStride + codeDims), (x, d) => x / codeScales[d]),
       at: (v) => at.get(v),
       listAt: (i) => listOf[i],
     };
@@ -182,18 +192,30 @@ export class IvfIndex {
     const { probes, rerank } = this.search;
     const lists = new TopK(Math.min(probes, this.lists));
     for (let l = 0; l < this.lists; l++) lists.offer(f32[out + l], l);
-    // The best codes of the probed lists, by position.
-    const approx = new TopK(Math.max(rerank, 4 * k));
+    // The best codes of the probed lists, by position (int8 products: proportional to the code's).
+    this.quantizeQueryCode();
     const { offsets } = this;
+    const i32 = arena.i32;
+    let scanned = 0;
+    for (const l of lists.ids()) scanned += offsets[l + 1] - offsets[l];
+    if (this.scanScores.length < scanned) {
+      this.scanScores = new Int32Array(scanned);
+      this.scanPositions = new Int32Array(scanned);
+      this.selectScratch = new Int32Array(scanned);
+    }
+    const { scanScores, scanPositions } = this;
+    let filled = 0;
     for (const l of lists.ids()) {
       const start = offsets[l];
       const count = offsets[l + 1] - start;
-      arena.dots(queryCode, this.layout.codes + start * codeStride, codeStride, count, out);
-      for (let j = 0; j < count; j++) approx.offer(f32[out + j], start + j);
+      arena.dotsInt8(this.layout.queryCode8 * 4, this.layout.codes * 4 + start * codeStride, codeStride, count, out);
+      scanScores.set(i32.subarray(out, out + count), filled);
+      for (let j = 0; j < count; j++) scanPositions[filled + j] = start + j;
+      filled += count;
     }
+    const found = this.best(Math.max(rerank, 4 * k), scanned);
     // Reranked by the exact inner product on the full vectors, in batches of what the positions region holds.
     const exact = new TopK(k);
-    const found = approx.ids();
     const { positions, positionsSize } = this.layout;
     for (let from = 0; from < found.length; from += positionsSize) {
       const batch = found.subarray(from, from + positionsSize);
@@ -202,6 +224,32 @@ export class IvfIndex {
       for (let j = 0; j < batch.length; j++) exact.offer(f32[out + j], this.ids[batch[j]]);
     }
     return exact.sorted();
+  }
+
+  /** The positions of the m best of the first `count` scanned scores (all of them when fewer): a selection, not a sort. */
+  private best(m: number, count: number): Int32Array {
+    const { scanScores, scanPositions } = this;
+    if (count <= m) return scanPositions.subarray(0, count);
+    const scratch = this.selectScratch.subarray(0, count);
+    scratch.set(scanScores.subarray(0, count));
+    const threshold = kthLargest(scratch, m);
+    // Those above the threshold, then as many at it as make m.
+    const out = new Int32Array(m);
+    let above = 0;
+    for (let j = 0; j < count; j++) if (scanScores[j] > threshold) out[above++] = scanPositions[j];
+    for (let j = 0; j < count && above < m; j++) if (scanScores[j] === threshold) out[above++] = scanPositions[j];
+    return out;
+  }
+
+  /** The query's code over the codes' scales, in int8 at the largest scale that fits. */
+  private quantizeQueryCode(): void {
+    const { arena, queryCode, queryCode8, codeScales } = this.layout;
+    const cd = this.codeDims;
+    let largest = 0;
+    for (let d = 0; d < cd; d++) if (codeScales[d] > 0) largest = Math.max(largest, Math.abs(arena.f32[queryCode + d] / codeScales[d]));
+    const scale = largest > 0 ? 127 / largest : 0;
+    const q8 = arena.i8;
+    for (let d = 0; d < cd; d++) q8[queryCode8 * 4 + d] = codeScales[d] > 0 ? Math.round((arena.f32[queryCode + d] / codeScales[d]) * scale) : 0;
   }
 }
 
@@ -290,10 +338,12 @@ function* layOut(
   const sizes = {
     projection: cd * vectorStride,
     centroids: lists * codeStride,
-    codes: lists === 0 ? 0 : n * codeStride,
+    // int8: four to a float.
+    codes: lists === 0 ? 0 : (n * codeStride) / 4,
     vectors: n * vectorStride,
     query: vectorStride,
     queryCode: codeStride,
+    queryCode8: codeStride / 4,
     out: outSize,
     positions: positionsSize,
   };
@@ -308,18 +358,24 @@ function* layOut(
     vectors: arena.region(sizes.vectors),
     query: arena.region(sizes.query),
     queryCode: arena.region(sizes.queryCode),
+    queryCode8: arena.region(sizes.queryCode8),
+    codeScales: codeScalesOf(codesById, cd),
     out: arena.region(sizes.out),
     positions: arena.region(sizes.positions),
     outSize,
     positionsSize,
   };
-  const f32 = arena.f32;
+  const { f32, i8 } = arena;
+  const { codeScales } = layout;
   for (let r = 0; r < cd; r++) f32.set(parts.projection.subarray(r * dims, (r + 1) * dims), layout.projection + r * vectorStride);
   for (let l = 0; l < lists; l++) f32.set(parts.centroids.subarray(l * cd, (l + 1) * cd), layout.centroids + l * codeStride);
   for (let at = 0; at < n; at++) {
     const i = lists === 0 ? at : ids[at];
     f32.set(vectors[i], layout.vectors + at * vectorStride);
-    if (codesById) f32.set(codesById.subarray(i * cd, (i + 1) * cd), layout.codes + at * codeStride);
+    if (codesById) {
+      const row = layout.codes * 4 + at * codeStride;
+      for (let d = 0; d < cd; d++) i8[row + d] = Math.round(codesById[i * cd + d] * codeScales[d]);
+    }
     if ((at & 1023) === 1023) yield;
   }
   return layout;
@@ -388,6 +444,40 @@ function* kmeans(points: Float32Array, n: number, dims: number, lists: number, i
     centroids.set(sums);
   }
   return centroids;
+}
+
+/** Per dimension, the scale that takes the codes' largest magnitude to 127 (0 where all are 0). */
+function codeScalesOf(codesById: Float32Array | undefined, cd: number): Float32Array {
+  const largest = new Float32Array(cd);
+  if (codesById) for (let at = 0; at < codesById.length; at++) largest[at % cd] = Math.max(largest[at % cd], Math.abs(codesById[at]));
+  return largest.map((x) => (x > 0 ? 127 / x : 0));
+}
+
+/** The k-th largest of `xs` (1-based; k <= xs.length), by quickselect: `xs` is reordered. */
+function kthLargest(xs: Int32Array, k: number): number {
+  let lo = 0;
+  let hi = xs.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = xs[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (xs[i] > pivot) i++;
+      while (xs[j] < pivot) j--;
+      if (i <= j) {
+        const t = xs[i];
+        xs[i] = xs[j];
+        xs[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return xs[target];
 }
 
 /** The index of the largest of `xs` (the first on a tie). */

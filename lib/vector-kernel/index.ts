@@ -24,6 +24,7 @@ interface KernelExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   dots(q: number, rows: number, dims: number, count: number, out: number): void;
   gather_dots(q: number, rows: number, dims: number, at: number, count: number, out: number): void;
+  dots_i8(q: number, rows: number, dims: number, count: number, out: number): void;
 }
 
 let compiled: object | undefined;
@@ -37,6 +38,8 @@ export type Region = number;
 export class VectorArena {
   readonly f32: Float32Array;
   readonly i32: Int32Array;
+  /** The same memory as bytes: a region's first byte is 4 x its Region. */
+  readonly i8: Int8Array;
   private readonly kernel: KernelExports;
   private used = 0;
 
@@ -48,6 +51,7 @@ export class VectorArena {
     if (pages > 0) this.kernel.memory.grow(pages);
     this.f32 = new Float32Array(this.kernel.memory.buffer);
     this.i32 = new Int32Array(this.kernel.memory.buffer);
+    this.i8 = new Int8Array(this.kernel.memory.buffer);
   }
 
   /** Floats an arena needs for regions of these sizes (each aligned). */
@@ -70,6 +74,14 @@ export class VectorArena {
   /** out[r] = q . rows[r] for r < count; rows are `dims` floats apart (a multiple of ROW_ALIGN). */
   dots(q: Region, rows: Region, dims: number, count: number, out: Region): void {
     this.kernel.dots(q * 4, rows * 4, dims, count, out * 4);
+  }
+
+  /**
+   * i32[out + r] = q . rows[r] for r < count over int8 entries: q and rows are byte offsets,
+   * rows `dims` bytes apart (a multiple of ROW_ALIGN).
+   */
+  dotsInt8(qByte: number, rowsByte: number, dims: number, count: number, out: Region): void {
+    this.kernel.dots_i8(qByte, rowsByte, dims, count, out * 4);
   }
 
   /** out[k] = q . rows[i32[at + k]] for k < count: rows picked by position. */

@@ -59,3 +59,15 @@ test('a rebuild over fewer vectors (fewer lists by its size) reusing the last bu
   const missed = fewer.filter((v, i) => i % 17 === 0 && rebuilt.nearest(v, 1)[0] !== i);
   expect(missed).toEqual([]);
 });
+
+test('among many equal scores (a catalog of near twins), the best are still found and k are returned', () => {
+  const twins = [randomUnit(), randomUnit(), randomUnit()];
+  const vectors = Array.from({ length: 3000 }, (_, i) => twins[i % 3]);
+  vectors[1234] = near(twins[0]);
+  const index = IvfIndex.buildSync(vectors, options);
+  expect(index.lists).toBeGreaterThan(1);
+  const found = index.nearest(twins[1], 64);
+  expect(found).toHaveLength(64);
+  expect(new Set(found).size).toBe(64);
+  for (const i of found) expect(vectors[i]).toBe(twins[1]);
+});

@@ -1,7 +1,7 @@
 /**
  * The WebAssembly inner products (lib/vector-kernel): the same products as the
  * JavaScript loop within float rounding, for rows in sequence and picked by
- * position, and the compiled bytes in the repository are what dots.wat compiles to.
+ * position, exact ones over int8 rows, and the compiled bytes in the repository are what dots.wat compiles to.
  */
 import { readFileSync } from 'node:fs';
 import { paddedDims, VectorArena } from '../../lib/vector-kernel';
@@ -26,6 +26,18 @@ test.each([1, 15, 16, 64, 100, 384])('%d-dimensional rows: the products of rows 
   arena.i32.set(picked, posAt);
   arena.gatherDots(qAt, rowsAt, stride, posAt, picked.length, outAt);
   picked.forEach((r, k) => expect(arena.f32[outAt + k]).toBeCloseTo(dot(q, rows[r]), 5));
+});
+
+test('int8 rows: the exact integer products', () => {
+  const dims = 64;
+  const rows = Array.from({ length: 9 }, () => Int8Array.from({ length: dims }, () => Math.round((random() - 0.5) * 254)));
+  const q = Int8Array.from({ length: dims }, () => Math.round((random() - 0.5) * 254));
+  const arena = new VectorArena(VectorArena.floatsFor(dims / 4, (rows.length * dims) / 4, rows.length));
+  const [qAt, rowsAt, outAt] = [arena.region(dims / 4), arena.region((rows.length * dims) / 4), arena.region(rows.length)];
+  arena.i8.set(q, qAt * 4);
+  rows.forEach((row, r) => arena.i8.set(row, rowsAt * 4 + r * dims));
+  arena.dotsInt8(qAt * 4, rowsAt * 4, dims, rows.length, outAt);
+  rows.forEach((row, r) => expect(arena.i32[outAt + r]).toBe(row.reduce((s, x, j) => s + x * q[j], 0)));
 });
 
 test('an arena refuses a region beyond its size', () => {
