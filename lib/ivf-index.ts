@@ -12,6 +12,7 @@
  * an event loop can build a large index without holding the loop (buildAsync);
  * buildSync runs it through.
  */
+import { dotAt } from './vectors';
 import { paddedDims, RowProducts, VectorArena, type Region } from './vector-kernel';
 
 export interface IvfOptions {
@@ -176,6 +177,26 @@ export class IvfIndex {
 
   /** The ids of (about) the k vectors with the largest inner product with q, best first. */
   nearest(q: Float32Array, k: number): number[] {
+    return this.nearestScored(q, k).ids;
+  }
+
+  /**
+   * nearest's ids, and each one's inner product with q as `dotAt(q, vector, 0, dims)`
+   * computes it, to the last bit (the same loop, over the index's copy of the vector, which
+   * the search has just read: no cache miss on the caller's array).
+   */
+  nearestScored(q: Float32Array, k: number): { ids: number[]; similarities: number[] } {
+    const positions = this.nearestPositions(q, k);
+    const { arena, vectors, vectorStride } = this.layout;
+    const exact = this.lists === 0;
+    return {
+      ids: positions.map((at) => (exact ? at : this.ids[at])),
+      similarities: positions.map((at) => dotAt(q, arena.f32, vectors + at * vectorStride, this.dims)),
+    };
+  }
+
+  /** The positions (in the index's layout) of the k best, best first. */
+  private nearestPositions(q: Float32Array, k: number): number[] {
     const n = this.vectors.length;
     if (k <= 0 || n === 0) return [];
     const { arena, query, queryCode, out, vectorStride, codeStride } = this.layout;
@@ -221,7 +242,7 @@ export class IvfIndex {
       const batch = found.subarray(from, from + positionsSize);
       arena.i32.set(batch, positions);
       arena.gatherDots(query, this.layout.vectors, vectorStride, positions, batch.length, out);
-      for (let j = 0; j < batch.length; j++) exact.offer(f32[out + j], this.ids[batch[j]]);
+      for (let j = 0; j < batch.length; j++) exact.offer(f32[out + j], batch[j]);
     }
     return exact.sorted();
   }

@@ -2,6 +2,7 @@ import { ConversationReader, hasPhrase, type ConversationView } from '../../doma
 import { dot, textEncoder, type TextEncoder } from '../../domain/understanding/encoder';
 import { IvfIndex } from '../../lib/ivf-index';
 import { relevanceProfile, type ProfileSource, type RelevanceProfile } from '../../domain/relevance/profile';
+import { noteRecentSimilarity } from '../../domain/relevance/score';
 
 /**
  * The in-house bidder's side of relevance (docs/relevance.md): the auction
@@ -124,7 +125,12 @@ export class RelevanceIndex<T extends Retrievable> {
       chosen.clear();
       for (const [, i] of scored.slice(0, NAMED_GROUPS)) chosen.add(i);
     }
-    for (const i of this.nearest(view.recent, NEAREST_GROUPS)) chosen.add(i);
+    const { ids, similarities } = this.nearestGroups!.nearestScored(view.recent, NEAREST_GROUPS);
+    ids.forEach((i, j) => {
+      chosen.add(i);
+      // Scoring reads the similarity the search computed from its own copy (no second read of a cold vector).
+      noteRecentSimilarity(view, this.groups[i][0].relevance.topic, similarities[j]);
+    });
     const out: T[] = [];
     for (const i of chosen) out.push(...this.groups[i]);
     return out;

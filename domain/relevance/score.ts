@@ -62,7 +62,7 @@ export function featuresOf(view: ConversationView, profile: RelevanceProfile): F
       if (p.includes(' ')) multiword = 1;
     } else if (where & IN_OLDER) older = 1;
   }
-  const topic = dot(view.recent, profile.topic);
+  const topic = recentDot(view, memo, profile.topic);
   const need = viewNeed(view);
   let user = memo.userDots.get(profile.hints);
   if (user === undefined) memo.userDots.set(profile.hints, (user = dot(view.user, profile.hints)));
@@ -109,6 +109,16 @@ function recentDot(view: ConversationView, memo: ViewMemo, v: Float32Array): num
   let d = memo.recentDots.get(v);
   if (d === undefined) memo.recentDots.set(v, (d = dot(view.recent, v)));
   return d;
+}
+
+/**
+ * The latest exchange's similarity to `vector`, computed elsewhere by the very
+ * inner product recentDot computes (the retrieval's, lib/ivf-index.ts
+ * nearestScored, over its own copy of the group's topic): scoring reads it
+ * instead of the vector again.
+ */
+export function noteRecentSimilarity(view: ConversationView, vector: Float32Array, similarity: number): void {
+  memoOf(view).recentDots.set(vector, similarity);
 }
 
 const IN_USER = 1;

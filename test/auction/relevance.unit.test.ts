@@ -176,6 +176,28 @@ describe('retrieval', () => {
     expect(index.nearest(view.recent, NEAREST_GROUPS)[0]).toBe(1789);
     expect(index.candidates(view).map((g) => g.i)).toContain(1789);
   });
+
+  test("the candidates' scores are the same whether the search handed scoring their similarities or not", () => {
+    const random = seededRandom(46);
+    const profiles = ['trail running shoes', 'espresso grinder', 'sourdough starter', 'fly fishing reel'].map((hint) =>
+      relevanceProfile(encoder, { hints: [hint], copy: `Everything for ${hint}` }),
+    );
+    const groups = Array.from({ length: 3000 }, (_, i) => {
+      const base = profiles[i % profiles.length];
+      const topic = base.topic.map((x) => x + 0.02 * (random() - 0.5));
+      const norm = Math.hypot(...topic);
+      return { relevance: { ...base, topic: topic.map((x) => x / norm) }, i };
+    });
+    const index = new RelevanceIndex(groups);
+    expect(index.nearestBytes).toBeGreaterThan(0);
+    const messages = [{ role: 'user', content: 'which reel for fly fishing on a small river' }];
+    const searched = reader.read(messages);
+    const candidates = index.candidates(searched);
+    expect(candidates.length).toBeGreaterThan(0);
+    const fresh = reader.read(messages.map((m) => ({ ...m })));
+    expect(fresh).not.toBe(searched);
+    for (const { relevance } of candidates) expect(featuresOf(searched, relevance)).toEqual(featuresOf(fresh, relevance));
+  });
 });
 
 test('truncation keeps words whole when it can', () => {

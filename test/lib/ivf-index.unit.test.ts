@@ -5,6 +5,7 @@
  * build's lists) still finding what is new.
  */
 import { IvfIndex, seededRandom } from '../../lib/ivf-index';
+import { dotAt } from '../../lib/vectors';
 
 const DIMS = 96;
 
@@ -70,4 +71,15 @@ test('among many equal scores (a catalog of near twins), the best are still foun
   expect(found).toHaveLength(64);
   expect(new Set(found).size).toBe(64);
   for (const i of found) expect(vectors[i]).toBe(twins[1]);
+});
+
+test("nearestScored's similarities are dotAt's to the last bit, scanned exactly or by lists", () => {
+  for (const count of [500, 4000]) {
+    const vectors = Array.from({ length: count }, randomUnit);
+    const q = randomUnit();
+    const index = IvfIndex.buildSync(vectors, options);
+    const { ids, similarities } = index.nearestScored(q, 32);
+    expect(ids).toEqual(index.nearest(q, 32));
+    ids.forEach((id, j) => expect(similarities[j]).toBe(dotAt(q, vectors[id], 0, DIMS)));
+  }
 });
