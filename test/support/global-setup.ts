@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startLocalStack, type LocalStack } from '../../dev/local-stack';
+import { closeDb, createDb } from '../../lib/db';
 import { bundleWorkflows } from '../../worker/workflow-source';
 
 declare global {
@@ -26,7 +27,24 @@ export default async function globalSetup() {
   process.env.PG_CONNECT_TIMEOUT_MS ??= '30000';
   // One workflow bundle for every worker and api process of the run (worker/workflow-source.ts), not one each.
   process.env.TEMPORAL_WORKFLOW_BUNDLE = await writeWorkflowBundle();
+  await pauseEarlierRunsCampaigns();
   globalThis.__localStack = await startLocalStack('test', { workerLogs: Boolean(process.env.TEST_WORKER_LOGS) });
+}
+
+/**
+ * The auction's catalog is every servable campaign in the test database, and a
+ * machine that ran the suite before keeps what those runs left active (thousands
+ * of near-identical fixture groups, where retrieval is approximate). Tests that
+ * expect their own ad to be found or to win assume the catalog is what this run
+ * made, as on a fresh machine: the earlier runs' campaigns are paused first.
+ */
+async function pauseEarlierRunsCampaigns(): Promise<void> {
+  const db = createDb(undefined, 1);
+  try {
+    await db.campaign.updateMany({ where: { status: 'active' }, data: { status: 'paused' } });
+  } finally {
+    await closeDb(db);
+  }
 }
 
 /** This run's workflow bundle, in a file of its own (global teardown removes it). */
