@@ -43,8 +43,6 @@ interface IvfParts {
   /** List l holds positions offsets[l] .. offsets[l+1] of ids and codes. */
   offsets: Int32Array;
   ids: Int32Array;
-  /** Codes by position (n x codeDims). */
-  codes: Float32Array;
 }
 
 interface ReusableModel {
@@ -80,8 +78,7 @@ interface Layout {
   codeScales: Float32Array;
   out: Region;
   positions: Region;
-  /** Floats the out region holds, and positions the positions region. */
-  outSize: number;
+  /** Positions the positions region holds. */
   positionsSize: number;
 }
 
@@ -106,7 +103,7 @@ export class IvfIndex {
     private readonly vectors: readonly Float32Array[],
     private readonly dims: number,
     private readonly search: { probes: number; rerank: number },
-    parts: Omit<IvfParts, 'codes'>,
+    parts: IvfParts,
     private readonly layout: Layout,
   ) {
     ({ projection: this.projectionJs, codeDims: this.codeDims, centroids: this.centroidsJs, offsets: this.offsets, ids: this.ids } = parts);
@@ -177,7 +174,7 @@ export class IvfIndex {
 
   /** The ids of (about) the k vectors with the largest inner product with q, best first. */
   nearest(q: Float32Array, k: number): number[] {
-    return this.nearestScored(q, k).ids;
+    return this.idsAt(this.nearestPositions(q, k));
   }
 
   /**
@@ -188,11 +185,15 @@ export class IvfIndex {
   nearestScored(q: Float32Array, k: number): { ids: number[]; similarities: number[] } {
     const positions = this.nearestPositions(q, k);
     const { arena, vectors, vectorStride } = this.layout;
-    const exact = this.lists === 0;
     return {
-      ids: positions.map((at) => (exact ? at : this.ids[at])),
+      ids: this.idsAt(positions),
       similarities: positions.map((at) => dotAt(q, arena.f32, vectors + at * vectorStride, this.dims)),
     };
+  }
+
+  /** The ids of vectors at these positions (an exact index lays them out in id order). */
+  private idsAt(positions: number[]): number[] {
+    return this.lists === 0 ? positions : positions.map((at) => this.ids[at]);
   }
 
   /** The positions (in the index's layout) of the k best, best first. */
@@ -343,7 +344,7 @@ function* build(vectors: readonly Float32Array[], options: IvfOptions, base?: Iv
 function* layOut(
   vectors: readonly Float32Array[],
   dims: number,
-  parts: Omit<IvfParts, 'codes'>,
+  parts: IvfParts,
   codesById: Float32Array | undefined,
   rerank: number,
 ): Generator<void, Layout> {
@@ -383,7 +384,6 @@ function* layOut(
     codeScales: codeScalesOf(codesById, cd),
     out: arena.region(sizes.out),
     positions: arena.region(sizes.positions),
-    outSize,
     positionsSize,
   };
   const { f32, i8 } = arena;
